@@ -30,3 +30,10 @@ export const AnalysisPayloadSchema = z.object({
 export type AnalysisPayload = z.infer<typeof AnalysisPayloadSchema>;
 
 export const SEVERITY_ORDER: readonly Severity[] = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'INFO'];
+
+/**
+ * The rule id of the model's explicit all-clear: a unit with nothing to report is submitted
+ * with one INFO finding under this id (the payload requires at least one finding). It creates
+ * no triage record and reports list the unit as clean.
+ */
+export const NO_FINDINGS_RULE_ID = 'NO-FINDINGS';

@@ -25,13 +25,20 @@ export type UnitAction = 'create' | 'update' | 'destroy' | 'no-op';
 export interface DiffFile {
   readonly path: string;
   readonly status: 'added' | 'modified' | 'deleted' | 'renamed';
-  /** Post-image lines of the hunks (context + added), with their new line numbers. */
+  /** Pre-image path when it differs from `path` (renames). Addition for ingest/diff.ts. */
+  readonly oldPath?: string;
+  /** Hunks in file order; their lines carry context, added and removed lines with line numbers. */
   readonly hunks: readonly DiffHunk[];
 }
 
 export interface DiffHunk {
   readonly newStart: number;
   readonly oldStart: number;
+  /**
+   * Section heading git prints after the second `@@` (e.g. `resource "aws_s3_bucket" "b" {`):
+   * names the block a hunk starts inside. Empty string when absent. Addition for ingest/diff.ts.
+   */
+  readonly header?: string;
   /** Each line with its marker: ' ' context, '+' added, '-' removed. */
   readonly lines: readonly { readonly marker: ' ' | '+' | '-'; readonly text: string; readonly newLine: number | null; readonly oldLine: number | null }[];
 }

@@ -1,0 +1,130 @@
+import { z } from 'zod';
+import type { EngineContext } from '../context';
+import { BadRequestError, PayloadTooLargeError, ValidationError, NotImplementedError, UpstreamError } from '../errors';
+import { LLM_BACKENDS, type LlmBackend, type LlmProvider } from '../llm/types';
+import { requireAnalyzer } from './analyzer-access';
+import { ingestAuto, ingestWithAnalyzer } from './ingest-service';
+import type { JobDoc } from './job-store';
+import { renderNamespaceReport } from './namespace-report';
+import { runJob, type RunSettings } from './run-job';
+
+/** analysis-api.md "Server-side analysis" request body. */
+export const AnalyzeRequestSchema = z.object({
+  llm_backend: z.enum(LLM_BACKENDS as [LlmBackend, ...LlmBackend[]]),
+  model: z.string().min(1),
+  api_key: z.string().min(1).nullable().optional(),
+  raw_input: z.string(),
+  rule_type: z.string().min(1).nullable().optional(),
+});
+export type AnalyzeRequest = z.infer<typeof AnalyzeRequestSchema>;
+
+/** What server-side analysis needs beyond the engine context. */
+export interface AnalysisDeps {
+  readonly ctx: EngineContext;
+  readonly settings: () => RunSettings & { max_input_size_mb: number; sync_analysis_max_units: number };
+  /** Builds a provider client for one job (base URLs come from configuration). */
+  readonly providerFor: (backend: LlmBackend, apiKey: string | null) => LlmProvider;
+  /** Hands an async job to the background runner; an inline key stays in memory only. */
+  readonly enqueue: (job: JobDoc, apiKey: string | null) => void;
+  /** Throws PaymentRequiredError (402) when the org may not spend (monthly cap); default: never. */
+  readonly assertBudget?: (orgId: string) => Promise<void>;
+  readonly budgetExhausted?: (orgId: string) => Promise<boolean>;
+}
+
+/**
+ * Resolves the key for a job: the caller's inline key (never stored), else the org's stored
+ * credential; ollama needs none. Throws BadRequestError (400) when a key is required and absent.
+ */
+export async function resolveApiKey(ctx: EngineContext, orgId: string, backend: LlmBackend, inline: string | null | undefined) {
+  if (inline) return { apiKey: inline, source: 'inline' as const };
+  const stored = await ctx.stores.credentials.reveal(orgId, backend);
+  if (stored) return { apiKey: stored, source: 'stored' as const };
+  if (backend === 'ollama') return { apiKey: null, source: 'none' as const };
+  throw new BadRequestError(`No api_key given and none stored for provider '${backend}'`);
+}
+
+/** The enabled catalogue row for (backend, model). Throws BadRequestError (400) when absent or disabled. */
+export async function requireCatalogueModel(ctx: EngineContext, backend: string, model: string) {
+  const row = await ctx.stores.models.get(backend, model);
+  if (!row || !row.enabled) throw new BadRequestError(`Model '${model}' of backend '${backend}' is not on the allowed-models catalogue`);
+  return row;
+}
+
+/**
+ * POST /{analyzer_name}/{namespace}/analyze and POST /{namespace}/analyze/auto
+ * (analysis-api.md "Server-side analysis"). `analyzerName` null = auto-routing.
+ * Ingests, then analyses inline (≤ sync_analysis_max_units units: returns `{status: 200, body}`)
+ * or queues a background job (`{status: 202, body: {job_id, status: 'queued'}}`).
+ * Throws 400 (key, catalogue), 402 (cap), 404 (analyzer), 413 (size), 422 (body, nothing
+ * matched), 501 (no ingestion), 502 with `job_id` when the inline run fails.
+ */
+export async function startAnalysis(deps: AnalysisDeps, orgId: string, analyzerName: string | null, namespace: string, body: unknown) {
+  const { ctx } = deps;
+  const parsed = AnalyzeRequestSchema.safeParse(body);
+  if (!parsed.success) throw new ValidationError(parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
+  const request = parsed.data;
+  const settings = deps.settings();
+  if (Buffer.byteLength(request.raw_input, 'utf8') > settings.max_input_size_mb * 1024 * 1024) {
+    throw new PayloadTooLargeError(`raw_input exceeds server.max_input_size_mb (${settings.max_input_size_mb} MB)`);
+  }
+  if (analyzerName !== null) {
+    const analyzer = await requireAnalyzer(ctx, orgId, analyzerName);
+    if (!analyzer.ingest) throw new NotImplementedError(`Analyzer '${analyzer.name}' has no ingestion`);
+  }
+  const catalogue = await requireCatalogueModel(ctx, request.llm_backend, request.model);
+  const key = await resolveApiKey(ctx, orgId, request.llm_backend, request.api_key);
+  await deps.assertBudget?.(orgId);
+
+  const routed = analyzerName === null
+    ? await ingestAuto(ctx, orgId, namespace, request.raw_input)
+    : { units: await ingestWithAnalyzer(ctx, orgId, analyzerName, namespace, request.raw_input), analyzers_used: [], detections: [] };
+  const hashes = [...new Set(routed.units.map((u) => u.hash))];
+  const sync = hashes.length <= settings.sync_analysis_max_units;
+  const job = await ctx.stores.jobs.create({
+    org_id: orgId,
+    namespace,
+    analyzer: analyzerName ?? 'auto',
+    analyzers_used: routed.analyzers_used,
+    detections: routed.detections,
+    mode: sync ? 'sync' : 'async',
+    status: sync ? 'running' : 'queued',
+    trigger: 'api',
+    external_ref: null,
+    resource_count: hashes.length,
+    total_count: hashes.length,
+    llm_backend: request.llm_backend,
+    model: request.model,
+    rule_type: analyzerName === null ? null : request.rule_type ?? null,
+    retry_of: null,
+    hashes,
+    key_source: key.source,
+  }, ctx.now().toISOString());
+
+  if (!sync) {
+    deps.enqueue(job, key.apiKey);
+    return { status: 202, body: { job_id: job.job_id, status: 'queued' as const } };
+  }
+  const final = await runJob(ctx, job, {
+    provider: deps.providerFor(request.llm_backend, key.apiKey),
+    pricing: catalogue,
+    settings,
+    budgetExhausted: deps.budgetExhausted ? () => deps.budgetExhausted!(orgId) : undefined,
+  });
+  if (final.status === 'failed') {
+    throw new UpstreamError(final.error ?? 'LLM analysis failed', { job_id: final.job_id });
+  }
+  const report = await renderNamespaceReport(ctx, orgId, namespace, {
+    format: 'markdown', includeSuppressed: false, job: { job_id: final.job_id, status: final.status, quota_exceeded: final.quota_exceeded },
+  });
+  const response: Record<string, unknown> = {
+    job_id: final.job_id,
+    report_markdown: report.content,
+    resource_count: final.resource_count,
+    quota_exceeded: final.quota_exceeded,
+  };
+  if (analyzerName === null) {
+    response.analyzers_used = final.analyzers_used;
+    response.detections = final.detections;
+  }
+  return { status: 200, body: response };
+}

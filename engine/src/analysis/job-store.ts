@@ -1,0 +1,159 @@
+import { randomUUID } from 'node:crypto';
+import type { Collection, Filter, IndexSpec, Store } from '../store/port';
+
+/** analysis-api.md "Detection entry" (auto-routing audit), as stored on a job. */
+export interface DetectionEntry {
+  path: string;
+  detected_kind: string;
+  analyzer: string | null;
+  confidence: number;
+  reason: string | null;
+  fallback: boolean;
+}
+
+/** analysis-api.md "Job status". */
+export type JobStatus = 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
+export const JOB_STATUSES: readonly JobStatus[] = ['queued', 'running', 'done', 'failed', 'cancelled'];
+export const TERMINAL_JOB_STATUSES: readonly JobStatus[] = ['done', 'failed', 'cancelled'];
+
+/** analysis-api.md "Job", plus what the runner needs to resume it. */
+export interface JobDoc {
+  _id?: string;
+  job_id: string;
+  org_id: string;
+  namespace: string;
+  analyzer: string;
+  analyzers_used: string[];
+  detections: DetectionEntry[];
+  status: JobStatus;
+  mode: 'sync' | 'async';
+  trigger: string;
+  external_ref: Record<string, unknown> | null;
+  created_at: string;
+  updated_at: string;
+  finished_at: string | null;
+  resource_count: number;
+  processed_count: number;
+  total_count: number;
+  current_resource: { hash: string; resource_address: string; type: string } | null;
+  quota_exceeded: boolean;
+  error: string | null;
+  llm_backend: string;
+  model: string;
+  rule_type: string | null;
+  retry_of: string | null;
+  /** Resource hashes this job analyses, in order. */
+  hashes: string[];
+  /** 'inline': the caller's api_key lives only in the memory of the process that accepted the job. */
+  key_source: 'inline' | 'stored' | 'none';
+  /** Runner lease (DESIGN.md "Scale-out"): who runs it and until when ('' = not leased). */
+  lease_owner: string | null;
+  lease_expires_at: string;
+}
+
+export const JOB_INDEXES: Record<string, IndexSpec[]> = {
+  jobs: [
+    { name: 'job_id', keys: { job_id: 1 }, unique: true },
+    { name: 'org_created', keys: { org_id: 1, created_at: -1 } },
+    { name: 'status_lease', keys: { status: 1, lease_expires_at: 1 } },
+  ],
+};
+
+export type NewJob = Omit<JobDoc, '_id' | 'job_id' | 'status' | 'created_at' | 'updated_at' | 'finished_at' | 'processed_count' | 'current_resource' | 'quota_exceeded' | 'error' | 'lease_owner' | 'lease_expires_at'> & { status?: JobStatus };
+
+/** Typed store for jobs. Tenant methods take the org first; cross-tenant runner methods are `unsafe*`. */
+export class JobStore {
+  private readonly jobs: Collection<JobDoc>;
+
+  constructor(store: Store) {
+    this.jobs = store.collection<JobDoc>('jobs');
+  }
+
+  async create(job: NewJob, now: string): Promise<JobDoc> {
+    const doc: JobDoc = {
+      ...job,
+      job_id: randomUUID(),
+      status: job.status ?? 'queued',
+      created_at: now,
+      updated_at: now,
+      finished_at: null,
+      processed_count: 0,
+      current_resource: null,
+      quota_exceeded: false,
+      error: null,
+      lease_owner: null,
+      lease_expires_at: '',
+    };
+    await this.jobs.insertOne(doc);
+    return doc;
+  }
+
+  get(orgId: string, jobId: string): Promise<JobDoc | null> {
+    return this.jobs.findOne({ org_id: orgId, job_id: jobId });
+  }
+
+  async list(orgId: string, status: JobStatus | undefined, page: { limit: number; offset: number }): Promise<{ jobs: JobDoc[]; total: number }> {
+    const filter: Filter = { org_id: orgId };
+    if (status) filter.status = status;
+    const [jobs, total] = await Promise.all([
+      this.jobs.find(filter, { sort: { created_at: -1, job_id: 1 }, skip: page.offset, limit: page.limit }),
+      this.jobs.count(filter),
+    ]);
+    return { jobs, total };
+  }
+
+  /** Applies `changes` when the job is still in one of `fromStatuses`; returns the new doc or null. */
+  transition(orgId: string, jobId: string, fromStatuses: readonly JobStatus[], changes: Partial<JobDoc>): Promise<JobDoc | null> {
+    return this.jobs.findOneAndUpdate(
+      { org_id: orgId, job_id: jobId, status: { $in: fromStatuses } },
+      { $set: changes },
+      { returnDocument: 'after' },
+    );
+  }
+
+  /** Progress report: stamps updated_at (the stuck sweep reads it). */
+  progress(orgId: string, jobId: string, changes: Partial<JobDoc>, now: string): Promise<JobDoc | null> {
+    return this.jobs.findOneAndUpdate(
+      { org_id: orgId, job_id: jobId },
+      { $set: { ...changes, updated_at: now } },
+      { returnDocument: 'after' },
+    );
+  }
+
+  /**
+   * Cross-tenant (the runner serves every org): atomically leases the oldest job that is queued,
+   * or running with an expired lease (its replica died). Returns null when there is none.
+   */
+  unsafeClaimNext(owner: string, now: string, leaseUntil: string): Promise<JobDoc | null> {
+    // An unleased job holds lease_expires_at '' which sorts before every timestamp.
+    return this.jobs.findOneAndUpdate(
+      { mode: 'async', status: { $in: ['queued', 'running'] }, lease_expires_at: { $lt: now } },
+      { $set: { lease_owner: owner, lease_expires_at: leaseUntil, updated_at: now } },
+      { sort: { created_at: 1 }, returnDocument: 'after' },
+    );
+  }
+
+  /** Releases a lease (the job finished or was cancelled here). */
+  unsafeReleaseLease(jobId: string, owner: string): Promise<JobDoc | null> {
+    return this.jobs.findOneAndUpdate({ job_id: jobId, lease_owner: owner }, { $set: { lease_owner: null, lease_expires_at: '' } });
+  }
+
+  /** Cross-tenant (the runner): extends a lease it holds; null when it lost it. */
+  unsafeRenewLease(jobId: string, owner: string, leaseUntil: string): Promise<JobDoc | null> {
+    return this.jobs.findOneAndUpdate({ job_id: jobId, lease_owner: owner }, { $set: { lease_expires_at: leaseUntil } });
+  }
+
+  /** Cross-tenant (the stuck sweep): fails queued/running jobs with no progress since `before`. */
+  async unsafeFailStuck(before: string, now: string, message: string): Promise<number> {
+    const stuck = await this.jobs.find({ status: { $in: ['queued', 'running'] }, updated_at: { $lt: before } });
+    let count = 0;
+    for (const job of stuck) {
+      const done = await this.jobs.findOneAndUpdate(
+        { job_id: job.job_id, status: { $in: ['queued', 'running'] }, updated_at: { $lt: before } },
+        { $set: { status: 'failed', error: message, finished_at: now, updated_at: now, lease_owner: null, lease_expires_at: '' } },
+      );
+      if (done) count += 1;
+    }
+    return count;
+  }
+}

@@ -1,0 +1,62 @@
+import type { EngineContext } from '../context';
+import { NotFoundError } from '../errors';
+import { buildReportModel } from '../report/model';
+import { renderReport } from '../report/render';
+import { assertNamespace } from './ingest-service';
+
+export type ReportFormat = 'markdown' | 'markdown_light' | 'html';
+
+export interface NamespaceReportOptions {
+  readonly format: ReportFormat;
+  readonly includeSuppressed: boolean;
+  /** A user template's source (already looked up in the org); null = the built-in. */
+  readonly templateSource?: string | null;
+  readonly reportHtmlUrl?: string | null;
+  readonly dashboardUrl?: string | null;
+  readonly job?: { job_id: string; status: string; quota_exceeded: boolean } | null;
+}
+
+/**
+ * Renders the report of a namespace (analysis-api.md "Reports and report links") from its
+ * resources, their analyses and the org's triage statuses. Throws NotFoundError (404) when the
+ * namespace has no resources in the org, ValidationError (422) when a template fails to render.
+ * Returns `{content, contentType}`.
+ */
+export async function renderNamespaceReport(ctx: EngineContext, orgId: string, namespace: string, options: NamespaceReportOptions) {
+  assertNamespace(namespace);
+  const members = await ctx.stores.resources.listMembers(orgId, namespace);
+  if (members.length === 0) throw new NotFoundError(`Namespace '${namespace}' not found`);
+  const hashes = members.map((m) => m.hash);
+  const [resources, triage] = await Promise.all([
+    ctx.stores.resources.getMany(orgId, hashes),
+    ctx.stores.findings.forResources(orgId, hashes),
+  ]);
+  const statusOf = new Map(triage.map((t) => [`${t.resource_hash}\u0000${t.rule_id}`, t.status]));
+  const byHash = new Map(resources.map((r) => [r.hash, r]));
+  const model = buildReportModel({
+    namespace,
+    generatedAt: ctx.now().toISOString(),
+    includeSuppressed: options.includeSuppressed,
+    report_html_url: options.reportHtmlUrl ?? null,
+    dashboard_url: options.dashboardUrl ?? null,
+    quota_exceeded: options.job?.quota_exceeded ?? false,
+    job: options.job ? { job_id: options.job.job_id, status: options.job.status } : null,
+    resources: members.flatMap((m) => {
+      const r = byHash.get(m.hash);
+      if (!r) return [];
+      return [{
+        hash: r.hash,
+        type: r.value.type,
+        name: r.value.name,
+        action: r.value.action,
+        analyzer: r.analyzer,
+        summary: r.analysis?.summary ?? null,
+        findings: (r.analysis?.findings ?? []).map((f) => ({
+          ...f,
+          status: statusOf.get(`${r.hash}\u0000${f.rule_id}`) ?? 'open',
+        })),
+      }];
+    }),
+  });
+  return renderReport(model, { format: options.format, source: options.templateSource ?? undefined });
+}

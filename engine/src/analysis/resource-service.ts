@@ -1,0 +1,98 @@
+import type { EngineContext } from '../context';
+import { AppError, NotFoundError, ValidationError } from '../errors';
+import { recordTriage } from '../findings/triage';
+import { assertNamespace } from './ingest-service';
+import { requireAnalyzer } from './analyzer-access';
+import { AnalysisPayloadSchema, type AnalysisPayload } from './payload';
+import type { ResourceDoc } from './resource-store';
+import { resolveRuleset } from './ruleset-service';
+
+/** analysis-api.md "Stored resource": `{hash, value, analysis}`. */
+export function presentResource(doc: ResourceDoc) {
+  return { hash: doc.hash, value: doc.value, analysis: doc.analysis };
+}
+
+/**
+ * GET /{namespace}/resource/next: the next unanalysed resource with the ruleset to apply, or
+ * null when every resource of the namespace is analysed (the route answers 208).
+ * `rules` is null when the originating analyzer cannot be determined (or is now disabled).
+ */
+export async function nextResource(ctx: EngineContext, orgId: string, namespace: string, ruleType: string | null) {
+  assertNamespace(namespace);
+  const member = await ctx.stores.resources.nextUnanalysed(orgId, namespace);
+  if (!member) return null;
+  const resource = await ctx.stores.resources.get(orgId, member.hash);
+  if (!resource) return null;
+  let rules: string | null = null;
+  try {
+    const analyzer = await requireAnalyzer(ctx, orgId, resource.analyzer);
+    rules = (await resolveRuleset(ctx, orgId, analyzer, ruleType)).text;
+  } catch (error) {
+    // Unknown/disabled analyzer or no rules for it: the spec's `rules: null`.
+    if (!(error instanceof AppError)) throw error;
+  }
+  return { hash: resource.hash, value: resource.value, rules, analysis: null };
+}
+
+/**
+ * PUT /resource/{hash}/analysis: validates and stores an analysis and creates or refreshes
+ * the triage record of every finding. Throws ValidationError (422) for a missing or empty
+ * summary/findings and NotFoundError (404) for an unknown resource.
+ */
+export async function submitAnalysis(ctx: EngineContext, orgId: string, hash: string, body: unknown, source: 'client' | 'server' = 'client', rulesetDigest: string | null = null) {
+  const parsed = AnalysisPayloadSchema.safeParse(body);
+  if (!parsed.success) {
+    throw new ValidationError(parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
+  }
+  const existing = await ctx.stores.resources.get(orgId, hash);
+  if (!existing) throw new NotFoundError('Resource not found');
+  const digest = rulesetDigest ?? (await clientRulesetDigest(ctx, orgId, existing.analyzer));
+  return saveAnalysis(ctx, orgId, existing, parsed.data, source, digest);
+}
+
+/** Stores a validated analysis and its triage records; shared by the client and server paths. */
+export async function saveAnalysis(ctx: EngineContext, orgId: string, resource: ResourceDoc, payload: AnalysisPayload, source: 'client' | 'server', digest: string | null) {
+  const now = ctx.now().toISOString();
+  const saved = await ctx.stores.resources.saveAnalysis(orgId, resource.hash, payload, { rulesetDigest: digest, source, now });
+  if (!saved) throw new NotFoundError('Resource not found');
+  await recordTriage(ctx, orgId, resource.hash, payload, now);
+  return presentResource(saved);
+}
+
+/** A client analysis is recorded with the digest of the analyzer's default ruleset it was served. */
+async function clientRulesetDigest(ctx: EngineContext, orgId: string, analyzerName: string): Promise<string | null> {
+  const analyzer = ctx.analyzers.get(analyzerName);
+  if (!analyzer?.defaultRuleVariant) return null;
+  try {
+    return (await resolveRuleset(ctx, orgId, analyzer, null)).digest;
+  } catch {
+    return null;
+  }
+}
+
+/** GET /resource/{hash}?filter=value|analysis|hash. Throws NotFoundError. */
+export async function getResource(ctx: EngineContext, orgId: string, hash: string, filter: 'value' | 'analysis' | 'hash' | null) {
+  const doc = await ctx.stores.resources.get(orgId, hash);
+  if (!doc) throw new NotFoundError('Resource not found');
+  const full = presentResource(doc);
+  if (filter === 'value') return { hash: full.hash, value: full.value };
+  if (filter === 'analysis') return { hash: full.hash, analysis: full.analysis };
+  if (filter === 'hash') return { hash: full.hash };
+  return full;
+}
+
+/** GET /{namespace}/resources: every resource document of the namespace in ingest order. Throws NotFoundError for an unknown namespace. */
+export async function listNamespaceResources(ctx: EngineContext, orgId: string, namespace: string) {
+  assertNamespace(namespace);
+  const members = await ctx.stores.resources.listMembers(orgId, namespace);
+  if (members.length === 0) throw new NotFoundError(`Namespace '${namespace}' not found`);
+  const docs = await ctx.stores.resources.getMany(orgId, members.map((m) => m.hash));
+  const byHash = new Map(docs.map((d) => [d.hash, d]));
+  return members.flatMap((m) => (byHash.has(m.hash) ? [presentResource(byHash.get(m.hash)!)] : []));
+}
+
+/** GET /namespaces: `{namespace, created_at}` newest first. */
+export async function listNamespaces(ctx: EngineContext, orgId: string) {
+  const rows = await ctx.stores.resources.listNamespaces(orgId);
+  return rows.map((r) => ({ namespace: r.namespace, created_at: r.created_at }));
+}

@@ -1,0 +1,163 @@
+import type { AnalysisUnit } from '../analyzers/types';
+import type { Collection, IndexSpec, Store } from '../store/port';
+import type { AnalysisPayload } from './payload';
+
+/**
+ * Stored resources (analysis-api.md "Stored resource"). A resource is identified by
+ * (org_id, hash): the same unit ingested into two namespaces is one resource, analysed once.
+ * Namespace membership is kept separately (`namespace_resources`), in ingest order.
+ */
+export interface ResourceDoc {
+  _id?: string;
+  org_id: string;
+  hash: string;
+  analyzer: string;
+  value: { type: string; name: string; action: string; body: string };
+  metadata: Record<string, unknown>;
+  analysis: AnalysisPayload | null;
+  /** Digest of the ruleset the analysis was made with (null until analysed). */
+  ruleset_digest: string | null;
+  analysis_source: 'client' | 'server' | null;
+  analyzed_at: string | null;
+  created_at: string;
+}
+
+export interface NamespaceResourceDoc {
+  _id?: string;
+  org_id: string;
+  namespace: string;
+  hash: string;
+  analyzer: string;
+  /** Ingest order within the namespace: `${created_at}#${index}` keeps it sortable. */
+  position: string;
+  analyzed: boolean;
+  created_at: string;
+}
+
+export interface NamespaceDoc {
+  _id?: string;
+  org_id: string;
+  namespace: string;
+  created_at: string;
+}
+
+export const RESOURCE_INDEXES: Record<string, IndexSpec[]> = {
+  resources: [{ name: 'org_hash', keys: { org_id: 1, hash: 1 }, unique: true }],
+  namespace_resources: [
+    { name: 'org_ns_hash', keys: { org_id: 1, namespace: 1, hash: 1 }, unique: true },
+    { name: 'org_ns_analyzed_position', keys: { org_id: 1, namespace: 1, analyzed: 1, position: 1 } },
+    { name: 'org_hash', keys: { org_id: 1, hash: 1 } },
+  ],
+  namespaces: [
+    { name: 'org_ns', keys: { org_id: 1, namespace: 1 }, unique: true },
+    { name: 'org_created', keys: { org_id: 1, created_at: -1 } },
+  ],
+};
+
+/** Typed store for resources and namespaces. Every method takes the org first. */
+export class ResourceStore {
+  private readonly resources: Collection<ResourceDoc>;
+  private readonly members: Collection<NamespaceResourceDoc>;
+  private readonly namespaces: Collection<NamespaceDoc>;
+
+  constructor(store: Store) {
+    this.resources = store.collection<ResourceDoc>('resources');
+    this.members = store.collection<NamespaceResourceDoc>('namespace_resources');
+    this.namespaces = store.collection<NamespaceDoc>('namespaces');
+  }
+
+  /**
+   * Records `units` in `namespace` (created implicitly). Existing resources keep their analysis;
+   * a unit already in the namespace keeps its position. Returns nothing; idempotent.
+   */
+  async addUnits(orgId: string, namespace: string, units: readonly AnalysisUnit[], now: string): Promise<void> {
+    await this.namespaces.updateOne(
+      { org_id: orgId, namespace },
+      { $setOnInsert: { created_at: now } },
+      { upsert: true },
+    );
+    let index = 0;
+    for (const unit of units) {
+      const analyzer = String(unit.metadata.analyzer ?? 'unknown');
+      await this.resources.updateOne(
+        { org_id: orgId, hash: unit.hash },
+        {
+          $setOnInsert: {
+            analyzer,
+            value: { type: unit.type, name: unit.name, action: unit.action, body: unit.body },
+            metadata: unit.metadata,
+            analysis: null,
+            ruleset_digest: null,
+            analysis_source: null,
+            analyzed_at: null,
+            created_at: now,
+          },
+        },
+        { upsert: true },
+      );
+      const resource = await this.resources.findOne({ org_id: orgId, hash: unit.hash });
+      await this.members.updateOne(
+        { org_id: orgId, namespace, hash: unit.hash },
+        {
+          $setOnInsert: {
+            analyzer,
+            position: `${now}#${String(index).padStart(7, '0')}`,
+            created_at: now,
+          },
+          $set: { analyzed: Boolean(resource?.analysis) },
+        },
+        { upsert: true },
+      );
+      index += 1;
+    }
+  }
+
+  get(orgId: string, hash: string): Promise<ResourceDoc | null> {
+    return this.resources.findOne({ org_id: orgId, hash });
+  }
+
+  getMany(orgId: string, hashes: readonly string[]): Promise<ResourceDoc[]> {
+    return this.resources.find({ org_id: orgId, hash: { $in: hashes } });
+  }
+
+  /** Namespace members in ingest order. */
+  listMembers(orgId: string, namespace: string): Promise<NamespaceResourceDoc[]> {
+    return this.members.find({ org_id: orgId, namespace }, { sort: { position: 1 } });
+  }
+
+  /** The first unanalysed member of the namespace, in ingest order; null when all are analysed. */
+  nextUnanalysed(orgId: string, namespace: string): Promise<NamespaceResourceDoc | null> {
+    return this.members.findOne({ org_id: orgId, namespace, analyzed: false }, { sort: { position: 1 } });
+  }
+
+  /** Namespaces with at least one resource, newest first. */
+  listNamespaces(orgId: string): Promise<NamespaceDoc[]> {
+    return this.namespaces.find({ org_id: orgId }, { sort: { created_at: -1, namespace: 1 } });
+  }
+
+  namespaceExists(orgId: string, namespace: string): Promise<boolean> {
+    return this.namespaces.count({ org_id: orgId, namespace }).then((n) => n > 0);
+  }
+
+  /** Namespaces a resource belongs to. */
+  async namespacesOf(orgId: string, hash: string): Promise<string[]> {
+    const rows = await this.members.find({ org_id: orgId, hash });
+    return rows.map((r) => r.namespace);
+  }
+
+  /** Stores an analysis and marks the resource analysed in every namespace holding it. */
+  async saveAnalysis(
+    orgId: string,
+    hash: string,
+    analysis: AnalysisPayload,
+    meta: { rulesetDigest: string | null; source: 'client' | 'server'; now: string },
+  ): Promise<ResourceDoc | null> {
+    const updated = await this.resources.findOneAndUpdate(
+      { org_id: orgId, hash },
+      { $set: { analysis, ruleset_digest: meta.rulesetDigest, analysis_source: meta.source, analyzed_at: meta.now } },
+      { returnDocument: 'after' },
+    );
+    if (updated) await this.members.updateMany({ org_id: orgId, hash }, { $set: { analyzed: true } });
+    return updated;
+  }
+}

@@ -1,0 +1,183 @@
+import type { AnalysisUnit, UnitAction } from '../analyzers/types';
+import type { EngineContext } from '../context';
+import { AppError } from '../errors';
+import { analyseUnit, UnitAnalysisError } from '../llm/analyse-unit';
+import { costUsd } from '../llm/cost';
+import type { LlmProvider } from '../llm/types';
+import type { JobDoc } from './job-store';
+import type { ResourceDoc } from './resource-store';
+import { saveAnalysis } from './resource-service';
+import { resolveRuleset, type ResolvedRuleset } from './ruleset-service';
+
+export interface RunSettings {
+  readonly max_concurrent_units: number;
+  readonly llm_timeout_seconds: number;
+  readonly llm_max_attempts: number;
+  readonly llm_retry_backoff_seconds: number;
+  readonly llm_max_output_tokens: number;
+}
+
+export interface RunJobOptions {
+  readonly provider: LlmProvider;
+  readonly pricing: { input_price_per_1m_usd: number; output_price_per_1m_usd: number };
+  readonly settings: RunSettings;
+  /** Checked before each unit is started; true stops the run after the units in flight (cancellation, lost lease). */
+  readonly shouldStop?: () => Promise<boolean>;
+  /** Checked before each unit is started; true ends the run as done with quota_exceeded (monthly cap). */
+  readonly budgetExhausted?: () => Promise<boolean>;
+  /** Injected for tests (backoff). */
+  readonly sleep?: (ms: number) => Promise<void>;
+  readonly random?: () => number;
+}
+
+type Outcome = { kind: 'ok' } | { kind: 'failed'; message: string };
+
+/**
+ * Runs the analysis loop of one job (analysis-api.md "Job status"): every resource of
+ * `job.hashes` not yet analysed with the current ruleset digest is sent to the model, at most
+ * `max_concurrent_units` at a time; each success is stored with its triage records and
+ * reported as progress (processed_count, current_resource); each call is metered.
+ *
+ * Ends the job `done` (all processed, or quota_exceeded), `failed` (a unit failed after its
+ * attempts: `error` holds the provider's message) or leaves it as the canceller set it.
+ * Returns the job as stored at the end. Never throws for a unit's failure.
+ */
+export async function runJob(ctx: EngineContext, job: JobDoc, options: RunJobOptions): Promise<JobDoc> {
+  const { stores } = ctx;
+  const orgId = job.org_id;
+  const started = await stores.jobs.transition(orgId, job.job_id, ['queued', 'running'], {
+    status: 'running', updated_at: ctx.now().toISOString(), total_count: job.hashes.length,
+  });
+  if (!started) return (await stores.jobs.get(orgId, job.job_id)) ?? job;
+
+  const resources = await stores.resources.getMany(orgId, job.hashes);
+  const byHash = new Map(resources.map((r) => [r.hash, r]));
+  const queue = job.hashes.map((h) => byHash.get(h)).filter((r): r is ResourceDoc => Boolean(r));
+  const rulesets = new Map<string, Promise<ResolvedRuleset>>();
+  const rulesetFor = (analyzerName: string): Promise<ResolvedRuleset> => {
+    if (!rulesets.has(analyzerName)) {
+      const analyzer = ctx.analyzers.get(analyzerName);
+      const variant = job.analyzer === 'auto' ? null : job.rule_type;
+      rulesets.set(analyzerName, analyzer
+        ? resolveRuleset(ctx, orgId, analyzer, variant)
+        : Promise.reject(new AppError(404, `Unknown analyzer '${analyzerName}'`)));
+    }
+    return rulesets.get(analyzerName)!;
+  };
+
+  let processed = started.processed_count;
+  let failure: string | null = null;
+  let quotaExceeded = false;
+  let stopped = false;
+  let progressChain: Promise<unknown> = Promise.resolve();
+  const reportProgress = (resource: ResourceDoc) => {
+    processed += 1;
+    const snapshot = {
+      processed_count: processed,
+      current_resource: { hash: resource.hash, resource_address: resource.value.name, type: resource.value.type },
+    };
+    progressChain = progressChain.then(() => stores.jobs.progress(orgId, job.job_id, snapshot, ctx.now().toISOString()));
+    return progressChain;
+  };
+
+  const analyseOne = async (resource: ResourceDoc): Promise<Outcome> => {
+    let ruleset: ResolvedRuleset;
+    try {
+      ruleset = await rulesetFor(resource.analyzer);
+    } catch (error) {
+      return { kind: 'failed', message: error instanceof Error ? error.message : String(error) };
+    }
+    if (resource.analysis && resource.ruleset_digest === ruleset.digest) {
+      await reportProgress(resource);
+      return { kind: 'ok' };
+    }
+    const unit = toUnit(resource);
+    const s = options.settings;
+    try {
+      const { payload, calls } = await analyseUnit(options.provider, {
+        model: job.model,
+        rules: ruleset.text,
+        unit,
+        settings: {
+          maxAttempts: s.llm_max_attempts,
+          backoffSeconds: s.llm_retry_backoff_seconds,
+          timeoutSeconds: s.llm_timeout_seconds,
+          maxOutputTokens: s.llm_max_output_tokens,
+        },
+        sleep: options.sleep,
+        random: options.random,
+      });
+      await meter(ctx, job, resource.hash, calls, options.pricing);
+      await saveAnalysis(ctx, orgId, resource, payload, 'server', ruleset.digest);
+      await reportProgress(resource);
+      return { kind: 'ok' };
+    } catch (error) {
+      if (error instanceof UnitAnalysisError) {
+        await meter(ctx, job, resource.hash, error.calls, options.pricing);
+        return { kind: 'failed', message: error.message };
+      }
+      throw error;
+    }
+  };
+
+  let next = 0;
+  const worker = async () => {
+    while (next < queue.length && failure === null && !stopped && !quotaExceeded) {
+      if (options.shouldStop && (await options.shouldStop())) { stopped = true; break; }
+      if (options.budgetExhausted && (await options.budgetExhausted())) { quotaExceeded = true; break; }
+      if (next >= queue.length || failure !== null) break;
+      const resource = queue[next];
+      next += 1;
+      const outcome = await analyseOne(resource);
+      if (outcome.kind === 'failed' && failure === null) failure = outcome.message;
+    }
+  };
+  const width = Math.max(1, Math.min(options.settings.max_concurrent_units, queue.length || 1));
+  await Promise.all(Array.from({ length: width }, worker));
+  await progressChain;
+
+  const now = ctx.now().toISOString();
+  let final: JobDoc | null = null;
+  if (failure !== null) {
+    final = await stores.jobs.transition(orgId, job.job_id, ['running'], { status: 'failed', error: failure, finished_at: now, updated_at: now });
+  } else if (quotaExceeded) {
+    final = await stores.jobs.transition(orgId, job.job_id, ['running'], { status: 'done', quota_exceeded: true, finished_at: now, updated_at: now });
+  } else if (!stopped) {
+    final = await stores.jobs.transition(orgId, job.job_id, ['running'], { status: 'done', finished_at: now, updated_at: now });
+  }
+  return final ?? (await stores.jobs.get(orgId, job.job_id)) ?? job;
+}
+
+function toUnit(resource: ResourceDoc): AnalysisUnit {
+  return {
+    hash: resource.hash,
+    type: resource.value.type,
+    name: resource.value.name,
+    action: resource.value.action as UnitAction,
+    body: resource.value.body,
+    metadata: resource.metadata,
+  };
+}
+
+async function meter(
+  ctx: EngineContext,
+  job: JobDoc,
+  resourceHash: string,
+  calls: readonly { attempt: number; inputTokens: number; outputTokens: number; durationMs: number; error: string | null }[],
+  pricing: RunJobOptions['pricing'],
+): Promise<void> {
+  const now = ctx.now().toISOString();
+  await ctx.stores.llmCalls.record(job.org_id, calls.map((c) => ({
+    job_id: job.job_id,
+    resource_hash: resourceHash,
+    llm_backend: job.llm_backend,
+    model: job.model,
+    attempt: c.attempt,
+    input_tokens: c.inputTokens,
+    output_tokens: c.outputTokens,
+    cost_usd: costUsd(pricing, c.inputTokens, c.outputTokens),
+    duration_ms: c.durationMs,
+    error: c.error,
+    created_at: now,
+  })));
+}

@@ -1,0 +1,43 @@
+/**
+ * Unit content hash (analysis-api.md "Analysis unit": `hash` is the stable content hash and the
+ * key for analysis submission; "What the service does" 4: units already analysed are skipped).
+ *
+ * Composition (copy for docs/decisions.md):
+ *
+ *   hash = lowercase hex SHA-256 over the UTF-8 bytes of
+ *          JSON.stringify(["planwarden-unit/1", analyzer, type, name, action, body])
+ *   where body has CRLF/CR normalised to LF and is Unicode NFC-normalised; the other four fields
+ *   are used verbatim.
+ *
+ * - In: the producing analyzer's name (the same text read by two analyzers is analysed against
+ *   two different rulesets, so it is two units), the unit's type, name (Terraform: full address,
+ *   including module path and deposed key), action, and the rendered body.
+ * - Out: namespace, org, ingest time, analyzer version, input file name and `metadata` (line
+ *   numbers, provider, ...). Re-ingesting the same content therefore yields the same hash in any
+ *   namespace; any change to what the model sees (body) or to the identity fields yields a new one.
+ * - A JSON array is used rather than a delimiter-joined string so no field value can forge a
+ *   field boundary. The "planwarden-unit/1" tag versions the composition itself.
+ */
+import { createHash } from 'node:crypto';
+import type { UnitAction } from '../analyzers/types';
+
+/** Version tag of the hash composition; bump only with a migration plan for stored hashes. */
+export const UNIT_HASH_VERSION = 'planwarden-unit/1';
+
+export interface UnitHashInput {
+  readonly analyzer: string;
+  readonly type: string;
+  readonly name: string;
+  readonly action: UnitAction;
+  readonly body: string;
+}
+
+/**
+ * Stable content hash of an analysis unit: 64 lowercase hex chars (see the module comment for
+ * exactly what is hashed). Pure; never throws.
+ */
+export function hashUnit(input: UnitHashInput): string {
+  const body = input.body.replace(/\r\n?/g, '\n').normalize('NFC');
+  const canonical = JSON.stringify([UNIT_HASH_VERSION, input.analyzer, input.type, input.name, input.action, body]);
+  return createHash('sha256').update(canonical, 'utf8').digest('hex');
+}

@@ -1,0 +1,28 @@
+export {
+  buildReportModel,
+  NO_FINDINGS_RULE_ID,
+  type ReportCounts,
+  type ReportFinding,
+  type ReportFindingStatus,
+  type ReportGroup,
+  type ReportInput,
+  type ReportInputFinding,
+  type ReportInputResource,
+  type ReportModel,
+  type ReportResource,
+  type ReportSeverityCount,
+} from './model';
+export {
+  BUILTIN_TEMPLATES,
+  codeFence,
+  mdCell,
+  mdCode,
+  mdText,
+  REPORT_FORMATS,
+  renderReport,
+  TEMPLATE_LIMITS,
+  templatesDir,
+  validateTemplateSource,
+  type RenderedReport,
+  type ReportFormat,
+} from './render';

@@ -1,0 +1,140 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import YAML from 'yaml';
+import { z } from 'zod';
+
+/**
+ * Server configuration: defaults ← `planwarden.config.(json|yaml|yml)` ← environment.
+ *
+ * Environment variables are `PLANWARDEN_<SECTION>_<FIELD>` in upper snake case
+ * (`PLANWARDEN_ANALYSIS_MAX_CONCURRENT_UNITS`); the most used ones also have a short form
+ * (`PLANWARDEN_HOST`, `PLANWARDEN_PORT`, `PLANWARDEN_DATA_DIR`). Provider endpoints also honour
+ * the providers' own variables `OPENAI_BASE_URL`, `ANTHROPIC_BASE_URL`, `OLLAMA_HOST`.
+ * Bounds are the spec's (analysis-api.md "Limits", identity-api.md "Platform settings").
+ */
+export const ConfigSchema = z.object({
+  data_dir: z.string().default('./data'),
+  secret_key: z.string().nullable().default(null),
+  server: z.object({
+    host: z.string().default('127.0.0.1'),
+    port: z.coerce.number().int().min(0).max(65535).default(8000),
+    max_input_size_mb: z.coerce.number().int().min(1).max(500).default(10),
+    sync_analysis_max_units: z.coerce.number().int().min(0).max(10_000).default(5),
+    public_base_url: z.string().nullable().default(null),
+    dashboard_base_url: z.string().nullable().default(null),
+    trust_proxy: z.coerce.boolean().default(false),
+  }).prefault({}),
+  storage: z.object({
+    backend: z.enum(['sqlite', 'memory', 'docdb']).default('sqlite'),
+    uri: z.string().nullable().default(null),
+    database: z.string().default('planwarden'),
+  }).prefault({}),
+  auth: z.object({
+    api_key: z.string().min(1).nullable().default(null),
+  }).prefault({}),
+  analysis: z.object({
+    max_concurrent_units: z.coerce.number().int().min(1).max(32).default(4),
+    llm_timeout_seconds: z.coerce.number().min(5).max(600).default(120),
+    llm_max_attempts: z.coerce.number().int().min(1).max(6).default(3),
+    llm_retry_backoff_seconds: z.coerce.number().min(0.1).max(30).default(1),
+    llm_max_output_tokens: z.coerce.number().int().min(512).max(32_000).default(4096),
+  }).prefault({}),
+  jobs: z.object({
+    stuck_timeout_minutes: z.coerce.number().int().min(5).max(1440).default(60),
+    sweep_interval_hours: z.coerce.number().min(1).max(168).default(1),
+    lease_seconds: z.coerce.number().int().min(5).max(3600).default(60),
+  }).prefault({}),
+  llm: z.object({
+    openai_base_url: z.string().nullable().default(null),
+    anthropic_base_url: z.string().nullable().default(null),
+    ollama_host: z.string().nullable().default(null),
+  }).prefault({}),
+  logging: z.object({
+    level: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  }).prefault({}),
+});
+export type Config = z.infer<typeof ConfigSchema>;
+export type AnalysisSettings = Config['analysis'];
+
+const SHORT_FORMS: Record<string, [string, string] | [string]> = {
+  PLANWARDEN_HOST: ['server', 'host'],
+  PLANWARDEN_PORT: ['server', 'port'],
+  PLANWARDEN_DATA_DIR: ['data_dir'],
+  PLANWARDEN_SECRET_KEY: ['secret_key'],
+};
+
+const PROVIDER_VARIABLES: Record<string, [string, string]> = {
+  OPENAI_BASE_URL: ['llm', 'openai_base_url'],
+  ANTHROPIC_BASE_URL: ['llm', 'anthropic_base_url'],
+  OLLAMA_HOST: ['llm', 'ollama_host'],
+};
+
+type Raw = Record<string, unknown>;
+
+function setPath(target: Raw, path: string[], value: unknown): void {
+  let node = target;
+  for (const key of path.slice(0, -1)) {
+    if (typeof node[key] !== 'object' || node[key] === null) node[key] = {};
+    node = node[key] as Raw;
+  }
+  node[path[path.length - 1]] = value;
+}
+
+/** Reads `planwarden.config.json|yaml|yml` from `dir`, or the file named by PLANWARDEN_CONFIG. */
+function readConfigFile(env: NodeJS.ProcessEnv, dir: string): Raw {
+  const candidates = env.PLANWARDEN_CONFIG
+    ? [resolve(env.PLANWARDEN_CONFIG)]
+    : ['planwarden.config.json', 'planwarden.config.yaml', 'planwarden.config.yml'].map((f) => resolve(dir, f));
+  for (const file of candidates) {
+    if (!existsSync(file)) continue;
+    const text = readFileSync(file, 'utf8');
+    const parsed: unknown = file.endsWith('.json') ? JSON.parse(text) : YAML.parse(text);
+    if (parsed === null || typeof parsed !== 'object') throw new Error(`config file ${file} must hold an object`);
+    return parsed as Raw;
+  }
+  return {};
+}
+
+/** Applies PLANWARDEN_* (and the providers' standard) variables over `raw`. */
+function applyEnvironment(raw: Raw, env: NodeJS.ProcessEnv): void {
+  const shape = ConfigSchema.shape as Record<string, unknown>;
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined) continue;
+    if (PROVIDER_VARIABLES[name]) { setPath(raw, PROVIDER_VARIABLES[name], value); continue; }
+    if (SHORT_FORMS[name]) { setPath(raw, SHORT_FORMS[name], value); continue; }
+    if (!name.startsWith('PLANWARDEN_')) continue;
+    const rest = name.slice('PLANWARDEN_'.length).toLowerCase();
+    const section = Object.keys(shape).find((s) => rest.startsWith(`${s}_`) && s !== 'data_dir' && s !== 'secret_key');
+    if (!section) continue;
+    const field = rest.slice(section.length + 1);
+    setPath(raw, [section, field], value === '' || value === 'null' ? null : value);
+  }
+}
+
+/**
+ * Loads the configuration. Throws a readable Error naming the offending field when a value is
+ * out of range, so a misconfigured server refuses to start instead of running half-configured.
+ */
+export function loadConfig(options: { env?: NodeJS.ProcessEnv; cwd?: string; overrides?: Raw } = {}): Config {
+  const env = options.env ?? process.env;
+  const raw = readConfigFile(env, options.cwd ?? process.cwd());
+  applyEnvironment(raw, env);
+  if (options.overrides) mergeInto(raw, options.overrides);
+  const result = ConfigSchema.safeParse(raw);
+  if (!result.success) {
+    const issues = result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new Error(`invalid configuration: ${issues}`);
+  }
+  return result.data;
+}
+
+function mergeInto(target: Raw, source: Raw): void {
+  for (const [key, value] of Object.entries(source)) {
+    if (value && typeof value === 'object' && !Array.isArray(value)) {
+      if (typeof target[key] !== 'object' || target[key] === null) target[key] = {};
+      mergeInto(target[key] as Raw, value as Raw);
+    } else {
+      target[key] = value;
+    }
+  }
+}

@@ -1,0 +1,26 @@
+import type { EngineContext, Logger } from '@planwarden/engine/context';
+
+/** identity-api.md "Rules by role": viewer < member < admin < owner. */
+export type Role = 'viewer' | 'member' | 'admin' | 'owner';
+export const ROLE_RANK: Record<Role, number> = { viewer: 0, member: 1, admin: 2, owner: 3 };
+
+/** Who is calling (identity-api.md "Credential shapes"). */
+export interface Principal {
+  readonly kind: 'anonymous' | 'bootstrap_key' | 'api_key' | 'session';
+  readonly orgId: string | null;
+  readonly role: Role | null;
+  readonly isSuperadmin: boolean;
+  readonly userId: string | null;
+  readonly keyId: string | null;
+}
+
+/** Built once per request by the auth middleware (STYLE.md "RequestContext"). */
+export interface RequestContext {
+  readonly principal: Principal;
+  /** The org every tenant call is scoped to; comes from the principal, never from the body. */
+  readonly orgId: string;
+  readonly requestId: string;
+  readonly log: Logger;
+  readonly now: () => Date;
+  readonly engine: EngineContext;
+}

@@ -1,0 +1,11 @@
+import { route, type RouteDef } from '../http/route';
+
+/** identity-api.md "Liveness": GET /health (no auth). */
+export function healthRoutes(): RouteDef[] {
+  return [
+    route({
+      method: 'get', path: '/health', policy: 'public', body: 'none',
+      handler: async (ctx) => ({ body: { status: 'healthy', timestamp: ctx.now().toISOString() } }),
+    }),
+  ];
+}

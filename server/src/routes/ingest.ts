@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import { ingestAuto, ingestWithAnalyzer } from '@planwarden/engine/analysis/ingest-service';
+import { getResource, listNamespaceResources, listNamespaces, nextResource, submitAnalysis } from '@planwarden/engine/analysis/resource-service';
+import { route, type RouteDef } from '../http/route';
+import { param, parseQuery, rawText } from './shared';
+
+/** Ingest bodies: 10 MB (analysis-api.md "Limits"). */
+export const INGEST_MAX_BYTES = 10 * 1024 * 1024;
+
+const NextQuery = z.object({ rule_type: z.string().min(1).max(64).optional() });
+const ResourceQuery = z.object({ filter: z.enum(['value', 'analysis', 'hash']).optional() });
+
+/**
+ * analysis-api.md "Ingest and client-led analysis". The three paths the spec leaves open are
+ * GET /resource/{hash}, GET /namespaces and GET /{namespace}/resources (docs/decisions.md).
+ */
+export function ingestRoutes(): RouteDef[] {
+  return [
+    route({
+      method: 'get', path: '/namespaces', policy: 'member', body: 'none',
+      handler: async (ctx) => ({ body: await listNamespaces(ctx.engine, ctx.orgId) }),
+    }),
+    route({
+      method: 'get', path: '/resource/:hash', policy: 'member', body: 'none',
+      handler: async (ctx, req) => {
+        const { filter } = parseQuery(ResourceQuery, req);
+        return { body: await getResource(ctx.engine, ctx.orgId, param(req, 'hash'), filter ?? null) };
+      },
+    }),
+    route({
+      method: 'put', path: '/resource/:hash/analysis', policy: 'member', body: 'json',
+      handler: async (ctx, req) => ({ body: await submitAnalysis(ctx.engine, ctx.orgId, param(req, 'hash'), req.body) }),
+    }),
+    route({
+      method: 'post', path: '/:namespace/ingest/auto', policy: 'member', body: 'text', maxBodyBytes: INGEST_MAX_BYTES,
+      handler: async (ctx, req) => ({ status: 201, body: await ingestAuto(ctx.engine, ctx.orgId, param(req, 'namespace'), rawText(req)) }),
+    }),
+    route({
+      method: 'get', path: '/:namespace/resource/next', policy: 'member', body: 'none',
+      handler: async (ctx, req) => {
+        const { rule_type } = parseQuery(NextQuery, req);
+        const next = await nextResource(ctx.engine, ctx.orgId, param(req, 'namespace'), rule_type ?? null);
+        if (next === null) return { status: 208, body: { detail: 'All resources in the namespace are analysed' } };
+        return { body: next };
+      },
+    }),
+    route({
+      method: 'get', path: '/:namespace/resources', policy: 'member', body: 'none',
+      handler: async (ctx, req) => ({ body: await listNamespaceResources(ctx.engine, ctx.orgId, param(req, 'namespace')) }),
+    }),
+    route({
+      method: 'post', path: '/:analyzer_name/:namespace/ingest', policy: 'member', body: 'text', maxBodyBytes: INGEST_MAX_BYTES,
+      handler: async (ctx, req) => ({
+        status: 201,
+        body: await ingestWithAnalyzer(ctx.engine, ctx.orgId, param(req, 'analyzer_name'), param(req, 'namespace'), rawText(req)),
+      }),
+    }),
+  ];
+}

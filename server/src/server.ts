@@ -1,0 +1,125 @@
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { join, resolve } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { Server } from 'node:http';
+import pino from 'pino';
+import { createAnalyzerRegistry } from '@planwarden/engine/analyzers/registry';
+import type { EngineContext, Logger } from '@planwarden/engine/context';
+import { CURATED_MODELS } from '@planwarden/engine/llm/cost';
+import { createProvider } from '@planwarden/engine/llm/providers/index';
+import { SecretBox } from '@planwarden/engine/llm/secret-box';
+import type { LlmBackend } from '@planwarden/engine/llm/types';
+import { DEFAULT_ORG_ID } from '@planwarden/engine/orgs/org-store';
+import { openStore } from '@planwarden/engine/store/open-store';
+import { createStores, ensureSchema } from '@planwarden/engine/stores';
+import type { Config } from './config/config';
+import { createApp } from './http/app';
+import { JobRunner } from './jobs/runner';
+import { allRoutes } from './routes/index';
+import type { ServerServices } from './services';
+
+export interface StartOptions {
+  /** Fake clocks in tests. */
+  readonly now?: () => Date;
+  readonly log?: Logger;
+  /** Backoff sleep for the LLM retry loop (tests pass a zero-delay one). */
+  readonly sleep?: (ms: number) => Promise<void>;
+  /** Job runner poll interval (ms). */
+  readonly pollIntervalMs?: number;
+}
+
+export interface RunningServer {
+  readonly url: string;
+  readonly services: ServerServices;
+  close(): Promise<void>;
+}
+
+/** The key sealing secrets at rest: PLANWARDEN_SECRET_KEY, else one generated once into the data dir. */
+function secretKeyMaterial(config: Config): Buffer | string {
+  if (config.secret_key) return config.secret_key;
+  if (config.storage.backend === 'memory') return randomBytes(32);
+  const dir = resolve(config.data_dir);
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, 'secret.key');
+  if (!existsSync(file)) {
+    writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600 });
+    chmodSync(file, 0o600);
+  }
+  return Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
+}
+
+/**
+ * Builds the team server: storage, schema, seeds (default org, model catalogue), engine
+ * context, job runner and the Express app. Does not listen.
+ */
+export async function buildServer(config: Config, options: StartOptions = {}) {
+  const log: Logger = options.log ?? pino({ level: config.logging.level === 'silent' ? 'silent' : config.logging.level });
+  const store = await openStore({
+    backend: config.storage.backend,
+    dataDir: resolve(config.data_dir),
+    uri: config.storage.uri ?? undefined,
+    database: config.storage.database,
+  });
+  await ensureSchema(store);
+  const secretBox = new SecretBox(secretKeyMaterial(config));
+  const stores = createStores(store, secretBox);
+  const now = options.now ?? (() => new Date());
+  const engine: EngineContext = { stores, analyzers: createAnalyzerRegistry(), now, log };
+  await stores.orgs.ensure({ org_id: DEFAULT_ORG_ID, name: 'Default organization', slug: 'default' }, now().toISOString());
+  await stores.models.seed(CURATED_MODELS, now().toISOString());
+
+  const baseUrls: Record<LlmBackend, string | null> = {
+    openai: config.llm.openai_base_url,
+    anthropic: config.llm.anthropic_base_url,
+    ollama: config.llm.ollama_host,
+  };
+  const providerFor = (backend: LlmBackend, apiKey: string | null) => createProvider({ backend, apiKey, baseUrl: baseUrls[backend] });
+  const settings = () => ({ ...config.analysis, ...config.server, ...config.jobs });
+  const runner = new JobRunner({
+    ctx: engine,
+    settings,
+    providerFor,
+    leaseSeconds: config.jobs.lease_seconds,
+    pollIntervalMs: options.pollIntervalMs,
+    reclaimOnStart: config.storage.backend !== 'docdb',
+    sleep: options.sleep,
+  });
+  const services: ServerServices = {
+    config,
+    engine,
+    secretBox,
+    runner,
+    analysis: {
+      ctx: engine,
+      settings,
+      providerFor,
+      enqueue: (job, apiKey) => runner.enqueue(job, apiKey),
+    },
+  };
+  const routes = allRoutes(services);
+  const app = createApp({ engine, log, routes, auth: () => ({ apiKey: config.auth.api_key }) });
+  return { app, services, routes, store, runner, log };
+}
+
+/** Builds and starts the server on config.server.host:port (port 0 = a free port). */
+export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
+  const built = await buildServer(config, options);
+  await built.runner.start();
+  const server: Server = await new Promise((resolvePromise, reject) => {
+    const s = built.app.listen(config.server.port, config.server.host, () => resolvePromise(s));
+    s.once('error', reject);
+  });
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${config.server.host}:${port}`;
+  return {
+    url,
+    services: built.services,
+    async close() {
+      await built.runner.stop();
+      await new Promise<void>((r) => server.close(() => r()));
+      server.closeAllConnections?.();
+      await built.store.close();
+    },
+  };
+}

@@ -1,0 +1,14 @@
+import type { AnalysisDeps } from '@planwarden/engine/analysis/analyze-service';
+import type { EngineContext } from '@planwarden/engine/context';
+import type { SecretBox } from '@planwarden/engine/llm/secret-box';
+import type { Config } from './config/config';
+import type { JobRunner } from './jobs/runner';
+
+/** Everything route modules may call, built once at startup. */
+export interface ServerServices {
+  readonly config: Config;
+  readonly engine: EngineContext;
+  readonly analysis: AnalysisDeps;
+  readonly runner: JobRunner;
+  readonly secretBox: SecretBox;
+}

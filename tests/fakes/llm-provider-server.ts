@@ -1,0 +1,399 @@
+/**
+ * A real local HTTP server speaking the three LLM wire protocols (DESIGN.md "LLM providers",
+ * STYLE.md "Tests"): OpenAI `POST /v1/chat/completions`, Anthropic `POST /v1/messages`,
+ * Ollama `POST /api/chat`. The official SDKs talk to it exactly as to the real services.
+ *
+ * Each call consumes the next scripted step (default 'valid'). A valid answer is derived from
+ * the request: the unit body between prompt.ts's fences, the first rule id of the ruleset
+ * between RULESET_BEGIN/END, the unit name from the `- name:` line.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { LlmBackend } from '../../engine/src/llm/types';
+import { extractUnitBody, RULESET_BEGIN, RULESET_END } from '../../engine/src/llm/prompt';
+
+export type ScriptStep =
+  | 'valid'
+  | 'malformed'
+  | 'truncated'
+  | 'slow'
+  | { readonly status: number; readonly message?: string }
+  | { readonly text: string };
+
+export interface RecordedRequest {
+  readonly backend: LlmBackend | 'unknown';
+  readonly path: string;
+  /** Lower-cased header names. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** Parsed JSON body (undefined when it was not JSON). */
+  readonly body: unknown;
+  /** The system text as the provider received it ('' when none). */
+  readonly system: string;
+  /** The user text ('' when none). */
+  readonly user: string;
+}
+
+export interface FakeProvider {
+  /** `http://127.0.0.1:<port>` */
+  readonly url: string;
+  /** `${url}/v1` — the OpenAI SDK's baseURL. */
+  readonly openaiBaseUrl: string;
+  /** `${url}` — the Anthropic SDK appends `/v1/messages`. */
+  readonly anthropicBaseUrl: string;
+  /** `${url}` — the Ollama SDK appends `/api/chat`. */
+  readonly ollamaHost: string;
+  /** Every request received, in order. */
+  readonly requests: RecordedRequest[];
+  /** Queues answers for the next calls (across all backends, in order). */
+  script(steps: readonly ScriptStep[]): void;
+  /** Steps queued and not yet consumed. */
+  pending(): number;
+  /** Delay before every answer, in ms. */
+  setLatency(ms: number): void;
+  close(): Promise<void>;
+}
+
+export interface FakeProviderOptions {
+  /** Delay before every answer (default 0). */
+  readonly latencyMs?: number;
+  /** How long a 'slow' step waits before answering (default 10 s: longer than any test timeout). */
+  readonly slowMs?: number;
+}
+
+/** Starts the fake on 127.0.0.1, port 0. Close it in afterAll/afterEach. */
+export async function startFakeProvider(options: FakeProviderOptions = {}): Promise<FakeProvider> {
+  let latencyMs = options.latencyMs ?? 0;
+  const slowMs = options.slowMs ?? 10_000;
+  const queue: ScriptStep[] = [];
+  const requests: RecordedRequest[] = [];
+  const cachedSystems = new Set<string>();
+  let counter = 0;
+
+  const server = createServer((req, res) => {
+    void handle(req, res).catch((err: unknown) => {
+      if (!res.headersSent) sendJson(res, 500, { error: String(err) });
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const raw = await readBody(req);
+    const path = (req.url ?? '/').split('?')[0];
+    const backend = backendFor(req.method ?? 'GET', path);
+    let body: unknown;
+    try {
+      body = raw === '' ? undefined : JSON.parse(raw);
+    } catch {
+      body = undefined;
+    }
+    const { system, user } = messagesOf(backend, body);
+    requests.push({ backend, path, headers: flatHeaders(req), body, system, user });
+
+    if (backend === 'unknown') {
+      sendJson(res, 404, { error: `no route for ${req.method} ${path}` });
+      return;
+    }
+    if (!isRecord(body)) {
+      sendError(res, backend, 400, 'request body is not valid JSON');
+      return;
+    }
+    const authProblem = checkAuth(backend, req);
+    if (authProblem) {
+      sendError(res, backend, authProblem.status, authProblem.message);
+      return;
+    }
+
+    const step = queue.shift() ?? 'valid';
+    if (!(await wait(latencyMs, res))) return;
+    if (step === 'slow' && !(await wait(slowMs, res))) return;
+    if (typeof step === 'object' && 'status' in step) {
+      sendError(res, backend, step.status, step.message ?? defaultMessage(backend, step.status));
+      return;
+    }
+
+    const valid = validAnswer(system, user);
+    let text: string;
+    let truncated = false;
+    if (step === 'malformed') text = 'Sure! Here is my analysis of the resource: {"summary": "looks fine", "findings": [';
+    else if (step === 'truncated') {
+      text = valid.slice(0, Math.floor(valid.length / 2));
+      truncated = true;
+    } else if (typeof step === 'object') text = step.text;
+    else text = valid;
+
+    counter += 1;
+    const inputTokens = tokens(system) + tokens(user);
+    const outputTokens = tokens(text);
+    const model = typeof body.model === 'string' ? body.model : 'unknown';
+    if (backend === 'openai') {
+      res.setHeader('x-request-id', `req_fake${counter}`);
+      sendJson(res, 200, {
+        id: `chatcmpl-fake${counter}`,
+        object: 'chat.completion',
+        created: Math.floor(Date.now() / 1000),
+        model,
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: text, refusal: null, annotations: [] },
+            logprobs: null,
+            finish_reason: truncated ? 'length' : 'stop',
+          },
+        ],
+        usage: {
+          prompt_tokens: inputTokens,
+          completion_tokens: outputTokens,
+          total_tokens: inputTokens + outputTokens,
+          prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
+          completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+        },
+        service_tier: 'default',
+        system_fingerprint: 'fp_fake',
+      });
+    } else if (backend === 'anthropic') {
+      // Simulate prompt caching: a system block marked cache_control is written once, then read.
+      const cacheable = Array.isArray(body.system) && body.system.some((b) => isRecord(b) && b.cache_control != null);
+      const sys = tokens(system);
+      const usage = { input_tokens: inputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: outputTokens, service_tier: 'standard' };
+      if (cacheable) {
+        usage.input_tokens = tokens(user);
+        if (cachedSystems.has(system)) usage.cache_read_input_tokens = sys;
+        else {
+          usage.cache_creation_input_tokens = sys;
+          cachedSystems.add(system);
+        }
+      }
+      res.setHeader('request-id', `req_fake${counter}`);
+      sendJson(res, 200, {
+        id: `msg_fake${counter}`,
+        type: 'message',
+        role: 'assistant',
+        model,
+        content: [{ type: 'text', text }],
+        stop_reason: truncated ? 'max_tokens' : 'end_turn',
+        stop_sequence: null,
+        usage,
+      });
+    } else {
+      const final = {
+        model,
+        created_at: new Date().toISOString(),
+        message: { role: 'assistant', content: text },
+        done: true,
+        done_reason: truncated ? 'length' : 'stop',
+        total_duration: 1_000_000,
+        load_duration: 1_000,
+        prompt_eval_count: inputTokens,
+        prompt_eval_duration: 1_000,
+        eval_count: outputTokens,
+        eval_duration: 1_000,
+      };
+      if (body.stream === false) sendJson(res, 200, final);
+      else {
+        // Ollama streams NDJSON unless stream is false.
+        res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+        res.write(`${JSON.stringify({ model, created_at: final.created_at, message: { role: 'assistant', content: text }, done: false })}\n`);
+        res.end(`${JSON.stringify({ ...final, message: { role: 'assistant', content: '' } })}\n`);
+      }
+    }
+  }
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
+  return {
+    url,
+    openaiBaseUrl: `${url}/v1`,
+    anthropicBaseUrl: url,
+    ollamaHost: url,
+    requests,
+    script(steps) {
+      queue.push(...steps);
+    },
+    pending: () => queue.length,
+    setLatency(ms) {
+      latencyMs = ms;
+    },
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((err) => (err ? reject(err) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}
+
+function backendFor(method: string, path: string): LlmBackend | 'unknown' {
+  if (method !== 'POST') return 'unknown';
+  if (path === '/v1/chat/completions' || path === '/chat/completions') return 'openai';
+  if (path === '/v1/messages') return 'anthropic';
+  if (path === '/api/chat') return 'ollama';
+  return 'unknown';
+}
+
+/** Wire-level auth checks the real services make (the SDKs must send the key). */
+function checkAuth(backend: LlmBackend, req: IncomingMessage): { status: number; message: string } | null {
+  if (backend === 'openai' && !/^Bearer \S+/.test(req.headers.authorization ?? '')) {
+    return { status: 401, message: "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY)." };
+  }
+  if (backend === 'anthropic') {
+    if (!req.headers['x-api-key'] && !req.headers.authorization) return { status: 401, message: 'x-api-key header is required' };
+    if (!req.headers['anthropic-version']) return { status: 400, message: 'anthropic-version: header is required' };
+  }
+  return null;
+}
+
+/** The provider's real error body shape. */
+function sendError(res: ServerResponse, backend: LlmBackend, status: number, message: string): void {
+  if (status === 429) res.setHeader('retry-after', '1');
+  if (backend === 'openai') {
+    const [type, code] = OPENAI_ERROR_TYPES[status] ?? (status >= 500 ? ['server_error', null] : ['invalid_request_error', null]);
+    sendJson(res, status, { error: { message, type, param: null, code } });
+  } else if (backend === 'anthropic') {
+    const type = ANTHROPIC_ERROR_TYPES[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error');
+    sendJson(res, status, { type: 'error', error: { type, message }, request_id: 'req_fake_error' });
+  } else {
+    sendJson(res, status, { error: message });
+  }
+}
+
+const OPENAI_ERROR_TYPES: Record<number, [string, string | null]> = {
+  401: ['invalid_request_error', 'invalid_api_key'],
+  403: ['invalid_request_error', 'unsupported_country_region_territory'],
+  404: ['invalid_request_error', 'model_not_found'],
+  429: ['requests', 'rate_limit_exceeded'],
+  500: ['server_error', null],
+  503: ['server_error', null],
+};
+const ANTHROPIC_ERROR_TYPES: Record<number, string> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  413: 'request_too_large',
+  429: 'rate_limit_error',
+  500: 'api_error',
+  529: 'overloaded_error',
+};
+
+function defaultMessage(backend: LlmBackend, status: number): string {
+  if (status === 401) {
+    return backend === 'openai' ? 'Incorrect API key provided: sk-fake. You can find your API key at https://platform.openai.com/account/api-keys.' : backend === 'anthropic' ? 'invalid x-api-key' : 'unauthorized';
+  }
+  if (status === 429) return backend === 'anthropic' ? 'Number of request tokens has exceeded your per-minute rate limit' : 'Rate limit reached for requests';
+  if (status >= 500) return backend === 'anthropic' ? 'Internal server error' : 'The server had an error while processing your request. Sorry about that!';
+  return `fake error ${status}`;
+}
+
+/** A valid analysis payload derived from the prompt (see module comment). */
+function validAnswer(system: string, user: string): string {
+  const body = extractUnitBody(user) ?? '';
+  const begin = system.indexOf(RULESET_BEGIN);
+  const end = system.indexOf(RULESET_END, begin + 1);
+  const rules = begin >= 0 && end > begin ? system.slice(begin + RULESET_BEGIN.length, end) : system;
+  const ruleId = pickRuleId(rules) ?? 'FAKE-RULE-001';
+  const nameLine = /^- name: (".*")$/m.exec(user);
+  let name = 'unknown';
+  if (nameLine) {
+    try {
+      name = String(JSON.parse(nameLine[1]));
+    } catch {
+      // keep 'unknown'
+    }
+  }
+  const evidence = body.split(/\r?\n/).find((line) => /[A-Za-z0-9]/.test(line));
+  return JSON.stringify({
+    summary: `Fake analysis of ${name}.`,
+    findings: [
+      {
+        title: `Fake finding for ${ruleId}`,
+        severity: 'HIGH',
+        rule_id: ruleId,
+        risk: 'The fake provider flags the first line of every unit.',
+        why_it_matters: 'It lets tests check the whole pipeline.',
+        suggested_next_step: 'Nothing; this is a test double.',
+        confidence: 'HIGH',
+        evidence: evidence ? [evidence.trim()] : [],
+        resource_address: name,
+        tags: ['fake'],
+      },
+    ],
+  });
+}
+
+/** First rule id of a Markdown ruleset: `## ID: X`, `- **ID:** X` / `rule_id: X`, or a heading starting with an id (`## S3-001 ...`). */
+export function pickRuleId(rules: string): string | null {
+  const patterns = [
+    /^#{1,6}\s*(?:rule\s*)?id\s*:\s*`?([A-Za-z0-9][\w.:-]*)`?/im,
+    /^\s*(?:[-*]\s*)?\**(?:rule[_ ]?)?id\**\s*:\s*\**\s*`?([A-Za-z0-9][\w.:-]*)`?/im,
+    /^#{1,6}\s+`?\[?([A-Z][A-Z0-9]*(?:[-_.][A-Z0-9]+)+)\]?`?/m,
+  ];
+  for (const pattern of patterns) {
+    const match = pattern.exec(rules);
+    if (match) return match[1].replace(/[:.]+$/, '');
+  }
+  return null;
+}
+
+function messagesOf(backend: LlmBackend | 'unknown', body: unknown): { system: string; user: string } {
+  if (!isRecord(body)) return { system: '', user: '' };
+  const messages = Array.isArray(body.messages) ? body.messages.filter(isRecord) : [];
+  const textOf = (content: unknown): string =>
+    typeof content === 'string'
+      ? content
+      : Array.isArray(content)
+        ? content.map((part) => (isRecord(part) && typeof part.text === 'string' ? part.text : '')).join('')
+        : '';
+  const user = messages.filter((m) => m.role === 'user').map((m) => textOf(m.content)).join('\n');
+  const system =
+    backend === 'anthropic'
+      ? textOf(body.system)
+      : messages.filter((m) => m.role === 'system' || m.role === 'developer').map((m) => textOf(m.content)).join('\n');
+  return { system, user };
+}
+
+/** Resolves true after `ms`, or false as soon as the client goes away. */
+function wait(ms: number, res: ServerResponse): Promise<boolean> {
+  if (ms <= 0) return Promise.resolve(!res.destroyed);
+  return new Promise((resolve) => {
+    const onClose = (): void => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      res.off('close', onClose);
+      resolve(!res.destroyed);
+    }, ms);
+    res.once('close', onClose);
+  });
+}
+
+function tokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}
+
+function sendJson(res: ServerResponse, status: number, payload: unknown): void {
+  if (res.destroyed || res.writableEnded) return;
+  const data = JSON.stringify(payload);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) });
+  res.end(data);
+}
+
+function flatHeaders(req: IncomingMessage): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(req.headers)) {
+    if (value !== undefined) out[key] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
