@@ -7,6 +7,13 @@ import type { SecretBox } from './llm/secret-box';
 import { OrgStore, ORG_INDEXES } from './orgs/org-store';
 import type { IndexSpec, Store } from './store/port';
 import { LlmCallStore, LLM_CALL_INDEXES } from './usage/llm-call-store';
+import { AuditStore, AUDIT_INDEXES } from './audit/audit-store';
+import { ApiKeyStore, API_KEY_INDEXES } from './identity/key-store';
+import { InviteStore, INVITE_INDEXES } from './identity/invite-store';
+import { MembershipStore, MEMBERSHIP_INDEXES } from './identity/membership-store';
+import { TeamStore, TEAM_INDEXES } from './identity/team-store';
+import { UserStore, USER_INDEXES } from './identity/user-store';
+import { SpanStore, SPAN_INDEXES } from './telemetry/span-store';
 
 /** Every typed store, built once on one storage port. Services call only these. */
 export interface Stores {
@@ -18,10 +25,20 @@ export interface Stores {
   readonly llmCalls: LlmCallStore;
   readonly credentials: LlmCredentialStore;
   readonly models: ModelStore;
+  readonly users: UserStore;
+  readonly memberships: MembershipStore;
+  readonly apiKeys: ApiKeyStore;
+  readonly invites: InviteStore;
+  readonly teams: TeamStore;
+  readonly audit: AuditStore;
+  readonly spans: SpanStore;
+  /** Seals secrets at rest (TOTP secrets, LLM keys). */
+  readonly box: SecretBox;
 }
 
 const ALL_INDEXES: Record<string, IndexSpec[]>[] = [
   ORG_INDEXES, RESOURCE_INDEXES, FINDING_INDEXES, JOB_INDEXES, LLM_CALL_INDEXES, CREDENTIAL_INDEXES, MODEL_INDEXES,
+  USER_INDEXES, MEMBERSHIP_INDEXES, API_KEY_INDEXES, INVITE_INDEXES, TEAM_INDEXES, AUDIT_INDEXES, SPAN_INDEXES,
 ];
 
 /** Creates every collection's indexes (idempotent; run at startup and by storage preparation). */
@@ -46,5 +63,13 @@ export function createStores(store: Store, box: SecretBox): Stores {
     llmCalls: new LlmCallStore(store),
     credentials: new LlmCredentialStore(store, box),
     models: new ModelStore(store),
+    users: new UserStore(store),
+    memberships: new MembershipStore(store),
+    apiKeys: new ApiKeyStore(store),
+    invites: new InviteStore(store),
+    teams: new TeamStore(store),
+    audit: new AuditStore(store),
+    spans: new SpanStore(store),
+    box,
   };
 }

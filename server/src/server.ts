@@ -95,6 +95,7 @@ export async function buildServer(config: Config, options: StartOptions = {}) {
       settings,
       providerFor,
       enqueue: (job, apiKey) => runner.enqueue(job, apiKey),
+      sleep: options.sleep,
     },
   };
   const routes = allRoutes(services);

@@ -50,6 +50,8 @@ export interface FakeProvider {
   pending(): number;
   /** Delay before every answer, in ms. */
   setLatency(ms: number): void;
+  /** Drops queued steps and recorded requests and restores the initial latency. */
+  reset(): void;
   close(): Promise<void>;
 }
 
@@ -62,7 +64,8 @@ export interface FakeProviderOptions {
 
 /** Starts the fake on 127.0.0.1, port 0. Close it in afterAll/afterEach. */
 export async function startFakeProvider(options: FakeProviderOptions = {}): Promise<FakeProvider> {
-  let latencyMs = options.latencyMs ?? 0;
+  const initialLatencyMs = options.latencyMs ?? 0;
+  let latencyMs = initialLatencyMs;
   const slowMs = options.slowMs ?? 10_000;
   const queue: ScriptStep[] = [];
   const requests: RecordedRequest[] = [];
@@ -210,8 +213,11 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
       queue.push(...steps);
     },
     pending: () => queue.length,
-    setLatency(ms) {
-      latencyMs = ms;
+    setLatency: (ms) => void (latencyMs = ms),
+    reset() {
+      queue.length = 0;
+      requests.length = 0;
+      latencyMs = initialLatencyMs;
     },
     close: () =>
       new Promise<void>((resolve, reject) => {
@@ -256,22 +262,12 @@ function sendError(res: ServerResponse, backend: LlmBackend, status: number, mes
 }
 
 const OPENAI_ERROR_TYPES: Record<number, [string, string | null]> = {
-  401: ['invalid_request_error', 'invalid_api_key'],
-  403: ['invalid_request_error', 'unsupported_country_region_territory'],
-  404: ['invalid_request_error', 'model_not_found'],
-  429: ['requests', 'rate_limit_exceeded'],
-  500: ['server_error', null],
-  503: ['server_error', null],
+  401: ['invalid_request_error', 'invalid_api_key'], 403: ['invalid_request_error', 'unsupported_country_region_territory'],
+  404: ['invalid_request_error', 'model_not_found'], 429: ['requests', 'rate_limit_exceeded'],
 };
 const ANTHROPIC_ERROR_TYPES: Record<number, string> = {
-  400: 'invalid_request_error',
-  401: 'authentication_error',
-  403: 'permission_error',
-  404: 'not_found_error',
-  413: 'request_too_large',
-  429: 'rate_limit_error',
-  500: 'api_error',
-  529: 'overloaded_error',
+  400: 'invalid_request_error', 401: 'authentication_error', 403: 'permission_error', 404: 'not_found_error',
+  413: 'request_too_large', 429: 'rate_limit_error', 500: 'api_error', 529: 'overloaded_error',
 };
 
 function defaultMessage(backend: LlmBackend, status: number): string {
@@ -319,18 +315,22 @@ function validAnswer(system: string, user: string): string {
   });
 }
 
-/** First rule id of a Markdown ruleset: `## ID: X`, `- **ID:** X` / `rule_id: X`, or a heading starting with an id (`## S3-001 ...`). */
+/**
+ * First rule id of a Markdown ruleset (earliest in the text): `## GEN-SECRET-IN-CODE: title`
+ * (the shipped rulesets), `## ID: X`, or `- **ID:** X` / `rule_id: X`.
+ */
 export function pickRuleId(rules: string): string | null {
   const patterns = [
     /^#{1,6}\s*(?:rule\s*)?id\s*:\s*`?([A-Za-z0-9][\w.:-]*)`?/im,
     /^\s*(?:[-*]\s*)?\**(?:rule[_ ]?)?id\**\s*:\s*\**\s*`?([A-Za-z0-9][\w.:-]*)`?/im,
     /^#{1,6}\s+`?\[?([A-Z][A-Z0-9]*(?:[-_.][A-Z0-9]+)+)\]?`?/m,
   ];
+  let best: RegExpExecArray | null = null;
   for (const pattern of patterns) {
     const match = pattern.exec(rules);
-    if (match) return match[1].replace(/[:.]+$/, '');
+    if (match && (best === null || match.index < best.index)) best = match;
   }
-  return null;
+  return best ? best[1].replace(/[:.]+$/, '') : null;
 }
 
 function messagesOf(backend: LlmBackend | 'unknown', body: unknown): { system: string; user: string } {

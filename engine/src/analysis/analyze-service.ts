@@ -29,6 +29,8 @@ export interface AnalysisDeps {
   /** Throws PaymentRequiredError (402) when the org may not spend (monthly cap); default: never. */
   readonly assertBudget?: (orgId: string) => Promise<void>;
   readonly budgetExhausted?: (orgId: string) => Promise<boolean>;
+  /** Backoff sleep of the retry loop (tests inject a zero-delay one). */
+  readonly sleep?: (ms: number) => Promise<void>;
 }
 
 /**
@@ -109,6 +111,7 @@ export async function startAnalysis(deps: AnalysisDeps, orgId: string, analyzerN
     pricing: catalogue,
     settings,
     budgetExhausted: deps.budgetExhausted ? () => deps.budgetExhausted!(orgId) : undefined,
+    sleep: deps.sleep,
   });
   if (final.status === 'failed') {
     throw new UpstreamError(final.error ?? 'LLM analysis failed', { job_id: final.job_id });

@@ -46,7 +46,8 @@ export async function runJob(ctx: EngineContext, job: JobDoc, options: RunJobOpt
   const { stores } = ctx;
   const orgId = job.org_id;
   const started = await stores.jobs.transition(orgId, job.job_id, ['queued', 'running'], {
-    status: 'running', updated_at: ctx.now().toISOString(), total_count: job.hashes.length,
+    // A resumed run walks every hash again (analysed ones are skipped but counted), so progress restarts at 0.
+    status: 'running', updated_at: ctx.now().toISOString(), total_count: job.hashes.length, processed_count: 0,
   });
   if (!started) return (await stores.jobs.get(orgId, job.job_id)) ?? job;
 
@@ -65,7 +66,7 @@ export async function runJob(ctx: EngineContext, job: JobDoc, options: RunJobOpt
     return rulesets.get(analyzerName)!;
   };
 
-  let processed = started.processed_count;
+  let processed = 0;
   let failure: string | null = null;
   let quotaExceeded = false;
   let stopped = false;

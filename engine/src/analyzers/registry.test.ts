@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { blackholeAnalyzer } from './blackhole/index';
+import { createAnalyzerRegistry } from './registry';
+import { terraformAnalyzer } from './terraform/index';
+import type { Analyzer } from './types';
+
+const stub = (name: string, isFallback = false): Analyzer => ({
+  name, description: name, version: '0.0.1', fileGlobs: [], defaultRuleVariant: null, isFallback,
+});
+
+describe('createAnalyzerRegistry', () => {
+  it('registers terraform and blackhole, fallback last', () => {
+    const registry = createAnalyzerRegistry();
+    expect(registry.list().map((a) => a.name)).toEqual(['terraform', 'blackhole']);
+    expect(registry.get('terraform')).toBe(terraformAnalyzer);
+    expect(registry.get('blackhole')).toBe(blackholeAnalyzer);
+    expect(registry.get('kubernetes')).toBeUndefined();
+  });
+
+  it('accepts more analyzers and keeps fallbacks after specific ones', () => {
+    const registry = createAnalyzerRegistry([blackholeAnalyzer, terraformAnalyzer, stub('kubernetes')]);
+    expect(registry.list().map((a) => a.name)).toEqual(['terraform', 'kubernetes', 'blackhole']);
+  });
+
+  it('refuses duplicate names', () => {
+    expect(() => createAnalyzerRegistry([stub('x'), stub('x')])).toThrow(/Duplicate/);
+  });
+});

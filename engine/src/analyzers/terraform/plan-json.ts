@@ -1,0 +1,163 @@
+/**
+ * `terraform show -json <planfile>` output → one unit per `resource_changes` entry
+ * (analysis-api.md "Analysis unit"; JSON format: Terraform "JSON Output Format", plan
+ * representation). Exactly one unit per entry, including no-op and data-source reads; a deposed
+ * object is its own unit (name and body carry the deposed key).
+ *
+ * Action mapping: create → create; update → update; delete → destroy; read/no-op/forget → no-op;
+ * delete+create in either order (and create+forget) → update with metadata.replace = true.
+ * Sensitive values are masked before rendering (plan-values.ts); metadata carries no values.
+ *
+ * The JSON object is found even when wrapped in CI log noise (hashicorp/setup-terraform's
+ * wrapper prints `[command]...` before and `::debug::`/`::set-output` lines after it).
+ */
+import { ValidationError } from '../../errors';
+import { hashUnit } from '../../ingest/hash';
+import type { AnalysisUnit, UnitAction } from '../types';
+import { isRecord, prepareChange } from './plan-values';
+import { renderResourceChange } from './render-change';
+
+const MAX_CANDIDATES = 64;
+
+/** Cheap check: the text mentions the plan JSON's top-level keys. */
+export function looksLikePlanJson(text: string): boolean {
+  return /"format_version"\s*:/.test(text) && /"(resource_changes|planned_values)"\s*:/.test(text);
+}
+
+/**
+ * Finds and parses the plan object in `text` (pure JSON, or JSON surrounded by log lines).
+ * Throws ValidationError when no parseable plan object is found (truncated or malformed JSON,
+ * state JSON instead of a plan, unrelated JSON).
+ */
+export function extractPlanJson(text: string): Record<string, unknown> {
+  const direct = tryParse(text.trim());
+  if (isPlan(direct)) return direct;
+  let seenJson: unknown = direct;
+  let from = 0;
+  for (let n = 0; n < MAX_CANDIDATES; n += 1) {
+    const start = nextObjectStart(text, from);
+    if (start < 0) break;
+    const end = matchingBrace(text, start);
+    if (end < 0) { from = start + 1; continue; } // unbalanced (truncated, or a stray `{` in the noise)
+    const slice = text.slice(start, end + 1);
+    const parsed = tryParse(slice) ?? tryParse(unescapeWorkflowCommand(slice));
+    if (isPlan(parsed)) return parsed;
+    if (parsed !== undefined) seenJson ??= parsed;
+    from = parsed === undefined ? start + 1 : end + 1;
+  }
+  if (isRecord(seenJson) && isRecord(seenJson.values) && !('planned_values' in seenJson)) {
+    throw new ValidationError('The JSON is Terraform state, not a plan: run `terraform show -json <planfile>`');
+  }
+  if (looksLikePlanJson(text)) {
+    throw new ValidationError('The input looks like Terraform plan JSON but could not be parsed (truncated or malformed JSON)');
+  }
+  throw new ValidationError('No Terraform plan JSON object found in the input');
+}
+
+/**
+ * Units for every `resource_changes` entry of a parsed plan, in plan order.
+ * Throws ValidationError when `resource_changes` is not an array of change objects.
+ */
+export function planJsonUnits(plan: Record<string, unknown>, analyzer: string): AnalysisUnit[] {
+  const changes = plan.resource_changes ?? [];
+  if (!Array.isArray(changes)) throw new ValidationError('Plan JSON: resource_changes must be an array');
+  return changes.map((rc, i) => changeUnit(rc, i, analyzer));
+}
+
+/** Maps JSON-plan actions to the unit action and the replace flag. */
+export function mapPlanActions(actions: readonly string[]): { action: UnitAction; replace: boolean } {
+  const has = (a: string): boolean => actions.includes(a);
+  if ((has('delete') && has('create')) || (has('create') && has('forget'))) return { action: 'update', replace: true };
+  if (has('create')) return { action: 'create', replace: false };
+  if (has('delete')) return { action: 'destroy', replace: false };
+  if (has('update')) return { action: 'update', replace: false };
+  return { action: 'no-op', replace: false }; // no-op, read, forget
+}
+
+function changeUnit(rc: unknown, index: number, analyzer: string): AnalysisUnit {
+  if (!isRecord(rc) || typeof rc.address !== 'string' || !isRecord(rc.change) || !Array.isArray(rc.change.actions)) {
+    throw new ValidationError(`Plan JSON: resource_changes[${index}] is not a resource change (address and change.actions required)`);
+  }
+  const change = rc.change;
+  const actions = (change.actions as unknown[]).map(String);
+  const { action, replace } = mapPlanActions(actions);
+  const deposed = typeof rc.deposed === 'string' ? rc.deposed : null;
+  const mode = typeof rc.mode === 'string' ? rc.mode : 'managed';
+  const type = typeof rc.type === 'string' ? rc.type : 'unknown';
+  const providerName = typeof rc.provider_name === 'string' ? rc.provider_name : null;
+  const actionReason = typeof rc.action_reason === 'string' ? rc.action_reason : null;
+  const moduleAddress = typeof rc.module_address === 'string' ? rc.module_address : null;
+  const { before, after } = prepareChange(change);
+  const body = renderResourceChange({
+    address: rc.address, deposed, mode, type, name: typeof rc.name === 'string' ? rc.name : rc.address, actions,
+    actionReason, providerName, replacePaths: replacePaths(change.replace_paths),
+    previousAddress: typeof rc.previous_address === 'string' ? rc.previous_address : null,
+    importingId: isRecord(change.importing) && typeof change.importing.id === 'string' ? change.importing.id : null,
+    before, after,
+  });
+  const name = deposed ? `${rc.address} (deposed object ${deposed})` : rc.address;
+  const unit = { type, name, action, body };
+  return {
+    ...unit,
+    hash: hashUnit({ analyzer, ...unit }),
+    metadata: {
+      source: 'plan-json', address: rc.address, module_address: moduleAddress, mode, provider_name: providerName,
+      actions, action_reason: actionReason, deposed, replace,
+    },
+  };
+}
+
+/** `replace_paths` ([["a", 0, "b"], ...]) → ["a[0].b", ...]. */
+function replacePaths(value: unknown): string[] {
+  if (!Array.isArray(value)) return [];
+  return value.filter(Array.isArray).map((path: unknown[]) =>
+    path.map((step, i) => (typeof step === 'number' ? `[${step}]` : i === 0 ? String(step) : `.${String(step)}`)).join(''),
+  );
+}
+
+function isPlan(value: unknown): value is Record<string, unknown> {
+  if (!isRecord(value)) return false;
+  if (Array.isArray(value.resource_changes)) return true;
+  return typeof value.format_version === 'string' && isRecord(value.planned_values);
+}
+
+function tryParse(text: string): unknown {
+  if (!text.startsWith('{')) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** GitHub Actions workflow-command escaping (%25, %0D, %0A), as in `::set-output` values. */
+function unescapeWorkflowCommand(text: string): string {
+  return text.replace(/%0D/g, '\r').replace(/%0A/g, '\n').replace(/%25/g, '%');
+}
+
+/** Next `{` that can open a JSON object (followed by optional space, then `"` or `}`). */
+function nextObjectStart(text: string, from: number): number {
+  const re = /\{\s*["}]/g;
+  re.lastIndex = from;
+  const m = re.exec(text);
+  return m ? m.index : -1;
+}
+
+/** Index of the `}` closing the object at `start`, skipping JSON strings; -1 when unbalanced. */
+function matchingBrace(text: string, start: number): number {
+  let depth = 0;
+  let inString = false;
+  for (let i = start; i < text.length; i += 1) {
+    const c = text[i];
+    if (inString) {
+      if (c === '\\') i += 1;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '{') depth += 1;
+    else if (c === '}') {
+      depth -= 1;
+      if (depth === 0) return i;
+    }
+  }
+  return -1;
+}

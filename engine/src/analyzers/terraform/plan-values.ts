@@ -1,0 +1,182 @@
+/**
+ * Values of a `terraform show -json` resource change, prepared for rendering:
+ * 1. sensitive masks (`before_sensitive`/`after_sensitive`: `true`, or objects/arrays of booleans
+ *    mirroring the value) replace the raw value by the SENSITIVE marker — first, so no later step
+ *    (JSON-string parsing, rendering, metadata) ever holds the secret;
+ * 2. `after_unknown` masks add the UNKNOWN marker ("known after apply"), creating keys that are
+ *    absent from `after`;
+ * 3. strings holding a JSON object/array (IAM policies, container definitions) become JsonText so
+ *    the renderer can show them structured, like Terraform's `jsonencode(...)`.
+ */
+
+/** Placeholder for a value the plan does not show. */
+export class Marker {
+  constructor(readonly label: string) {}
+}
+export const SENSITIVE = new Marker('(sensitive value)');
+/** Same label as SENSITIVE; marks an after-value that differs from its before-value. */
+export const SENSITIVE_CHANGED = new Marker('(sensitive value)');
+export const UNKNOWN = new Marker('(known after apply)');
+
+/** A string attribute whose content is JSON, kept parsed. */
+export class JsonText {
+  constructor(readonly value: PlanValue) {}
+}
+
+export type PlanValue =
+  | null
+  | string
+  | number
+  | boolean
+  | Marker
+  | JsonText
+  | readonly PlanValue[]
+  | { readonly [key: string]: PlanValue };
+
+export type PlanObject = { readonly [key: string]: PlanValue };
+
+/** Marker for "no other side to compare with" in redactSensitive. */
+export const NO_PEER: unique symbol = Symbol('no-peer');
+
+/**
+ * Masks sensitive parts of `value` following `mask` (JSON plan format: `true` = sensitive,
+ * object/array = per key/index, anything else = not sensitive). A null value stays null (it holds
+ * nothing). When mask and value disagree in shape, any `true` inside the mask redacts the whole
+ * value: the safe side of a malformed plan.
+ * `peer` is the raw value at the same path on the other side of the change (or NO_PEER): a masked
+ * value equal to its peer becomes SENSITIVE, a different one SENSITIVE_CHANGED (same label), so the
+ * renderer can say "changed" without ever comparing redacted text.
+ */
+export function redactSensitive(value: unknown, mask: unknown, peer: unknown = NO_PEER): unknown {
+  if (value === null || value === undefined) return value;
+  const masked = peer === NO_PEER || rawEqual(value, peer) ? SENSITIVE : SENSITIVE_CHANGED;
+  if (mask === true) return masked;
+  if (Array.isArray(mask)) {
+    if (!Array.isArray(value)) return containsTrue(mask) ? masked : value;
+    return value.map((v, i) => redactSensitive(v, mask[i], peerAt(peer, i)));
+  }
+  if (isRecord(mask)) {
+    if (!isRecord(value)) return containsTrue(mask) ? masked : value;
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = redactSensitive(v, mask[k], peerAt(peer, k));
+    return out;
+  }
+  return value;
+}
+
+function peerAt(peer: unknown, key: string | number): unknown {
+  if (peer === NO_PEER) return NO_PEER;
+  if (typeof key === 'number') return Array.isArray(peer) ? peer[key] : undefined;
+  return isRecord(peer) ? peer[key] : undefined;
+}
+
+function rawEqual(x: unknown, y: unknown): boolean {
+  return JSON.stringify(x) === JSON.stringify(y);
+}
+
+/**
+ * Union of two sensitivity masks: a path is sensitive when either side marks it. Applying the
+ * union to both sides keeps a value that became sensitive from showing in clear on the other side.
+ */
+export function unionMask(x: unknown, y: unknown): unknown {
+  if (x === true || y === true) return true;
+  const xs = Array.isArray(x) || isRecord(x);
+  const ys = Array.isArray(y) || isRecord(y);
+  if (!xs) return ys ? y : false;
+  if (!ys) return x;
+  if (Array.isArray(x) && Array.isArray(y)) {
+    return Array.from({ length: Math.max(x.length, y.length) }, (_, i) => unionMask(x[i], y[i]));
+  }
+  if (isRecord(x) && isRecord(y)) {
+    const out: Record<string, unknown> = {};
+    for (const k of new Set([...Object.keys(x), ...Object.keys(y)])) out[k] = unionMask(x[k], y[k]);
+    return out;
+  }
+  return containsTrue(x) || containsTrue(y);
+}
+
+/** Overlays UNKNOWN markers from an `after_unknown` mask (same shape rules as sensitivity). */
+export function applyUnknown(value: unknown, mask: unknown): unknown {
+  if (mask === true) return UNKNOWN;
+  if (Array.isArray(mask)) {
+    const base = Array.isArray(value) ? [...value] : [];
+    mask.forEach((m, i) => {
+      if (containsTrue(m)) base[i] = applyUnknown(base[i], m);
+    });
+    return Array.isArray(value) || base.length > 0 ? base : value;
+  }
+  if (isRecord(mask)) {
+    if (!containsTrue(mask)) return value;
+    const base: Record<string, unknown> = isRecord(value) ? { ...value } : {};
+    for (const [k, m] of Object.entries(mask)) {
+      if (containsTrue(m)) base[k] = applyUnknown(base[k], m);
+    }
+    return base;
+  }
+  return value;
+}
+
+/**
+ * Converts plain JSON (already redacted) into PlanValue, parsing JSON-in-string attributes.
+ * Markers pass through; `undefined` becomes null.
+ */
+export function toPlanValue(value: unknown): PlanValue {
+  if (value === undefined || value === null) return null;
+  if (value instanceof Marker) return value;
+  if (typeof value === 'string') return parseJsonText(value) ?? value;
+  if (typeof value === 'number' || typeof value === 'boolean') return value;
+  if (Array.isArray(value)) return value.map(toPlanValue);
+  if (isRecord(value)) {
+    const out: Record<string, PlanValue> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = toPlanValue(v);
+    return out;
+  }
+  return String(value);
+}
+
+/**
+ * Prepares both sides of a JSON-plan `change` object for rendering: union sensitivity mask
+ * applied to both sides (first), after_unknown overlaid on `after`, JSON strings parsed.
+ */
+export function prepareChange(change: Record<string, unknown>): { before: PlanValue; after: PlanValue } {
+  const mask = unionMask(change.before_sensitive, change.after_sensitive);
+  const before = redactSensitive(change.before, mask);
+  const after = redactSensitive(change.after, mask, change.before ?? null);
+  return { before: toPlanValue(before), after: toPlanValue(applyUnknown(after, change.after_unknown)) };
+}
+
+function parseJsonText(text: string): JsonText | null {
+  const t = text.trim();
+  if (!(t.startsWith('{') && t.endsWith('}')) && !(t.startsWith('[') && t.endsWith(']'))) return null;
+  try {
+    const parsed: unknown = JSON.parse(t);
+    if (typeof parsed !== 'object' || parsed === null) return null;
+    return new JsonText(toPlainPlanValue(parsed));
+  } catch {
+    return null;
+  }
+}
+
+/** Like toPlanValue but without parsing nested JSON strings again (one level is enough). */
+function toPlainPlanValue(value: unknown): PlanValue {
+  if (value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return value;
+  if (Array.isArray(value)) return value.map(toPlainPlanValue);
+  if (isRecord(value)) {
+    const out: Record<string, PlanValue> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = toPlainPlanValue(v);
+    return out;
+  }
+  return null;
+}
+
+/** True when a mask holds `true` anywhere. */
+export function containsTrue(mask: unknown): boolean {
+  if (mask === true) return true;
+  if (Array.isArray(mask)) return mask.some(containsTrue);
+  if (isRecord(mask)) return Object.values(mask).some(containsTrue);
+  return false;
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Marker) && !(value instanceof JsonText);
+}

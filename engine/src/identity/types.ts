@@ -1,0 +1,98 @@
+/** identity-api.md "Rules by role": viewer < member < admin < owner. */
+export type OrgRole = 'viewer' | 'member' | 'admin' | 'owner';
+export const ORG_ROLES: readonly OrgRole[] = ['viewer', 'member', 'admin', 'owner'];
+export const ORG_ROLE_RANK: Record<OrgRole, number> = { viewer: 0, member: 1, admin: 2, owner: 3 };
+
+/** TOTP state of an account (identity-api.md "States and transitions", 2FA rows). Secrets are sealed. */
+export interface TwoFactorState {
+  enabled: boolean;
+  /** Sealed (SecretBox) TOTP secret of the confirmed enrollment. */
+  secret: string | null;
+  /** Sealed secret of an enrollment not yet confirmed. */
+  pending_secret: string | null;
+  /** SHA-256 hex of each unused recovery code. */
+  recovery_codes: string[];
+}
+
+/** An account (platform-wide, not tenant data). */
+export interface UserDoc {
+  _id?: string;
+  user_id: string;
+  /** Lower-cased. */
+  email: string;
+  name: string | null;
+  /** `scrypt$N$r$p$salt$hash`, null for accounts not created locally. */
+  password_hash: string | null;
+  auth_provider: 'local' | 'sso' | 'social';
+  is_active: boolean;
+  is_superadmin: boolean;
+  two_factor: TwoFactorState;
+  /** Incremented by every session revocation; a session token carries the epoch it was minted in. */
+  session_epoch: number;
+  sessions_revoked_at: string | null;
+  /** The org last scoped (login, switch, invite acceptance, departure). */
+  last_org_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A user's membership of one org (identity-api.md "Member entry"). */
+export interface MembershipDoc {
+  _id?: string;
+  org_id: string;
+  user_id: string;
+  role: OrgRole;
+  is_active: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A service-account key; only the SHA-256 of the raw key is stored. */
+export interface ApiKeyDoc {
+  _id?: string;
+  org_id: string;
+  key_id: string;
+  key_hash: string;
+  role: OrgRole;
+  name: string | null;
+  ip_allowlist: string[] | null;
+  is_active: boolean;
+  created_by: string | null;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+/** An invitation; only the SHA-256 of its token is stored. */
+export interface InviteDoc {
+  _id?: string;
+  org_id: string;
+  invite_id: string;
+  token_hash: string;
+  role: OrgRole;
+  /** Lower-cased recipient; null = open invitation (a bearer link). */
+  email: string | null;
+  created_by: string | null;
+  created_at: string;
+  expires_at: string;
+  revoked: boolean;
+  /** Users who redeemed it (an addressed invitation is consumed by its one recipient). */
+  accepted_by: string[];
+}
+
+export interface TeamDoc {
+  _id?: string;
+  org_id: string;
+  team_id: string;
+  name: string;
+  created_by: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface TeamMemberDoc {
+  _id?: string;
+  org_id: string;
+  team_id: string;
+  user_id: string;
+  added_at: string;
+}

@@ -1,0 +1,57 @@
+import type { Collection, IndexSpec, Store } from '../store/port';
+import type { UserDoc } from './types';
+
+export const USER_INDEXES: Record<string, IndexSpec[]> = {
+  users: [
+    { name: 'user_id', keys: { user_id: 1 }, unique: true },
+    { name: 'email', keys: { email: 1 }, unique: true },
+  ],
+};
+
+/**
+ * Typed store for accounts. Accounts are platform-wide (a user may belong to several orgs), so
+ * these methods take no org; org-scoped reads go through MembershipStore first.
+ */
+export class UserStore {
+  private readonly users: Collection<UserDoc>;
+  constructor(store: Store) {
+    this.users = store.collection<UserDoc>('users');
+  }
+
+  get(userId: string): Promise<UserDoc | null> {
+    return this.users.findOne({ user_id: userId });
+  }
+
+  /** By lower-cased e-mail. */
+  byEmail(email: string): Promise<UserDoc | null> {
+    return this.users.findOne({ email: email.toLowerCase() });
+  }
+
+  /** The given accounts (for presenting members of one org). */
+  many(userIds: readonly string[]): Promise<UserDoc[]> {
+    return userIds.length === 0 ? Promise.resolve([]) : this.users.find({ user_id: { $in: userIds } });
+  }
+
+  /** Inserts; ConflictError when the e-mail is taken. */
+  async insert(doc: UserDoc): Promise<UserDoc> {
+    return this.users.insertOne(doc);
+  }
+
+  update(userId: string, changes: Partial<UserDoc>): Promise<UserDoc | null> {
+    return this.users.findOneAndUpdate({ user_id: userId }, { $set: changes }, { returnDocument: 'after' });
+  }
+
+  /** Ends every session of the account: bumps its session epoch (identity-api.md "Session"). */
+  revokeSessions(userId: string, now: string, changes: Partial<UserDoc> = {}): Promise<UserDoc | null> {
+    return this.users.findOneAndUpdate(
+      { user_id: userId },
+      { $set: { ...changes, sessions_revoked_at: now, updated_at: now }, $inc: { session_epoch: 1 } },
+      { returnDocument: 'after' },
+    );
+  }
+
+  /** Whether any superadmin exists (default-admin bootstrap). */
+  async count(): Promise<number> {
+    return this.users.count({});
+  }
+}

@@ -1,0 +1,115 @@
+/**
+ * One better-sqlite3 connection plus a kysely compiler. Queries are composed as kysely `sql`
+ * fragments (values always bound as parameters) and executed synchronously, so a
+ * read-modify-write inside `tx` can never interleave with another operation of this process.
+ */
+import Database from 'better-sqlite3';
+import {
+  DummyDriver,
+  Kysely,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+  type RawBuilder,
+} from 'kysely';
+
+export type Sql = RawBuilder<unknown>;
+export type Row = Record<string, unknown>;
+
+const STATEMENT_CACHE_MAX = 500;
+
+// Compile-only Kysely: the DummyDriver never executes anything.
+const compiler = new Kysely<Record<string, never>>({
+  dialect: {
+    createAdapter: () => new SqliteAdapter(),
+    createDriver: () => new DummyDriver(),
+    createIntrospector: (db) => new SqliteIntrospector(db),
+    createQueryCompiler: () => new SqliteQueryCompiler(),
+  },
+});
+
+function bindable(p: unknown): unknown {
+  // better-sqlite3 refuses JS booleans; JSON booleans read back through json_extract as 1/0.
+  return typeof p === 'boolean' ? (p ? 1 : 0) : p;
+}
+
+export class SqliteConnection {
+  readonly #db: Database.Database;
+  readonly #statements = new Map<string, Database.Statement>();
+  readonly #dataVersion: Database.Statement;
+  #lastDataVersion: number;
+
+  /**
+   * Opens `file` (`:memory:` for a private in-memory database). File databases use WAL and a
+   * 5 s busy timeout so a second process on the same file waits instead of failing.
+   */
+  constructor(file: string) {
+    this.#db = new Database(file);
+    if (file !== ':memory:') {
+      this.#db.pragma('journal_mode = WAL');
+      this.#db.pragma('synchronous = NORMAL');
+    }
+    this.#db.pragma('busy_timeout = 5000');
+    this.#dataVersion = this.#db.prepare('PRAGMA data_version').pluck();
+    this.#lastDataVersion = this.#dataVersion.get() as number;
+  }
+
+  #prepare(q: Sql): { stmt: Database.Statement; params: unknown[] } {
+    const compiled = q.compile(compiler);
+    let stmt = this.#statements.get(compiled.sql);
+    if (!stmt) {
+      if (this.#statements.size >= STATEMENT_CACHE_MAX) this.#statements.clear();
+      stmt = this.#db.prepare(compiled.sql);
+      this.#statements.set(compiled.sql, stmt);
+    }
+    return { stmt, params: compiled.parameters.map(bindable) };
+  }
+
+  /** Runs a statement that returns no rows; returns the number of rows changed. */
+  run(q: Sql): number {
+    const { stmt, params } = this.#prepare(q);
+    return stmt.run(...params).changes;
+  }
+
+  all<R extends Row = Row>(q: Sql): R[] {
+    const { stmt, params } = this.#prepare(q);
+    return stmt.all(...params) as R[];
+  }
+
+  get<R extends Row = Row>(q: Sql): R | undefined {
+    const { stmt, params } = this.#prepare(q);
+    return stmt.get(...params) as R | undefined;
+  }
+
+  /** Runs DDL (no parameters allowed; cached statements re-prepare themselves after it). */
+  exec(q: Sql): void {
+    const compiled = q.compile(compiler);
+    if (compiled.parameters.length > 0) throw new Error('DDL cannot take parameters');
+    this.#db.exec(compiled.sql);
+  }
+
+  /**
+   * Runs `fn` in an IMMEDIATE transaction (the write lock is taken up front, so two processes
+   * never deadlock upgrading read locks). Nested calls become savepoints.
+   */
+  tx<R>(fn: () => R): R {
+    return this.#db.transaction(fn).immediate();
+  }
+
+  /** True when another connection committed since the previous call (PRAGMA data_version). */
+  changedElsewhere(): boolean {
+    const v = this.#dataVersion.get() as number;
+    const changed = v !== this.#lastDataVersion;
+    this.#lastDataVersion = v;
+    return changed;
+  }
+
+  get open(): boolean {
+    return this.#db.open;
+  }
+
+  close(): void {
+    this.#statements.clear();
+    if (this.#db.open) this.#db.close();
+  }
+}

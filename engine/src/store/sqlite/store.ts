@@ -1,0 +1,153 @@
+/**
+ * The `sqlite` backend (DESIGN.md "Storage"): one better-sqlite3 connection, one table per
+ * collection, expression indexes, and two bookkeeping tables:
+ * - `_planwarden_indexes` — declared index specs (to detect a changed spec and to find the
+ *   TTL indexes for `purgeExpired`);
+ * - `_planwarden_array_paths` — paths that have held an array per collection (filter.ts adds
+ *   the json_each branch only for those). Reloaded when another connection commits.
+ */
+import { sql } from 'kysely';
+import type { Collection, Doc, Filter, FindOptions, IndexSpec, Store } from '../port';
+import { assertCollectionName, assertIndexSpecs, ttlCutoff } from '../query';
+import { type ArrayPathRegistry, SqliteCollection } from './collection';
+import { SqliteConnection } from './connection';
+import { mapSqliteError } from './errors';
+import { extract } from './filter';
+import { createIndexDdl, dropIndexDdl, nullDuplicatesSql } from './indexes';
+import { ConflictError } from '../../errors';
+
+const META_DDL = [
+  sql`CREATE TABLE IF NOT EXISTS _planwarden_indexes (
+    collection TEXT NOT NULL, name TEXT NOT NULL, spec TEXT NOT NULL, PRIMARY KEY (collection, name)) WITHOUT ROWID`,
+  sql`CREATE TABLE IF NOT EXISTS _planwarden_array_paths (
+    collection TEXT NOT NULL, path TEXT NOT NULL, PRIMARY KEY (collection, path)) WITHOUT ROWID`,
+];
+
+class ArrayPaths implements ArrayPathRegistry {
+  readonly #conn: SqliteConnection;
+  #paths = new Map<string, Set<string>>();
+
+  constructor(conn: SqliteConnection) {
+    this.#conn = conn;
+    this.#load();
+  }
+
+  #load(): void {
+    this.#paths = new Map();
+    const rows = this.#conn.all<{ collection: string; path: string }>(
+      sql`SELECT collection, path FROM _planwarden_array_paths`,
+    );
+    for (const r of rows) this.#set(r.collection).add(r.path);
+  }
+
+  #set(collection: string): Set<string> {
+    let s = this.#paths.get(collection);
+    if (!s) this.#paths.set(collection, (s = new Set()));
+    return s;
+  }
+
+  of(collection: string): ReadonlySet<string> {
+    if (this.#conn.changedElsewhere()) this.#load();
+    return this.#set(collection);
+  }
+
+  note(collection: string, paths: readonly string[]): void {
+    const known = this.#set(collection);
+    for (const path of paths) {
+      if (known.has(path)) continue;
+      // Inside the caller's transaction; a rollback only leaves a harmless extra path in memory.
+      this.#conn.run(sql`INSERT OR IGNORE INTO _planwarden_array_paths (collection, path) VALUES (${collection}, ${path})`);
+      known.add(path);
+    }
+  }
+}
+
+function normalizedSpec(spec: IndexSpec): string {
+  return JSON.stringify({ keys: spec.keys, unique: spec.unique === true, ttl: spec.expireAfterSeconds ?? null });
+}
+
+export class SqliteStore implements Store {
+  readonly backend: 'sqlite' | 'memory';
+  readonly #conn: SqliteConnection;
+  readonly #arrays: ArrayPaths;
+  readonly #collections = new Map<string, SqliteCollection<Doc>>();
+
+  /**
+   * Opens (creating if needed) the database at `file`, or a private in-memory one for
+   * `:memory:`. `backend` is the name reported by `Store.backend`.
+   */
+  constructor(file: string, backend: 'sqlite' | 'memory' = 'sqlite') {
+    this.backend = backend;
+    this.#conn = new SqliteConnection(file);
+    for (const ddl of META_DDL) this.#conn.exec(ddl);
+    this.#arrays = new ArrayPaths(this.#conn);
+  }
+
+  /** The collection `name` (created on first use). Throws Error on an invalid name. */
+  collection<T extends Doc = Doc>(name: string): Collection<T> {
+    assertCollectionName(name);
+    let c = this.#collections.get(name);
+    if (!c) this.#collections.set(name, (c = new SqliteCollection(name, this.#conn, this.#arrays)));
+    return c as unknown as Collection<T>;
+  }
+
+  /**
+   * Creates missing indexes; an index whose declared spec changed is dropped and recreated,
+   * all in one transaction. Throws ConflictError when a unique index meets existing duplicates
+   * (absent/null keys count as equal, as on MongoDB).
+   */
+  async ensureIndexes(collection: string, indexes: readonly IndexSpec[]): Promise<void> {
+    this.collection(collection);
+    assertIndexSpecs(indexes);
+    try {
+      this.#conn.tx(() => {
+        for (const spec of indexes) {
+          const wanted = normalizedSpec(spec);
+          const row = this.#conn.get<{ spec: string }>(
+            sql`SELECT spec FROM _planwarden_indexes WHERE collection = ${collection} AND name = ${spec.name}`,
+          );
+          if (row && row.spec !== wanted) dropIndexDdl(collection, spec.name).forEach((q) => this.#conn.exec(q));
+          if (spec.unique && row?.spec !== wanted && this.#conn.get(nullDuplicatesSql(collection, spec))) {
+            throw new ConflictError(`Duplicate key in ${collection}`);
+          }
+          createIndexDdl(collection, spec).forEach((q) => this.#conn.exec(q));
+          this.#conn.run(sql`INSERT INTO _planwarden_indexes (collection, name, spec) VALUES (${collection}, ${spec.name}, ${wanted})
+            ON CONFLICT (collection, name) DO UPDATE SET spec = excluded.spec`);
+        }
+      });
+    } catch (err) {
+      throw mapSqliteError(err, collection);
+    }
+  }
+
+  /**
+   * Deletes documents whose TTL field (an ISO string) sorts before `now - expireAfterSeconds`
+   * for every TTL index; returns how many. Non-string values never expire.
+   */
+  async purgeExpired(now: Date = new Date()): Promise<number> {
+    const rows = this.#conn.all<{ collection: string; spec: string }>(
+      sql`SELECT collection, spec FROM _planwarden_indexes`,
+    );
+    let deleted = 0;
+    for (const row of rows) {
+      const spec = JSON.parse(row.spec) as { keys: Record<string, number>; ttl: number | null };
+      if (spec.ttl === null) continue;
+      const [field] = Object.keys(spec.keys);
+      const cutoff = ttlCutoff(now, spec.ttl).toISOString();
+      deleted += this.#conn.run(sql`DELETE FROM ${sql.id(row.collection)}
+        WHERE ${extract(field)} < ${cutoff} AND json_type(doc, ${sql.lit(`$.${field}`)}) = 'text'`);
+    }
+    return deleted;
+  }
+
+  /** SQLite's query plan for `find(filter, options)` (one line per step), for diagnostics and tests. */
+  explainFind(collection: string, filter: Filter, options?: FindOptions): string[] {
+    const c = this.collection(collection) as unknown as SqliteCollection<Doc>;
+    const rows = this.#conn.all<{ detail: string }>(sql`EXPLAIN QUERY PLAN ${c.findSql(filter, options)}`);
+    return rows.map((r) => r.detail);
+  }
+
+  async close(): Promise<void> {
+    this.#conn.close();
+  }
+}
