@@ -31,7 +31,11 @@ describe('client-led analysis loop over HTTP', () => {
     expect(rules.status).toBe(200);
     expect(rules.headers.get('content-type')).toMatch(/text\/markdown/);
     const ruleset = await rules.text();
-    const ruleId = /^## ([A-Z0-9-]+):/m.exec(ruleset)![1];
+    // Every unit of this plan is an AWS resource: next-resource serves the default rules plus the AWS ones.
+    const awsRules = await (await server.api('/terraform/rules?type=aws')).text();
+    expect(awsRules.startsWith(ruleset.trimEnd())).toBe(true);
+    expect(awsRules).toMatch(/^## TF-AWS-/m);
+    const ruleId = /^## (TF-AWS-[A-Z0-9-]+):/m.exec(awsRules)![1];
 
     const plan = corpusFile('tfplan-json/checkov-aws-github-oidc-iam-modules.json');
     const ingest = await server.api('/terraform/loop/ingest', { method: 'POST', body: new Uint8Array(plan) });
@@ -44,7 +48,7 @@ describe('client-led analysis loop over HTTP', () => {
       if (next.status === 208) break;
       expect(next.status).toBe(200);
       const resource = await next.json() as { hash: string; value: { name: string; body: string }; rules: string; analysis: null };
-      expect(resource.rules).toBe(ruleset);
+      expect(resource.rules).toBe(awsRules);
       expect(resource.analysis).toBeNull();
       const put = await server.api(`/resource/${resource.hash}/analysis`, { method: 'PUT', json: analysisFor(resource, ruleId, i === 0 ? 'LOW' : 'HIGH') });
       expect(put.status).toBe(200);

@@ -17,9 +17,9 @@ beforeEach(() => fake.reset());
 // Resources are shared by hash across namespaces, so each provider gets plans of its own:
 // otherwise the second provider would find everything analysed and make no call.
 const PROVIDERS = [
-  { llm_backend: 'openai', model: 'gpt-4o-mini', api_key: 'sk-test-openai', small: 'tfplan-json/terraform-showjson-basic-delete.json', larger: 'tfplan-json/checkov-aws-github-oidc-iam-modules.json' },
-  { llm_backend: 'anthropic', model: 'claude-haiku-4-5', api_key: 'sk-ant-test', small: 'tfplan-json/terraform-showjson-drift.json', larger: 'tfplan-json/checkov-gcp-modules.json' },
-  { llm_backend: 'ollama', model: 'llama3.1:8b', api_key: null, small: 'tfplan-json/infracost-setup-terraform-wrapper-noise.json', larger: 'tfplan-json/infracost-azure-firewall.json' },
+  { llm_backend: 'openai', model: 'gpt-4o-mini', api_key: 'sk-test-openai', small: 'tfplan-json/terraform-showjson-basic-delete.json', larger: 'tfplan-json/checkov-aws-github-oidc-iam-modules.json', providerRules: /^## TF-AWS-/m },
+  { llm_backend: 'anthropic', model: 'claude-haiku-4-5', api_key: 'sk-ant-test', small: 'tfplan-json/terraform-showjson-drift.json', larger: 'tfplan-json/checkov-gcp-modules.json', providerRules: /^## TF-GCP-/m },
+  { llm_backend: 'ollama', model: 'llama3.1:8b', api_key: null, small: 'tfplan-json/infracost-setup-terraform-wrapper-noise.json', larger: 'tfplan-json/infracost-azure-firewall.json', providerRules: /^## TF-AZURE-/m },
 ] as const;
 
 const SMALL_PLAN = PROVIDERS[0].small; // 2 resource changes
@@ -63,7 +63,11 @@ describe.each(PROVIDERS)('server-side analysis with $llm_backend', (provider) =>
     expect(status).toBe('queued');
     const job = await waitForJob(server, job_id);
     const expected = countResourceChanges(corpusFile(provider.larger));
-    expect(fake.requests.filter((r) => r.backend === provider.llm_backend)).toHaveLength(expected);
+    const calls = fake.requests.filter((r) => r.backend === provider.llm_backend);
+    expect(calls).toHaveLength(expected);
+    // Units of a cloud's provider are analysed with that cloud's rules on top of the general ones.
+    expect(calls.some((r) => provider.providerRules.test(r.system))).toBe(true);
+    expect(calls.every((r) => /^## TF-GEN-/m.test(r.system))).toBe(true);
     expect(job).toMatchObject({ status: 'done', mode: 'async', error: null });
     expect(job.processed_count).toBe(expected);
     expect(job.total_count).toBe(expected);

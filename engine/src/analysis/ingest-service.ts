@@ -56,8 +56,9 @@ export async function ingestAuto(ctx: EngineContext, orgId: string, namespace: s
   assertNamespace(namespace);
   assertNotEmpty(raw);
   const enabled = await analyzerEnabledPredicate(ctx, orgId);
+  // autoRoute throws 422 when no file matched any analyzer; matched files may still yield no
+  // unit (a comment-only .tf change), which is a valid, empty ingest.
   const routed = autoRoute(raw, [...ctx.analyzers.list()], enabled);
-  if (routed.units.length === 0) throw new ValidationError('Nothing in the input matched an analyzer');
   await ctx.stores.resources.addUnits(orgId, namespace, routed.units, ctx.now().toISOString());
   return { units: [...routed.units], analyzers_used: [...routed.analyzers_used], detections: routed.detections.map((d) => ({ ...d })) };
 }

@@ -25,7 +25,9 @@ export interface NamespaceReportOptions {
 export async function renderNamespaceReport(ctx: EngineContext, orgId: string, namespace: string, options: NamespaceReportOptions) {
   assertNamespace(namespace);
   const members = await ctx.stores.resources.listMembers(orgId, namespace);
-  if (members.length === 0) throw new NotFoundError(`Namespace '${namespace}' not found`);
+  if (members.length === 0 && !(await ctx.stores.resources.namespaceExists(orgId, namespace))) {
+    throw new NotFoundError(`Namespace '${namespace}' not found`);
+  }
   const hashes = members.map((m) => m.hash);
   const [resources, triage] = await Promise.all([
     ctx.stores.resources.getMany(orgId, hashes),

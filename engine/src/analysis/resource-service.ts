@@ -5,7 +5,7 @@ import { assertNamespace } from './ingest-service';
 import { requireAnalyzer } from './analyzer-access';
 import { AnalysisPayloadSchema, type AnalysisPayload } from './payload';
 import type { ResourceDoc } from './resource-store';
-import { resolveRuleset } from './ruleset-service';
+import { resolveRuleset, unitRuleVariant } from './ruleset-service';
 
 /** analysis-api.md "Stored resource": `{hash, value, analysis}`. */
 export function presentResource(doc: ResourceDoc) {
@@ -26,7 +26,7 @@ export async function nextResource(ctx: EngineContext, orgId: string, namespace:
   let rules: string | null = null;
   try {
     const analyzer = await requireAnalyzer(ctx, orgId, resource.analyzer);
-    rules = (await resolveRuleset(ctx, orgId, analyzer, ruleType)).text;
+    rules = (await resolveRuleset(ctx, orgId, analyzer, unitRuleVariant(analyzer, resource, ruleType))).text;
   } catch (error) {
     // Unknown/disabled analyzer or no rules for it: the spec's `rules: null`.
     if (!(error instanceof AppError)) throw error;
@@ -46,7 +46,7 @@ export async function submitAnalysis(ctx: EngineContext, orgId: string, hash: st
   }
   const existing = await ctx.stores.resources.get(orgId, hash);
   if (!existing) throw new NotFoundError('Resource not found');
-  const digest = rulesetDigest ?? (await clientRulesetDigest(ctx, orgId, existing.analyzer));
+  const digest = rulesetDigest ?? (await clientRulesetDigest(ctx, orgId, existing));
   return saveAnalysis(ctx, orgId, existing, parsed.data, source, digest);
 }
 
@@ -59,12 +59,12 @@ export async function saveAnalysis(ctx: EngineContext, orgId: string, resource: 
   return presentResource(saved);
 }
 
-/** A client analysis is recorded with the digest of the analyzer's default ruleset it was served. */
-async function clientRulesetDigest(ctx: EngineContext, orgId: string, analyzerName: string): Promise<string | null> {
-  const analyzer = ctx.analyzers.get(analyzerName);
+/** A client analysis is recorded with the digest of the ruleset next-resource serves for the unit by default. */
+async function clientRulesetDigest(ctx: EngineContext, orgId: string, resource: ResourceDoc): Promise<string | null> {
+  const analyzer = ctx.analyzers.get(resource.analyzer);
   if (!analyzer?.defaultRuleVariant) return null;
   try {
-    return (await resolveRuleset(ctx, orgId, analyzer, null)).digest;
+    return (await resolveRuleset(ctx, orgId, analyzer, unitRuleVariant(analyzer, resource, null))).digest;
   } catch {
     return null;
   }

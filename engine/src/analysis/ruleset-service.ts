@@ -17,6 +17,14 @@ export interface ResolvedRuleset {
  * default). Throws NotImplementedError (501) when the analyzer has no rules and NotFoundError
  * (404) when it has no rule file for the variant (analysis-api.md GET /{analyzer_name}/rules).
  */
+/**
+ * The ruleset for one stored resource: the caller's `variant` when given, else the variant the
+ * analyzer picks for the unit (provider rules for an AWS/Azure/GCP resource), else the default.
+ */
+export function unitRuleVariant(analyzer: Analyzer, resource: { value: { type: string }; metadata: Record<string, unknown> }, variant: string | null): string | null {
+  return variant ?? analyzer.ruleVariantFor?.({ type: resource.value.type, metadata: resource.metadata }) ?? null;
+}
+
 export async function resolveRuleset(ctx: EngineContext, orgId: string, analyzer: Analyzer, variant: string | null): Promise<ResolvedRuleset> {
   void ctx; void orgId; // org-specific custom rules join here (custom-rules issue)
   if (!analyzer.defaultRuleVariant || !analyzer.ruleVariants || analyzer.ruleVariants.length === 0) {

@@ -7,7 +7,7 @@ import type { LlmProvider } from '../llm/types';
 import type { JobDoc } from './job-store';
 import type { ResourceDoc } from './resource-store';
 import { saveAnalysis } from './resource-service';
-import { resolveRuleset, type ResolvedRuleset } from './ruleset-service';
+import { resolveRuleset, unitRuleVariant, type ResolvedRuleset } from './ruleset-service';
 
 export interface RunSettings {
   readonly max_concurrent_units: number;
@@ -55,15 +55,13 @@ export async function runJob(ctx: EngineContext, job: JobDoc, options: RunJobOpt
   const byHash = new Map(resources.map((r) => [r.hash, r]));
   const queue = job.hashes.map((h) => byHash.get(h)).filter((r): r is ResourceDoc => Boolean(r));
   const rulesets = new Map<string, Promise<ResolvedRuleset>>();
-  const rulesetFor = (analyzerName: string): Promise<ResolvedRuleset> => {
-    if (!rulesets.has(analyzerName)) {
-      const analyzer = ctx.analyzers.get(analyzerName);
-      const variant = job.analyzer === 'auto' ? null : job.rule_type;
-      rulesets.set(analyzerName, analyzer
-        ? resolveRuleset(ctx, orgId, analyzer, variant)
-        : Promise.reject(new AppError(404, `Unknown analyzer '${analyzerName}'`)));
-    }
-    return rulesets.get(analyzerName)!;
+  const rulesetFor = (resource: ResourceDoc): Promise<ResolvedRuleset> => {
+    const analyzer = ctx.analyzers.get(resource.analyzer);
+    if (!analyzer) return Promise.reject(new AppError(404, `Unknown analyzer '${resource.analyzer}'`));
+    const variant = unitRuleVariant(analyzer, resource, job.analyzer === 'auto' ? null : job.rule_type);
+    const key = `${analyzer.name}\u0000${variant ?? ''}`;
+    if (!rulesets.has(key)) rulesets.set(key, resolveRuleset(ctx, orgId, analyzer, variant));
+    return rulesets.get(key)!;
   };
 
   let processed = 0;
@@ -84,7 +82,7 @@ export async function runJob(ctx: EngineContext, job: JobDoc, options: RunJobOpt
   const analyseOne = async (resource: ResourceDoc): Promise<Outcome> => {
     let ruleset: ResolvedRuleset;
     try {
-      ruleset = await rulesetFor(resource.analyzer);
+      ruleset = await rulesetFor(resource);
     } catch (error) {
       return { kind: 'failed', message: error instanceof Error ? error.message : String(error) };
     }

@@ -72,4 +72,10 @@ export interface Analyzer {
   ingestDiffFile?(file: DiffFile): AnalysisUnit[];
   /** Rule variants this analyzer ships (Markdown files). Empty/absent = no rules (501). */
   readonly ruleVariants?: readonly string[];
+  /**
+   * The variant that fits one unit best when the caller asked for none (e.g. `aws` for an
+   * `aws_s3_bucket`); null = `defaultRuleVariant`. Lets provider rules reach auto-routed and
+   * default analyses without the caller knowing the cloud.
+   */
+  ruleVariantFor?(unit: Pick<AnalysisUnit, 'type' | 'metadata'>): string | null;
 }

@@ -30,9 +30,7 @@ interface Item extends DiffLine {
 
 type Image = 'new' | 'old';
 
-interface ImageBlock extends BlockSpan {
-  readonly image: Image;
-}
+type ImageBlock = BlockSpan;
 
 /** Builds units for one `.tf`/`.tfvars` file of a diff. Never throws; may return []. */
 export function terraformDiffUnits(file: DiffFile, analyzer: string): AnalysisUnit[] {
@@ -59,12 +57,11 @@ export function terraformDiffUnits(file: DiffFile, analyzer: string): AnalysisUn
   }
   for (const block of oldBlocks) {
     if (!block.opener || matchedOld.has(block)) continue;
-    const twinNew = newByName.get(block.opener.name)?.some((n) => overlaps(n, block)) ?? false;
-    const action: UnitAction = twinNew ? 'update' : 'destroy';
+    if (newByName.get(block.opener.name)?.some((n) => overlaps(n, block))) continue; // shown by its twin
     const changed = changedIn(items, block, '-');
-    if (changed.length === 0 || twinNew) continue;
+    if (changed.length === 0) continue;
     changed.forEach((i) => covered.add(i));
-    units.push(blockUnit(file, items, block, block, action, analyzer));
+    units.push(blockUnit(file, items, block, block, 'destroy', analyzer));
   }
   const fragment = fragmentUnit(file, items, covered, analyzer);
   if (fragment) units.push(fragment);
@@ -96,7 +93,7 @@ function imageBlocks(file: DiffFile, items: readonly Item[], image: Image): Imag
     return { lines, estimate: !wholeFile, header: h.header };
   });
   return findTopLevelBlocks(segments).map((s) => ({
-    ...s, start: indexMap[s.start], end: indexMap[s.end], image,
+    ...s, start: indexMap[s.start], end: indexMap[s.end],
   }));
 }
 

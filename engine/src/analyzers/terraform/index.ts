@@ -54,6 +54,19 @@ function ingestDiffFile(file: DiffFile): AnalysisUnit[] {
   return unit ? [unit] : [];
 }
 
+/** Resource-type prefixes of the three clouds with rule variants (provider names as in the registry). */
+const VARIANT_BY_TYPE_PREFIX: readonly [string, string][] = [
+  ['aws_', 'aws'],
+  ['azurerm_', 'azure'],
+  ['azuread_', 'azure'],
+  ['google_', 'gcp'],
+];
+
+/** `aws`, `azure` or `gcp` for a unit of that cloud's provider; null for any other. */
+export function terraformRuleVariantFor(unit: { type: string }): string | null {
+  return VARIANT_BY_TYPE_PREFIX.find(([prefix]) => unit.type.startsWith(prefix))?.[1] ?? null;
+}
+
 export const terraformAnalyzer: Analyzer = {
   name: TERRAFORM_ANALYZER_NAME,
   description: 'Terraform plans (JSON or text, 0.11 to 1.x) and Terraform configuration changes in diffs',
@@ -73,6 +86,7 @@ export const terraformAnalyzer: Analyzer = {
   ],
   defaultRuleVariant: 'default',
   ruleVariants: ['default', 'aws', 'azure', 'gcp'],
+  ruleVariantFor: terraformRuleVariantFor,
   sniff: sniffTerraform,
   ingest,
   ingestDiffFile,
