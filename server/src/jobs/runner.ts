@@ -6,7 +6,7 @@ import type { LlmBackend, LlmProvider } from '@planwarden/engine/llm/types';
 
 export interface JobRunnerOptions {
   readonly ctx: EngineContext;
-  readonly settings: () => RunSettings & { stuck_timeout_minutes: number };
+  readonly settings: () => RunSettings & { stuck_timeout_minutes: number; sweep_interval_hours: number };
   readonly providerFor: (backend: LlmBackend, apiKey: string | null) => LlmProvider;
   readonly leaseSeconds: number;
   /** How many jobs this process runs at once (each with max_concurrent_units units in flight). */
@@ -32,9 +32,9 @@ export class JobRunner {
   private readonly keys = new Map<string, string | null>();
   private readonly active = new Map<string, Promise<void>>();
   private timer: NodeJS.Timeout | null = null;
+  private sweepTimer: NodeJS.Timeout | null = null;
   private stopped = false;
   private claiming = false;
-  private idleWaiters: (() => void)[] = [];
 
   constructor(private readonly options: JobRunnerOptions) {}
 
@@ -48,6 +48,11 @@ export class JobRunner {
     }
     this.timer = setInterval(() => void this.kick(), this.options.pollIntervalMs ?? 2000);
     this.timer.unref();
+    const sweepEveryMs = this.options.settings().sweep_interval_hours * 3_600_000;
+    this.sweepTimer = setInterval(() => {
+      this.sweepStuck().catch((error: unknown) => ctx.log.error({ err: error }, 'stuck-job sweep failed'));
+    }, sweepEveryMs);
+    this.sweepTimer.unref();
     void this.kick();
   }
 
@@ -69,6 +74,7 @@ export class JobRunner {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
     await Promise.allSettled([...this.active.values()]);
   }
 
@@ -89,7 +95,6 @@ export class JobRunner {
       }
     } finally {
       this.claiming = false;
-      for (const resolve of this.idleWaiters.splice(0)) resolve();
     }
   }
 
