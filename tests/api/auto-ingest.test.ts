@@ -57,6 +57,25 @@ describe('POST /{namespace}/ingest/auto', () => {
     expect((await server.api('/orgs/default/analyzers/terraform', { method: 'POST', json: { enabled: 'yes' } })).status).toBe(422);
   });
 
+  it('groups the report by analyzer with an Analyzer column when a namespace has several', async () => {
+    const diff = corpusFile('diff-mixed/tf-aws-eks-9fa75c0d-karpenter-tf-and-k8s-yaml.diff').toString();
+    const body = await (await server.api('/mixed-report/ingest/auto', { method: 'POST', body: diff })).json() as { units: { hash: string; name: string; metadata: { analyzer: string } }[]; analyzers_used: string[] };
+    expect(body.analyzers_used.sort()).toEqual(['blackhole', 'terraform']);
+    for (const unit of body.units) {
+      const put = await server.api(`/resource/${unit.hash}/analysis`, {
+        method: 'PUT',
+        json: { summary: 's', findings: [{ title: `finding on ${unit.name}`, severity: 'MEDIUM', rule_id: unit.metadata.analyzer === 'terraform' ? 'TF-GEN-SECRET-PLAINTEXT' : 'GEN-SECRET-IN-CODE', risk: 'r', why_it_matters: 'w', suggested_next_step: 'n', confidence: 'HIGH', evidence: [], resource_address: unit.name, tags: [] }] },
+      });
+      expect(put.status).toBe(200);
+    }
+    const report = await (await server.api('/mixed-report/report?raw=true')).text();
+    expect(report).toMatch(/\| Analyzer \|/);
+    expect(report).toContain('### Analyzer: terraform');
+    expect(report).toContain('### Analyzer: blackhole');
+    const single = await (await server.api('/auto-blob/report?raw=true')).text();
+    expect(single).not.toMatch(/\| Analyzer \|/);
+  });
+
   it('lists analyzers and 404s another org\'s analyzer settings', async () => {
     const res = await (await server.api('/analyzers')).json() as { analyzers: { name: string; description: string }[] };
     expect(res.analyzers.map((a) => a.name).sort()).toEqual(['blackhole', 'terraform']);
