@@ -1,4 +1,5 @@
 import type { AnalysisUnit } from '../analyzers/types';
+import { ConflictError } from '../errors';
 import type { Collection, IndexSpec, Store } from '../store/port';
 import type { AnalysisPayload } from './payload';
 
@@ -54,6 +55,36 @@ export const RESOURCE_INDEXES: Record<string, IndexSpec[]> = {
   ],
 };
 
+const BATCH = 500;
+
+function newResource(orgId: string, unit: AnalysisUnit, now: string): ResourceDoc {
+  return {
+    org_id: orgId,
+    hash: unit.hash,
+    analyzer: String(unit.metadata.analyzer ?? 'unknown'),
+    value: { type: unit.type, name: unit.name, action: unit.action, body: unit.body },
+    metadata: { ...unit.metadata },
+    analysis: null,
+    ruleset_digest: null,
+    analysis_source: null,
+    analyzed_at: null,
+    created_at: now,
+  };
+}
+
+/** `position` keeps ingest order sortable within a namespace: `${created_at}#${index}`. */
+function newMember(orgId: string, namespace: string, unit: AnalysisUnit, index: number, now: string, analyzed: boolean): NamespaceResourceDoc {
+  return {
+    org_id: orgId,
+    namespace,
+    hash: unit.hash,
+    analyzer: String(unit.metadata.analyzer ?? 'unknown'),
+    position: `${now}#${String(index).padStart(7, '0')}`,
+    analyzed,
+    created_at: now,
+  };
+}
+
 /** Typed store for resources and namespaces. Every method takes the org first. */
 export class ResourceStore {
   private readonly resources: Collection<ResourceDoc>;
@@ -68,7 +99,9 @@ export class ResourceStore {
 
   /**
    * Records `units` in `namespace` (created implicitly). Existing resources keep their analysis;
-   * a unit already in the namespace keeps its position. Returns nothing; idempotent.
+   * a unit already in the namespace keeps its position. Idempotent. Works in batches (one read
+   * and one bulk insert per collection per batch); a concurrent ingest of the same content
+   * (ConflictError on the bulk insert) falls back to per-unit upserts for that batch.
    */
   async addUnits(orgId: string, namespace: string, units: readonly AnalysisUnit[], now: string): Promise<void> {
     await this.namespaces.updateOne(
@@ -76,39 +109,43 @@ export class ResourceStore {
       { $setOnInsert: { created_at: now } },
       { upsert: true },
     );
-    let index = 0;
-    for (const unit of units) {
-      const analyzer = String(unit.metadata.analyzer ?? 'unknown');
-      await this.resources.updateOne(
-        { org_id: orgId, hash: unit.hash },
-        {
-          $setOnInsert: {
-            analyzer,
-            value: { type: unit.type, name: unit.name, action: unit.action, body: unit.body },
-            metadata: unit.metadata,
-            analysis: null,
-            ruleset_digest: null,
-            analysis_source: null,
-            analyzed_at: null,
-            created_at: now,
-          },
-        },
-        { upsert: true },
-      );
+    const unique = [...new Map(units.map((u) => [u.hash, u])).values()];
+    for (let start = 0; start < unique.length; start += BATCH) {
+      const batch = unique.slice(start, start + BATCH);
+      try {
+        await this.addBatch(orgId, namespace, batch, start, now);
+      } catch (error) {
+        if (!(error instanceof ConflictError)) throw error;
+        await this.addOneByOne(orgId, namespace, batch, start, now);
+      }
+    }
+  }
+
+  private async addBatch(orgId: string, namespace: string, batch: readonly AnalysisUnit[], offset: number, now: string): Promise<void> {
+    const hashes = batch.map((u) => u.hash);
+    const existing = await this.resources.find({ org_id: orgId, hash: { $in: hashes } });
+    const analysed = new Map(existing.map((r) => [r.hash, r.analysis !== null]));
+    const fresh = batch.filter((u) => !analysed.has(u.hash));
+    if (fresh.length > 0) await this.resources.insertMany(fresh.map((u) => newResource(orgId, u, now)));
+    const members = await this.members.find({ org_id: orgId, namespace, hash: { $in: hashes } });
+    const present = new Set(members.map((m) => m.hash));
+    const missing = batch.flatMap((u, i) => (present.has(u.hash) ? [] : [newMember(orgId, namespace, u, offset + i, now, analysed.get(u.hash) ?? false)]));
+    if (missing.length > 0) await this.members.insertMany(missing);
+  }
+
+  private async addOneByOne(orgId: string, namespace: string, batch: readonly AnalysisUnit[], offset: number, now: string): Promise<void> {
+    for (const [i, unit] of batch.entries()) {
+      const { org_id: _o, hash: _h, ...insert } = newResource(orgId, unit, now);
+      void _o; void _h;
+      await this.resources.updateOne({ org_id: orgId, hash: unit.hash }, { $setOnInsert: insert }, { upsert: true });
       const resource = await this.resources.findOne({ org_id: orgId, hash: unit.hash });
+      const { org_id: _mo, namespace: _mn, hash: _mh, analyzed: _ma, ...member } = newMember(orgId, namespace, unit, offset + i, now, false);
+      void _mo; void _mn; void _mh; void _ma;
       await this.members.updateOne(
         { org_id: orgId, namespace, hash: unit.hash },
-        {
-          $setOnInsert: {
-            analyzer,
-            position: `${now}#${String(index).padStart(7, '0')}`,
-            created_at: now,
-          },
-          $set: { analyzed: Boolean(resource?.analysis) },
-        },
+        { $setOnInsert: member, $set: { analyzed: Boolean(resource?.analysis) } },
         { upsert: true },
       );
-      index += 1;
     }
   }
 
