@@ -14,6 +14,12 @@ import { MembershipStore, MEMBERSHIP_INDEXES } from './identity/membership-store
 import { TeamStore, TEAM_INDEXES } from './identity/team-store';
 import { UserStore, USER_INDEXES } from './identity/user-store';
 import { SpanStore, SPAN_INDEXES } from './telemetry/span-store';
+import { FeedbackStore, FEEDBACK_INDEXES } from './findings/feedback-store';
+import { ProposalStore, PROPOSAL_INDEXES } from './findings/proposal-store';
+import { CustomRuleStore, CUSTOM_RULE_INDEXES } from './rules/custom-rule-store';
+import { ReviewWebhookStore, REVIEW_WEBHOOK_INDEXES } from './notify/review-webhook-store';
+import { ReportTemplateStore, TEMPLATE_INDEXES } from './report/template-store';
+import { ReportLinkStore, REPORT_LINK_INDEXES } from './report/report-link-store';
 
 /** Every typed store, built once on one storage port. Services call only these. */
 export interface Stores {
@@ -32,6 +38,12 @@ export interface Stores {
   readonly teams: TeamStore;
   readonly audit: AuditStore;
   readonly spans: SpanStore;
+  readonly feedback: FeedbackStore;
+  readonly proposals: ProposalStore;
+  readonly customRules: CustomRuleStore;
+  readonly reviewWebhooks: ReviewWebhookStore;
+  readonly templates: ReportTemplateStore;
+  readonly reportLinks: ReportLinkStore;
   /** Seals secrets at rest (TOTP secrets, LLM keys). */
   readonly box: SecretBox;
 }
@@ -39,6 +51,7 @@ export interface Stores {
 const ALL_INDEXES: Record<string, IndexSpec[]>[] = [
   ORG_INDEXES, RESOURCE_INDEXES, FINDING_INDEXES, JOB_INDEXES, LLM_CALL_INDEXES, CREDENTIAL_INDEXES, MODEL_INDEXES,
   USER_INDEXES, MEMBERSHIP_INDEXES, API_KEY_INDEXES, INVITE_INDEXES, TEAM_INDEXES, AUDIT_INDEXES, SPAN_INDEXES,
+  FEEDBACK_INDEXES, PROPOSAL_INDEXES, CUSTOM_RULE_INDEXES, REVIEW_WEBHOOK_INDEXES, TEMPLATE_INDEXES, REPORT_LINK_INDEXES,
 ];
 
 /** Creates every collection's indexes (idempotent; run at startup and by storage preparation). */
@@ -70,6 +83,12 @@ export function createStores(store: Store, box: SecretBox): Stores {
     teams: new TeamStore(store),
     audit: new AuditStore(store),
     spans: new SpanStore(store),
+    feedback: new FeedbackStore(store),
+    proposals: new ProposalStore(store),
+    customRules: new CustomRuleStore(store),
+    reviewWebhooks: new ReviewWebhookStore(store),
+    templates: new ReportTemplateStore(store),
+    reportLinks: new ReportLinkStore(store),
     box,
   };
 }

@@ -13,10 +13,14 @@ import type { LlmBackend } from '@planwarden/engine/llm/types';
 import { DEFAULT_ORG_ID } from '@planwarden/engine/orgs/org-store';
 import { openStore } from '@planwarden/engine/store/open-store';
 import { createStores, ensureSchema } from '@planwarden/engine/stores';
+import { ensureRulesSeeded } from '@planwarden/engine/rules/custom-seed';
 import type { Config } from './config/config';
 import { createApp } from './http/app';
 import { JobRunner } from './jobs/runner';
+import { createMcpEndpoint, MCP_PATH } from './mcp/endpoint';
 import { allRoutes } from './routes/index';
+import { buildIdentityServices } from './auth/identity';
+import { ensureDefaultAdmin } from '@planwarden/engine/identity/registration';
 import type { ServerServices } from './services';
 
 export interface StartOptions {
@@ -68,6 +72,12 @@ export async function buildServer(config: Config, options: StartOptions = {}) {
   const engine: EngineContext = { stores, analyzers: createAnalyzerRegistry(), now, log };
   await stores.orgs.ensure({ org_id: DEFAULT_ORG_ID, name: 'Default organization', slug: 'default' }, now().toISOString());
   await stores.models.seed(CURATED_MODELS, now().toISOString());
+  await ensureRulesSeeded(engine, DEFAULT_ORG_ID);
+  const identity = buildIdentityServices(config, engine);
+  await ensureDefaultAdmin(
+    { engine, actor: { userId: null, keyId: null, email: null, isSuperadmin: true, ip: null, requestId: null } },
+    config.auth.default_admin_email, config.auth.default_admin_password,
+  );
 
   const baseUrls: Record<LlmBackend, string | null> = {
     openai: config.llm.openai_base_url,
@@ -75,7 +85,7 @@ export async function buildServer(config: Config, options: StartOptions = {}) {
     ollama: config.llm.ollama_host,
   };
   const providerFor = (backend: LlmBackend, apiKey: string | null) => createProvider({ backend, apiKey, baseUrl: baseUrls[backend] });
-  const settings = () => ({ ...config.analysis, ...config.server, ...config.jobs });
+  const settings = () => ({ ...config.analysis, ...config.server, ...config.jobs, rule_health: config.rule_health });
   const runner = new JobRunner({
     ctx: engine,
     settings,
@@ -90,6 +100,7 @@ export async function buildServer(config: Config, options: StartOptions = {}) {
     engine,
     secretBox,
     runner,
+    identity,
     analysis: {
       ctx: engine,
       settings,
@@ -99,8 +110,9 @@ export async function buildServer(config: Config, options: StartOptions = {}) {
     },
   };
   const routes = allRoutes(services);
-  const app = createApp({ engine, log, routes, auth: () => ({ apiKey: config.auth.api_key }) });
-  return { app, services, routes, store, runner, log };
+  const mcp = createMcpEndpoint({ services, log, authenticate: (req) => identity.authenticator.authenticate(req) });
+  const app = createApp({ engine, log, routes, identity, mounts: [{ path: MCP_PATH, handler: mcp.router }] });
+  return { app, services, routes, store, runner, log, mcp };
 }
 
 /** Builds and starts the server on config.server.host:port (port 0 = a free port). */
@@ -118,6 +130,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     services: built.services,
     async close() {
       await built.runner.stop();
+      await built.mcp.close();
+      built.services.identity.guard.shutdown();
       await new Promise<void>((r) => server.close(() => r()));
       server.closeAllConnections?.();
       await built.store.close();

@@ -1,6 +1,7 @@
 import type { AnalysisDeps } from '@planwarden/engine/analysis/analyze-service';
 import type { EngineContext } from '@planwarden/engine/context';
 import type { SecretBox } from '@planwarden/engine/llm/secret-box';
+import type { IdentityServices } from './auth/identity';
 import type { Config } from './config/config';
 import type { JobRunner } from './jobs/runner';
 
@@ -11,4 +12,6 @@ export interface ServerServices {
   readonly analysis: AnalysisDeps;
   readonly runner: JobRunner;
   readonly secretBox: SecretBox;
+  /** Sessions, authentication and brute-force counters (identity-api.md "Authentication"). */
+  readonly identity: IdentityServices;
 }

@@ -1,7 +1,10 @@
 import type { Analyzer } from '../analyzers/types';
 import type { EngineContext } from '../context';
 import { NotFoundError, NotImplementedError } from '../errors';
-import { loadBuiltinRuleset, rulesetDigest } from '../rules/ruleset';
+import { applySeedOverrides } from '../rules/custom-builtin';
+import type { CustomRuleDoc } from '../rules/custom-rule-store';
+import { ensureRulesSeeded } from '../rules/custom-seed';
+import { composeRuleset, loadBuiltinRuleset, rulesetDigest, type CustomRuleSection } from '../rules/ruleset';
 
 export interface ResolvedRuleset {
   readonly analyzer: string;
@@ -13,11 +16,6 @@ export interface ResolvedRuleset {
 }
 
 /**
- * The ruleset an org applies with `analyzer` and rule variant `variant` (null = the analyzer's
- * default). Throws NotImplementedError (501) when the analyzer has no rules and NotFoundError
- * (404) when it has no rule file for the variant (analysis-api.md GET /{analyzer_name}/rules).
- */
-/**
  * The ruleset for one stored resource: the caller's `variant` when given, else the variant the
  * analyzer picks for the unit (provider rules for an AWS/Azure/GCP resource), else the default.
  */
@@ -25,8 +23,21 @@ export function unitRuleVariant(analyzer: Analyzer, resource: { value: { type: s
   return variant ?? analyzer.ruleVariantFor?.({ type: resource.value.type, metadata: resource.metadata }) ?? null;
 }
 
+/** A custom rule applies to (analyzer, variant) when it targets the analyzer and its rule_type is null or the variant. */
+function applies(rule: CustomRuleDoc, analyzer: string, variant: string): boolean {
+  return rule.analyzers.includes(analyzer) && (rule.rule_type === null || rule.rule_type === variant);
+}
+
+/**
+ * The ruleset an org applies with `analyzer` and rule variant `variant` (null = the analyzer's
+ * default): the built-in text with the org's seeded built-in rows applied (disabled ones
+ * removed, edited ones replaced in place), then the enabled custom rules that target the
+ * analyzer (rule_type null or `variant`) grouped by category name (analysis-api.md "Custom
+ * rules"; rules/ruleset.ts composeRuleset). Seeds the org's built-in rows on first use.
+ * Throws NotImplementedError (501) when the analyzer has no rules and NotFoundError (404) when
+ * it has no rule file for the variant (analysis-api.md GET /{analyzer_name}/rules).
+ */
 export async function resolveRuleset(ctx: EngineContext, orgId: string, analyzer: Analyzer, variant: string | null): Promise<ResolvedRuleset> {
-  void ctx; void orgId; // org-specific custom rules join here (custom-rules issue)
   if (!analyzer.defaultRuleVariant || !analyzer.ruleVariants || analyzer.ruleVariants.length === 0) {
     throw new NotImplementedError(`Analyzer '${analyzer.name}' has no rules`);
   }
@@ -34,6 +45,16 @@ export async function resolveRuleset(ctx: EngineContext, orgId: string, analyzer
   if (!analyzer.ruleVariants.includes(chosen)) {
     throw new NotFoundError(`Analyzer '${analyzer.name}' has no rule file for type '${chosen}'`);
   }
-  const text = loadBuiltinRuleset(analyzer.name, chosen);
+  const builtin = loadBuiltinRuleset(analyzer.name, chosen);
+  await ensureRulesSeeded(ctx, orgId);
+  const rows = (await ctx.stores.customRules.list(orgId)).filter((r) => applies(r, analyzer.name, chosen));
+  const seeded = rows.filter((r) => r.is_builtin_seed);
+  const custom = rows.filter((r) => !r.is_builtin_seed && r.enabled);
+  let sections: CustomRuleSection[] = [];
+  if (custom.length > 0) {
+    const names = new Map((await ctx.stores.customRules.listCategories(orgId)).map((c) => [c.category_id, c.name]));
+    sections = custom.map((r) => ({ category: names.get(r.category) ?? r.category, rules: [r] }));
+  }
+  const text = composeRuleset(applySeedOverrides(builtin, seeded), sections);
   return { analyzer: analyzer.name, variant: chosen, text, digest: rulesetDigest(text) };
 }

@@ -6,6 +6,7 @@ import { costUsd } from '../llm/cost';
 import type { LlmProvider } from '../llm/types';
 import type { JobDoc } from './job-store';
 import type { ResourceDoc } from './resource-store';
+import { calibrationText, DEFAULT_RULE_HEALTH_SETTINGS, type RuleHealthSettings } from '../findings/rule-health';
 import { saveAnalysis } from './resource-service';
 import { resolveRuleset, unitRuleVariant, type ResolvedRuleset } from './ruleset-service';
 
@@ -15,6 +16,8 @@ export interface RunSettings {
   readonly llm_max_attempts: number;
   readonly llm_retry_backoff_seconds: number;
   readonly llm_max_output_tokens: number;
+  /** Rule health settings of the calibration loop (findings/rule-health.ts); default DEFAULT_RULE_HEALTH_SETTINGS. */
+  readonly rule_health?: RuleHealthSettings;
 }
 
 export interface RunJobOptions {
@@ -55,6 +58,8 @@ export async function runJob(ctx: EngineContext, job: JobDoc, options: RunJobOpt
   const byHash = new Map(resources.map((r) => [r.hash, r]));
   const queue = job.hashes.map((h) => byHash.get(h)).filter((r): r is ResourceDoc => Boolean(r));
   const rulesets = new Map<string, Promise<ResolvedRuleset>>();
+  // Trusted reviewer verdicts on calibrating rules, computed once per run (docs/decisions.md "calibration").
+  const calibration = await calibrationText(ctx, orgId, options.settings.rule_health ?? DEFAULT_RULE_HEALTH_SETTINGS);
   const rulesetFor = (resource: ResourceDoc): Promise<ResolvedRuleset> => {
     const analyzer = ctx.analyzers.get(resource.analyzer);
     if (!analyzer) return Promise.reject(new AppError(404, `Unknown analyzer '${resource.analyzer}'`));
@@ -96,6 +101,7 @@ export async function runJob(ctx: EngineContext, job: JobDoc, options: RunJobOpt
       const { payload, calls } = await analyseUnit(options.provider, {
         model: job.model,
         rules: ruleset.text,
+        calibration: calibration === '' ? undefined : calibration,
         unit,
         settings: {
           maxAttempts: s.llm_max_attempts,

@@ -88,15 +88,17 @@ export class FindingStore {
     return this.findings.find({ org_id: orgId, resource_hash: { $in: hashes } });
   }
 
+  /** Newest `last_seen` first; `resource_hashes` restricts to those resources (the namespace filter). */
   list(
     orgId: string,
-    filter: { status?: FindingStatus; severity?: Severity; rule_id?: string },
+    filter: { status?: FindingStatus; severity?: Severity; rule_id?: string; resource_hashes?: readonly string[] },
     page: { limit: number; offset: number },
   ): Promise<FindingDoc[]> {
     const query: Filter = { org_id: orgId };
     if (filter.status) query.status = filter.status;
     if (filter.severity) query.severity = filter.severity;
     if (filter.rule_id) query.rule_id = filter.rule_id;
+    if (filter.resource_hashes) query.resource_hash = { $in: filter.resource_hashes };
     return this.findings.find(query, { sort: { last_seen: -1, resource_hash: 1, rule_id: 1 }, skip: page.offset, limit: page.limit });
   }
 

@@ -1,19 +1,24 @@
 import type { EngineContext } from '../context';
 import { NO_FINDINGS_RULE_ID, type AnalysisPayload } from '../analysis/payload';
+import { fireNeedsReview } from '../notify/review-webhook';
+import { requiresReviewRuleIds } from '../rules/custom-rule-service';
 
 /**
  * Creates or refreshes the triage record of every finding of an analysis
- * (analysis-api.md "Finding status": new → open, or needs_review on LOW confidence).
- * Re-analysis refreshes last_seen and occurrence_count only. The model's all-clear
- * (`NO-FINDINGS`) creates no record. Returns the records newly created in needs_review.
+ * (analysis-api.md "Finding status": new → open, or needs_review on LOW confidence or when the
+ * org's rule has `requires_review`). Re-analysis refreshes last_seen and occurrence_count only.
+ * The model's all-clear (`NO-FINDINGS`) creates no record. A record newly created in
+ * needs_review fires the review webhook (trigger auto; best effort, not awaited).
+ * Returns the records newly created in needs_review.
  */
 export async function recordTriage(ctx: EngineContext, orgId: string, resourceHash: string, payload: AnalysisPayload, now: string) {
   const needsReview: { rule_id: string }[] = [];
   const seen = new Set<string>();
+  const reviewRules = await requiresReviewRuleIds(ctx, orgId);
   for (const finding of payload.findings) {
     if (finding.rule_id === NO_FINDINGS_RULE_ID || seen.has(finding.rule_id)) continue;
     seen.add(finding.rule_id);
-    const initialStatus = finding.confidence === 'LOW' ? 'needs_review' : 'open';
+    const initialStatus = finding.confidence === 'LOW' || reviewRules.has(finding.rule_id) ? 'needs_review' : 'open';
     const { created } = await ctx.stores.findings.observe(orgId, {
       resource_hash: resourceHash,
       rule_id: finding.rule_id,
@@ -23,7 +28,11 @@ export async function recordTriage(ctx: EngineContext, orgId: string, resourceHa
       confidence: finding.confidence,
       initialStatus,
     }, now);
-    if (created && initialStatus === 'needs_review') needsReview.push({ rule_id: finding.rule_id });
+    if (created && initialStatus === 'needs_review') {
+      needsReview.push({ rule_id: finding.rule_id });
+      const record = await ctx.stores.findings.get(orgId, resourceHash, finding.rule_id);
+      if (record) void fireNeedsReview(ctx, orgId, record, 'auto');
+    }
   }
   return needsReview;
 }

@@ -15,6 +15,8 @@ export interface OrgDoc {
   require_2fa: boolean;
   pending_deletion_at: string | null;
   created_at: string;
+  /** When the built-in rules were imported as custom-rule rows (rules/custom-seed.ts); absent = not yet. */
+  rules_seeded_at?: string | null;
 }
 
 /** Per-org analyzer switch (analysis-api.md "Analyzers and built-in rulesets"); no row = enabled. */

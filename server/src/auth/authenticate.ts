@@ -1,15 +1,24 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request } from 'express';
-import { UnauthorizedError } from '@planwarden/engine/errors';
+import { ForbiddenError, UnauthorizedError } from '@planwarden/engine/errors';
+import { sha256Hex } from '@planwarden/engine/identity/secrets';
 import { DEFAULT_ORG_ID } from '@planwarden/engine/orgs/org-store';
+import type { Stores } from '@planwarden/engine/stores';
 import type { Principal } from '../http/request-context';
+import type { BruteForceGuard } from './brute-force';
+import { clientIp, ipAllowed } from './ip';
+import { SESSION_COOKIE, type SessionSigner } from './sessions';
 
 export interface AuthSettings {
-  /** The bootstrap key (`auth.api_key`); null = anonymous mode. */
+  /** The bootstrap key (`auth.api_key`); null = none. */
   readonly apiKey: string | null;
+  /** `auth.enabled`: when false and apiKey is null, a request without credentials is anonymous. */
+  readonly enabled: boolean;
+  /** `server.trust_proxy`: read the leftmost X-Forwarded-For hop. */
+  readonly trustProxy: boolean;
 }
 
-const ANONYMOUS: Principal = { kind: 'anonymous', orgId: DEFAULT_ORG_ID, role: 'owner', isSuperadmin: true, userId: null, keyId: null };
+export const ANONYMOUS: Principal = { kind: 'anonymous', orgId: DEFAULT_ORG_ID, role: 'owner', isSuperadmin: true, userId: null, keyId: null };
 const BOOTSTRAP: Principal = { kind: 'bootstrap_key', orgId: DEFAULT_ORG_ID, role: 'owner', isSuperadmin: true, userId: null, keyId: null };
 
 function digest(value: string): Buffer {
@@ -24,17 +33,68 @@ export function presentedApiKey(req: Request): string | null {
   return typeof query === 'string' && query.length > 0 ? query : null;
 }
 
+/** The session token in the `mcp_session` cookie (cookie-parser runs app-wide). */
+export function presentedSession(req: Request): string | null {
+  const cookies = (req as Request & { cookies?: Record<string, unknown> }).cookies;
+  const value = cookies?.[SESSION_COOKIE];
+  return typeof value === 'string' && value.length > 0 ? value : null;
+}
+
+export interface AuthenticatorDeps {
+  readonly stores: Stores;
+  readonly signer: SessionSigner;
+  readonly guard: BruteForceGuard;
+  readonly settings: () => AuthSettings;
+}
+
 /**
- * Resolves the caller (identity-api.md "Authentication", "Credential shapes"):
- * - auth.api_key unset (the default): anonymous, owner of the default org and superadmin;
- * - auth.api_key set: that key in `X-API-Key` is the bootstrap principal (owner of the default
- *   org, superadmin, never stored); anything else is 401.
- * Throws UnauthorizedError.
+ * Resolves every request to one principal (identity-api.md "Authentication", "Credential shapes"):
+ * - `X-API-Key`/`api_key`: the bootstrap key (owner of the default org, superadmin, never
+ *   stored), else a service-account key by SHA-256: 401 unknown or revoked, 403 from outside
+ *   its ip_allowlist;
+ * - the `mcp_session` cookie: a signed session; the account is re-read, and an inactive account
+ *   or sessions revoked since issue answer 401;
+ * - no credential: anonymous (owner of the default org, superadmin) only while auth is off
+ *   (`auth.enabled` false and no bootstrap key), else 401.
+ * Failed credentials count against the source IP (429 once over the brute-force threshold).
  */
-export function authenticate(req: Request, settings: AuthSettings): Principal {
-  if (settings.apiKey === null) return ANONYMOUS;
-  const presented = presentedApiKey(req);
-  if (presented === null) throw new UnauthorizedError('Missing credentials: send X-API-Key');
-  if (timingSafeEqual(digest(presented), digest(settings.apiKey))) return BOOTSTRAP;
-  throw new UnauthorizedError('Invalid API key');
+export class Authenticator {
+  constructor(private readonly deps: AuthenticatorDeps) {}
+
+  async authenticate(req: Request): Promise<Principal> {
+    const settings = this.deps.settings();
+    const key = presentedApiKey(req);
+    const token = key === null ? presentedSession(req) : null;
+    if (key === null && token === null) {
+      if (!settings.enabled && settings.apiKey === null) return ANONYMOUS;
+      throw new UnauthorizedError('Missing credentials: send X-API-Key or sign in');
+    }
+    const ip = clientIp(req, settings.trustProxy);
+    await this.deps.guard.check('ip', ip);
+    const principal = key !== null ? await this.fromKey(key, settings, ip) : await this.fromSession(token as string);
+    if (!principal) {
+      await this.deps.guard.fail('ip', ip);
+      throw new UnauthorizedError(key !== null ? 'Invalid API key' : 'Session expired or revoked; sign in again');
+    }
+    return principal;
+  }
+
+  private async fromKey(key: string, settings: AuthSettings, ip: string | null): Promise<Principal | null> {
+    if (settings.apiKey !== null && timingSafeEqual(digest(key), digest(settings.apiKey))) return BOOTSTRAP;
+    const doc = await this.deps.stores.apiKeys.unsafeByHash(sha256Hex(key));
+    if (!doc || !doc.is_active) return null;
+    if (doc.ip_allowlist && !ipAllowed(ip, doc.ip_allowlist)) throw new ForbiddenError('This key may not be used from this address');
+    return { kind: 'api_key', orgId: doc.org_id, role: doc.role, isSuperadmin: false, userId: null, keyId: doc.key_id };
+  }
+
+  private async fromSession(token: string): Promise<Principal | null> {
+    const claims = await this.deps.signer.verifySession(token);
+    if (!claims) return null;
+    const user = await this.deps.stores.users.get(claims.userId);
+    if (!user || !user.is_active || user.session_epoch !== claims.epoch) return null;
+    return {
+      kind: 'session', orgId: claims.orgId, role: claims.role, isSuperadmin: claims.isSuperadmin,
+      userId: user.user_id, keyId: null, email: user.email, twoFactorEnabled: user.two_factor.enabled,
+    };
+  }
 }

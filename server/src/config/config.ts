@@ -12,6 +12,9 @@ import { z } from 'zod';
  * the providers' own variables `OPENAI_BASE_URL`, `ANTHROPIC_BASE_URL`, `OLLAMA_HOST`.
  * Bounds are the spec's (analysis-api.md "Limits", identity-api.md "Platform settings").
  */
+/** A boolean that also accepts the strings an environment variable carries ('false' stays false). */
+const flag = z.union([z.boolean(), z.enum(['true', 'false', '1', '0'])]).transform((v) => v === true || v === 'true' || v === '1');
+
 export const ConfigSchema = z.object({
   data_dir: z.string().default('./data'),
   secret_key: z.string().nullable().default(null),
@@ -22,7 +25,7 @@ export const ConfigSchema = z.object({
     sync_analysis_max_units: z.coerce.number().int().min(0).max(10_000).default(5),
     public_base_url: z.string().nullable().default(null),
     dashboard_base_url: z.string().nullable().default(null),
-    trust_proxy: z.coerce.boolean().default(false),
+    trust_proxy: flag.default(false),
   }).prefault({}),
   storage: z.object({
     backend: z.enum(['sqlite', 'memory', 'docdb']).default('sqlite'),
@@ -31,6 +34,33 @@ export const ConfigSchema = z.object({
   }).prefault({}),
   auth: z.object({
     api_key: z.string().min(1).nullable().default(null),
+    /**
+     * false (default): with api_key null a request without credentials is the anonymous owner
+     * of the default org. true: every non-public route needs a credential. A presented
+     * credential is always checked (docs/decisions.md).
+     */
+    enabled: flag.default(false),
+    default_admin_email: z.string().email().nullable().default(null),
+    default_admin_password: z.string().nullable().default(null),
+  }).prefault({}),
+  session: z.object({
+    access_ttl_minutes: z.coerce.number().int().min(1).max(525_600).default(480),
+  }).prefault({}),
+  jwt: z.object({
+    /** HS256 signing secret; null = generated once into the data dir (memory backend: per process). */
+    secret: z.string().min(16).nullable().default(null),
+  }).prefault({}),
+  registration: z.object({
+    allow_public_org_creation: flag.default(true),
+    terms_version: z.string().min(1).max(32).nullable().default(null),
+    terms_url: z.string().url().nullable().default(null),
+  }).prefault({}),
+  rate_limit: z.object({
+    enabled: flag.default(false),
+    window_minutes: z.coerce.number().int().min(1).max(1440).default(15),
+    failed_logins_per_account: z.coerce.number().int().min(1).max(1000).default(5),
+    second_factor_attempts_per_account: z.coerce.number().int().min(1).max(1000).default(5),
+    failed_credentials_per_ip: z.coerce.number().int().min(1).max(100_000).default(30),
   }).prefault({}),
   analysis: z.object({
     max_concurrent_units: z.coerce.number().int().min(1).max(32).default(4),
@@ -48,6 +78,13 @@ export const ConfigSchema = z.object({
     openai_base_url: z.string().nullable().default(null),
     anthropic_base_url: z.string().nullable().default(null),
     ollama_host: z.string().nullable().default(null),
+  }).prefault({}),
+  /** Rule health and the calibration loop (analysis-api.md "Rule health entry" `settings`; docs/decisions.md). */
+  rule_health: z.object({
+    calibration_enabled: flag.default(true),
+    min_samples: z.coerce.number().int().min(1).max(1000).default(5),
+    severity_ceiling: z.enum(['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'INFO']).default('CRITICAL'),
+    trusted_only: flag.default(true),
   }).prefault({}),
   logging: z.object({
     level: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),

@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import cookieParser from 'cookie-parser';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { EngineContext, Logger } from '@planwarden/engine/context';
-import { authenticate, type AuthSettings } from '../auth/authenticate';
-import { authorize } from '../auth/policy';
+import { recordSpan } from '@planwarden/engine/telemetry/spans';
+import type { IdentityServices } from '../auth/identity';
+import { clientIp } from '../auth/ip';
+import { authorizeRoute } from '../auth/policy';
 import { errorHandler } from './errors';
-import type { RequestContext } from './request-context';
+import type { Principal, RequestContext } from './request-context';
 import type { RouteDef } from './route';
 
 export const API_BASE = '/api/v1';
@@ -14,8 +17,10 @@ const DEFAULT_JSON_LIMIT = 1024 * 1024;
 export interface AppOptions {
   readonly engine: EngineContext;
   readonly log: Logger;
-  readonly auth: () => AuthSettings;
+  readonly identity: IdentityServices;
   readonly routes: readonly RouteDef[];
+  /** Extra handlers mounted at the root before the 404 handler (the MCP endpoint at /mcp). */
+  readonly mounts?: readonly { readonly path: string; readonly handler: express.RequestHandler }[];
 }
 
 /** X-Request-ID on every response; a caller's well-formed value is honoured (identity-api.md "Spans"). */
@@ -34,6 +39,31 @@ function bodyParser(def: RouteDef) {
   return (_req: Request, _res: Response, next: NextFunction) => next();
 }
 
+const PUBLIC_PRINCIPAL: Principal = { kind: 'anonymous', orgId: null, role: null, isSuperadmin: false, userId: null, keyId: null };
+
+/**
+ * A request span for every HTTP request that resolved to an org (identity-api.md "Spans"):
+ * trace_id is the X-Request-ID; key_id is the service key (`_anon`/`_bootstrap` for the
+ * anonymous and bootstrap principals), user_id the session's user.
+ */
+function requestSpans(engine: EngineContext) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const p = res.locals.principal as Principal | undefined;
+      if (!p || !p.orgId) return;
+      const keyId = p.keyId ?? (p.kind === 'anonymous' ? '_anon' : p.kind === 'bootstrap_key' ? '_bootstrap' : null);
+      const authType = p.kind === 'session' ? 'session' : p.kind === 'anonymous' ? 'anonymous' : 'api_key';
+      void recordSpan(engine, {
+        orgId: p.orgId, traceId: String(res.locals.requestId), type: 'request',
+        durationMs: Number(process.hrtime.bigint() - started) / 1e6, keyId: p.userId ? null : keyId, userId: p.userId,
+        data: { method: req.method, path: req.baseUrl + (req.route?.path ?? req.path), status_code: res.statusCode, auth_type: authType },
+      });
+    });
+    next();
+  };
+}
+
 /**
  * Builds the Express app: request ids, per-route authentication and policy, body parsing with
  * the route's size limit, the one error middleware. Routes are mounted under /api/v1;
@@ -44,17 +74,19 @@ export function createApp(options: AppOptions): express.Express {
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
   app.use(requestId);
+  app.use(cookieParser());
+  app.use(requestSpans(options.engine));
+  const trustProxy = () => options.identity.config.server.trust_proxy;
 
   const router = express.Router();
   for (const def of options.routes) {
     if (!def.policy) throw new Error(`route ${def.method.toUpperCase()} ${def.path} declares no policy`);
     // Authenticate before reading the body: an unauthenticated caller cannot make us buffer 10 MB.
-    router[def.method](def.path, (req, res, next) => {
+    router[def.method](def.path, async (req, res, next) => {
       try {
-        const principal = def.policy === 'public'
-          ? { kind: 'anonymous' as const, orgId: null, role: null, isSuperadmin: false, userId: null, keyId: null }
-          : authenticate(req, options.auth());
-        authorize(principal, def.policy);
+        // Policy checks (lock 423, 2FA 403, tenancy 404, role 403) read the org and membership.
+        const principal = def.policy === 'public' ? PUBLIC_PRINCIPAL : await options.identity.authenticator.authenticate(req);
+        await authorizeRoute(principal, def, req.params, options.engine.stores);
         res.locals.principal = principal;
         next();
       } catch (error) {
@@ -70,8 +102,19 @@ export function createApp(options: AppOptions): express.Express {
           log: options.log,
           now: options.engine.now,
           engine: options.engine,
+          ip: clientIp(req, trustProxy()),
         };
+        const started = process.hrtime.bigint();
         const reply = await def.handler(ctx, req);
+        const facts = def.span && (reply.status ?? 200) < 300 ? def.span(req, reply) : null;
+        if (facts && principal.orgId) {
+          void recordSpan(options.engine, {
+            orgId: principal.orgId, traceId: ctx.requestId, type: facts.type, data: facts.data,
+            durationMs: Number(process.hrtime.bigint() - started) / 1e6,
+            keyId: principal.userId ? null : principal.keyId ?? (principal.kind === 'session' ? null : `_${principal.kind === 'anonymous' ? 'anon' : 'bootstrap'}`),
+            userId: principal.userId,
+          });
+        }
         for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
         res.status(reply.status ?? 200);
         if (reply.contentType) {
@@ -87,6 +130,7 @@ export function createApp(options: AppOptions): express.Express {
     });
   }
   app.use(API_BASE, router);
+  for (const mount of options.mounts ?? []) app.use(mount.path, mount.handler);
   const health = options.routes.find((r) => r.path === '/health');
   if (health) app.get('/health', (req, res, next) => router(Object.assign(req, { url: '/health' }), res, next));
   app.use((req, res) => {

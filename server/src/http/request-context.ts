@@ -12,6 +12,10 @@ export interface Principal {
   readonly isSuperadmin: boolean;
   readonly userId: string | null;
   readonly keyId: string | null;
+  /** The account's e-mail (sessions only). */
+  readonly email?: string | null;
+  /** Whether the session's account has confirmed 2FA (re-read on every request). */
+  readonly twoFactorEnabled?: boolean;
 }
 
 /** Built once per request by the auth middleware (STYLE.md "RequestContext"). */
@@ -23,4 +27,6 @@ export interface RequestContext {
   readonly log: Logger;
   readonly now: () => Date;
   readonly engine: EngineContext;
+  /** The caller's address (leftmost X-Forwarded-For hop behind a trusted proxy). */
+  readonly ip?: string | null;
 }

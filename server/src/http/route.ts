@@ -7,8 +7,14 @@ import type { RequestContext, Role } from './request-context';
  * - `public`: no credential.
  * - a role: an org-scoped call needing at least that role in the caller's org.
  * - `superadmin`: the /admin surface.
+ * - `human`: a human session, not org-scoped (works in a locked org); an API-key principal gets
+ *   `nonHumanStatus` (default 400, identity-api.md "Errors"), anonymous gets 401.
+ * - `authenticated`: any principal, not org-scoped (GET /auth/me).
  */
-export type Policy = 'public' | Role | 'superadmin';
+export type Policy = 'public' | Role | 'superadmin' | 'human' | 'authenticated';
+
+/** Every policy value; the authorization-matrix test fails on a route declaring anything else. */
+export const POLICIES: readonly Policy[] = ['public', 'viewer', 'member', 'admin', 'owner', 'superadmin', 'human', 'authenticated'];
 
 export interface Reply {
   readonly status?: number;
@@ -25,11 +31,23 @@ export interface RouteDef {
   /** Express path under the API base, e.g. `/jobs/:job_id`. */
   readonly path: string;
   readonly policy: Policy;
+  /** For `human` routes: the status an API-key or bootstrap principal gets (default 400). */
+  readonly nonHumanStatus?: 400 | 401 | 403;
   /** Raw bytes (ingest) or JSON; `none` for bodiless calls. */
   readonly body: BodyKind;
   /** Maximum body size in bytes (default: 1 MB for JSON). */
   readonly maxBodyBytes?: number | (() => number);
   readonly handler: (ctx: RequestContext, req: Request) => Promise<Reply>;
+  /**
+   * Optional ingest/analysis span of a successful call (identity-api.md "Spans"); the app
+   * records it with the request's trace id and principal.
+   */
+  readonly span?: (req: Request, reply: Reply) => SpanFacts | null;
+}
+
+export interface SpanFacts {
+  readonly type: 'ingest' | 'analysis';
+  readonly data: Record<string, unknown>;
 }
 
 /** Declares a route (identity function with the types checked). */

@@ -2,10 +2,10 @@ import { z } from 'zod';
 import { listOrgAnalyzers, requireAnalyzer, setAnalyzerEnabled } from '@planwarden/engine/analysis/analyzer-access';
 import { resolveRuleset } from '@planwarden/engine/analysis/ruleset-service';
 import { route, type RouteDef } from '../http/route';
+import { RulesQuerySchema } from './analyzers.schema';
 import { param, parseBody, parseQuery, requireOwnOrg } from './shared';
 
 const EnableSchema = z.object({ enabled: z.boolean() });
-const RulesQuery = z.object({ type: z.string().min(1).max(64).optional() });
 
 /** analysis-api.md "Analyzers and built-in rulesets". */
 export function analyzerRoutes(): RouteDef[] {
@@ -41,7 +41,7 @@ export function analyzerRoutes(): RouteDef[] {
     route({
       method: 'get', path: '/:analyzer_name/rules', policy: 'member', body: 'none',
       handler: async (ctx, req) => {
-        const { type } = parseQuery(RulesQuery, req);
+        const { type } = parseQuery(RulesQuerySchema, req);
         const analyzer = await requireAnalyzer(ctx.engine, ctx.orgId, param(req, 'analyzer_name'));
         const ruleset = await resolveRuleset(ctx.engine, ctx.orgId, analyzer, type ?? null);
         return { contentType: 'text/markdown; charset=utf-8', body: ruleset.text, headers: { ETag: `"${ruleset.digest}"` } };

@@ -1,14 +1,11 @@
-import { z } from 'zod';
 import { ingestAuto, ingestWithAnalyzer } from '@planwarden/engine/analysis/ingest-service';
 import { getResource, listNamespaceResources, listNamespaces, nextResource, submitAnalysis } from '@planwarden/engine/analysis/resource-service';
 import { route, type RouteDef } from '../http/route';
+import { INGEST_MAX_BYTES, NextResourceQuerySchema, ResourceQuerySchema } from './ingest.schema';
 import { param, parseQuery, rawText } from './shared';
 
-/** Ingest bodies: 10 MB (analysis-api.md "Limits"). */
-export const INGEST_MAX_BYTES = 10 * 1024 * 1024;
-
-const NextQuery = z.object({ rule_type: z.string().min(1).max(64).optional() });
-const ResourceQuery = z.object({ filter: z.enum(['value', 'analysis', 'hash']).optional() });
+/** Re-exported for existing importers; defined in ingest.schema.ts. */
+export { INGEST_MAX_BYTES };
 
 /**
  * analysis-api.md "Ingest and client-led analysis". The three paths the spec leaves open are
@@ -23,7 +20,7 @@ export function ingestRoutes(): RouteDef[] {
     route({
       method: 'get', path: '/resource/:hash', policy: 'member', body: 'none',
       handler: async (ctx, req) => {
-        const { filter } = parseQuery(ResourceQuery, req);
+        const { filter } = parseQuery(ResourceQuerySchema, req);
         return { body: await getResource(ctx.engine, ctx.orgId, param(req, 'hash'), filter ?? null) };
       },
     }),
@@ -38,7 +35,7 @@ export function ingestRoutes(): RouteDef[] {
     route({
       method: 'get', path: '/:namespace/resource/next', policy: 'member', body: 'none',
       handler: async (ctx, req) => {
-        const { rule_type } = parseQuery(NextQuery, req);
+        const { rule_type } = parseQuery(NextResourceQuerySchema, req);
         const next = await nextResource(ctx.engine, ctx.orgId, param(req, 'namespace'), rule_type ?? null);
         if (next === null) return { status: 208, body: { detail: 'All resources in the namespace are analysed' } };
         return { body: next };

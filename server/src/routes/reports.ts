@@ -1,15 +1,7 @@
-import { z } from 'zod';
 import { renderNamespaceReport } from '@planwarden/engine/analysis/namespace-report';
 import { route, type RouteDef } from '../http/route';
-import { booleanQuery, param, parseQuery } from './shared';
-
-const ReportQuery = z.object({
-  analyzer: z.string().optional(), // deprecated; the analyzers are detected from the resources
-  format: z.enum(['markdown', 'markdown_light', 'html']).default('markdown'),
-  template_id: z.string().min(1).optional(),
-  raw: booleanQuery.default(false),
-  include_suppressed: booleanQuery.default(false),
-});
+import { ReportQuerySchema } from './reports.schema';
+import { param, parseQuery } from './shared';
 
 /** analysis-api.md "Reports and report links": GET /{namespace}/report. */
 export function reportRoutes(): RouteDef[] {
@@ -17,7 +9,7 @@ export function reportRoutes(): RouteDef[] {
     route({
       method: 'get', path: '/:namespace/report', policy: 'member', body: 'none',
       handler: async (ctx, req) => {
-        const query = parseQuery(ReportQuery, req);
+        const query = parseQuery(ReportQuerySchema, req);
         const report = await renderNamespaceReport(ctx.engine, ctx.orgId, param(req, 'namespace'), {
           format: query.format,
           includeSuppressed: query.include_suppressed,

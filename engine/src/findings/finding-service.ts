@@ -1,0 +1,101 @@
+import { z } from 'zod';
+import { SEVERITY_ORDER, type Severity } from '../analysis/payload';
+import type { EngineContext } from '../context';
+import { NotFoundError } from '../errors';
+import { recordAudit } from '../audit/record';
+import type { IdentityCtx } from '../identity/context';
+import { fireNeedsReview } from '../notify/review-webhook';
+import { appendFeedback, feedbackActor, verdictForStatus } from './feedback-service';
+import { REASON_CODES, type ReasonCode } from './feedback-store';
+import { FINDING_STATUSES, type FindingDoc, type FindingStatus } from './finding-store';
+
+/** analysis-api.md "Finding record" presenter (explicit allow-list). */
+export function presentFinding(f: FindingDoc) {
+  return {
+    resource_hash: f.resource_hash, rule_id: f.rule_id, resource_address: f.resource_address, severity: f.severity, title: f.title,
+    status: f.status, first_seen: f.first_seen, last_seen: f.last_seen, occurrence_count: f.occurrence_count, note: f.note,
+    updated_by: f.updated_by, updated_at: f.updated_at,
+  };
+}
+
+/** PATCH /findings/{resource_hash}/{rule_id} body. */
+export const UpdateFindingSchema = z.object({
+  status: z.enum(FINDING_STATUSES as [FindingStatus, ...FindingStatus[]]),
+  reason_code: z.enum(REASON_CODES as [ReasonCode, ...ReasonCode[]]).nullable().optional(),
+  note: z.string().max(4000).nullable().optional(),
+}).strict();
+
+/**
+ * GET /findings: the org's triage records, newest last_seen first, filtered by status,
+ * severity, rule_id and (our addition) namespace. `{findings}`.
+ */
+export async function listFindings(
+  ctx: EngineContext,
+  orgId: string,
+  filter: { status?: FindingStatus; severity?: Severity; rule_id?: string; namespace?: string },
+  page: { limit: number; offset: number },
+) {
+  let hashes: string[] | undefined;
+  if (filter.namespace !== undefined) hashes = (await ctx.stores.resources.listMembers(orgId, filter.namespace)).map((m) => m.hash);
+  const rows = await ctx.stores.findings.list(orgId, { status: filter.status, severity: filter.severity, rule_id: filter.rule_id, resource_hashes: hashes }, page);
+  return { findings: rows.map(presentFinding) };
+}
+
+const RESOLVED: readonly FindingStatus[] = ['acknowledged', 'suppressed', 'false_positive'];
+
+/**
+ * GET /findings/summary over the last `days` days:
+ * `{period_days, total, by_status, by_severity_open, new_in_period, resolved_in_period}`.
+ * new = first_seen in the window; resolved = now in a status other than open/needs_review and
+ * last triaged in the window (analysis-api.md "Finding status": a resolved finding).
+ */
+export async function findingsSummary(ctx: EngineContext, orgId: string, days: number) {
+  const since = new Date(ctx.now().getTime() - days * 86_400_000).toISOString();
+  const count = (filter: Record<string, unknown>) => ctx.stores.findings.count(orgId, filter);
+  const [total, statusCounts, severityCounts, newCount, resolvedCount] = await Promise.all([
+    count({}),
+    Promise.all(FINDING_STATUSES.map((s) => count({ status: s }))),
+    Promise.all(SEVERITY_ORDER.map((s) => count({ status: 'open', severity: s }))),
+    count({ first_seen: { $gte: since } }),
+    count({ status: { $in: RESOLVED }, updated_at: { $gte: since } }),
+  ]);
+  return {
+    period_days: days,
+    total,
+    by_status: Object.fromEntries(FINDING_STATUSES.map((s, i) => [s, statusCounts[i]])),
+    by_severity_open: Object.fromEntries(SEVERITY_ORDER.map((s, i) => [s, severityCounts[i]])),
+    new_in_period: newCount,
+    resolved_in_period: resolvedCount,
+  };
+}
+
+/**
+ * PATCH /findings/{resource_hash}/{rule_id}: sets the status (and note when given). A verdict
+ * status (acknowledged, suppressed, false_positive) appends to the feedback log (source
+ * dashboard_triage); needs_review fires the review webhook (trigger manual, best effort).
+ * Audited finding.status_update. Throws NotFoundError (404) for an unknown pair.
+ * Returns the presented record.
+ */
+export async function updateFindingStatus(ctx: IdentityCtx, orgId: string, resourceHash: string, ruleId: string, input: z.infer<typeof UpdateFindingSchema>) {
+  const engine = ctx.engine;
+  const before = await engine.stores.findings.get(orgId, resourceHash, ruleId);
+  if (!before) throw new NotFoundError('No finding for this resource_hash and rule_id');
+  const changes: Partial<FindingDoc> = { status: input.status, updated_by: feedbackActor(ctx), updated_at: engine.now().toISOString() };
+  if (input.note !== undefined) changes.note = input.note;
+  const after = await engine.stores.findings.update(orgId, resourceHash, ruleId, changes);
+  if (!after) throw new NotFoundError('No finding for this resource_hash and rule_id');
+  const reasonCode = input.reason_code ?? null;
+  const verdict = verdictForStatus(input.status, reasonCode);
+  if (verdict) {
+    await appendFeedback(engine, orgId, after, {
+      verdict, reason_code: reasonCode, comment: input.note ?? '', source: 'dashboard_triage', actor: feedbackActor(ctx),
+    });
+  }
+  if (input.status === 'needs_review') void fireNeedsReview(engine, orgId, after, 'manual');
+  const presented = presentFinding(after);
+  await recordAudit(ctx, {
+    orgId, action: 'finding.status_update', targetType: 'finding', targetId: `${resourceHash}/${ruleId}`,
+    before: presentFinding(before), after: { ...presented, reason_code: reasonCode },
+  });
+  return presented;
+}

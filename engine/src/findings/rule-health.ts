@@ -1,0 +1,140 @@
+import { SEVERITY_ORDER, type Severity } from '../analysis/payload';
+import type { EngineContext } from '../context';
+import { builtinRuleEntries } from '../rules/custom-builtin';
+import type { FeedbackDoc } from './feedback-store';
+
+/**
+ * Rule health (analysis-api.md "Rule health entry") and the calibration text that carries
+ * trusted reviewer verdicts into later analysis prompts (docs/decisions.md "calibration").
+ */
+
+/** The `settings` object of GET /rule-health (server config section `rule_health`). */
+export interface RuleHealthSettings {
+  /** Master switch of the calibration loop. */
+  readonly calibration_enabled: boolean;
+  /** Decisive verdicts (confirmed + rejected) a rule needs before precision is computed and it may calibrate. */
+  readonly min_samples: number;
+  /** The most severe rule severity calibration may touch; rules above it never calibrate. */
+  readonly severity_ceiling: Severity;
+  /** true: rule health counts only trusted feedback (calibration always uses trusted feedback only). */
+  readonly trusted_only: boolean;
+}
+
+export const DEFAULT_RULE_HEALTH_SETTINGS: RuleHealthSettings = {
+  calibration_enabled: true, min_samples: 5, severity_ceiling: 'CRITICAL', trusted_only: true,
+};
+
+export interface RuleHealthEntry {
+  rule_id: string;
+  title: string;
+  severity: Severity;
+  confirmed: number;
+  rejected: number;
+  severity_wrong: number;
+  unclear: number;
+  /** Every feedback entry of the rule counted, `missed` included. */
+  total: number;
+  precision: number | null;
+  calibrating: boolean;
+  last_feedback_at: string | null;
+}
+
+interface Tally { confirmed: number; rejected: number; severity_wrong: number; unclear: number; total: number; last: string | null; severity: Severity | null }
+
+function tally(entries: readonly FeedbackDoc[]): Map<string, Tally> {
+  const out = new Map<string, Tally>();
+  for (const f of entries) {
+    const t = out.get(f.rule_id) ?? { confirmed: 0, rejected: 0, severity_wrong: 0, unclear: 0, total: 0, last: null, severity: null };
+    if (f.verdict !== 'missed') t[f.verdict] += 1;
+    t.total += 1;
+    if (t.last === null || f.created_at > t.last) t.last = f.created_at;
+    t.severity = f.severity ?? t.severity;
+    out.set(f.rule_id, t);
+  }
+  return out;
+}
+
+/** confirmed / (confirmed + rejected), 4 decimals, or null below `minSamples` decisive verdicts. */
+export function precisionOf(confirmed: number, rejected: number, minSamples: number): number | null {
+  const decisive = confirmed + rejected;
+  if (decisive < minSamples || decisive === 0) return null;
+  return Math.round((confirmed / decisive) * 10_000) / 10_000;
+}
+
+function withinCeiling(severity: Severity, ceiling: Severity): boolean {
+  return SEVERITY_ORDER.indexOf(severity) >= SEVERITY_ORDER.indexOf(ceiling);
+}
+
+/** Title and severity of every rule the org knows: its rule rows, else the built-in files. */
+export async function ruleCatalog(ctx: EngineContext, orgId: string): Promise<Map<string, { title: string; severity: Severity }>> {
+  const out = new Map<string, { title: string; severity: Severity }>();
+  for (const e of builtinRuleEntries(ctx.analyzers)) out.set(e.rule_id, { title: e.title, severity: e.severity });
+  for (const r of await ctx.stores.customRules.list(orgId)) out.set(r.rule_id, { title: r.title, severity: r.severity });
+  return out;
+}
+
+/** Whether a rule with this trusted tally contributes to prompts. */
+function calibrates(settings: RuleHealthSettings, severity: Severity, trusted: Tally | undefined): boolean {
+  if (!settings.calibration_enabled || !trusted) return false;
+  return precisionOf(trusted.confirmed, trusted.rejected, settings.min_samples) !== null && withinCeiling(severity, settings.severity_ceiling);
+}
+
+/**
+ * GET /rule-health: one entry per rule with feedback, by rule_id, and the settings.
+ * Counts trusted feedback only when `trusted_only`. `calibrating` is true when calibration is
+ * enabled, the rule has `min_samples` trusted decisive verdicts and its severity is within
+ * the ceiling: exactly the rules calibrationText writes about.
+ */
+export async function ruleHealth(ctx: EngineContext, orgId: string, settings: RuleHealthSettings) {
+  const all = await ctx.stores.feedback.all(orgId);
+  const counted = tally(settings.trusted_only ? all.filter((f) => f.trusted) : all);
+  const trusted = tally(all.filter((f) => f.trusted));
+  const catalog = await ruleCatalog(ctx, orgId);
+  const rules: RuleHealthEntry[] = [...counted.keys()].sort().map((ruleId) => {
+    const t = counted.get(ruleId)!;
+    const info = catalog.get(ruleId);
+    const severity = info?.severity ?? t.severity ?? 'INFO';
+    return {
+      rule_id: ruleId, title: info?.title ?? ruleId, severity,
+      confirmed: t.confirmed, rejected: t.rejected, severity_wrong: t.severity_wrong, unclear: t.unclear, total: t.total,
+      precision: precisionOf(t.confirmed, t.rejected, settings.min_samples),
+      calibrating: calibrates(settings, severity, trusted.get(ruleId)),
+      last_feedback_at: t.last,
+    };
+  });
+  return { rules, settings: { ...settings } };
+}
+
+const QUOTES_PER_RULE = 3;
+const QUOTE_CHARS = 200;
+
+/** A reviewer comment as one JSON-quoted line of at most QUOTE_CHARS characters. */
+export function quote(comment: string): string {
+  const line = comment.replace(/\s+/g, ' ').trim();
+  return JSON.stringify(line.length > QUOTE_CHARS ? `${line.slice(0, QUOTE_CHARS - 1)}…` : line);
+}
+
+/**
+ * The calibration block for the org's analysis prompts (llm/prompt.ts `calibration`): for every
+ * calibrating rule, its trusted verdict counts and precision and up to three of its most recent
+ * trusted reviewer comments, quoted. Untrusted feedback never reaches it. '' when no rule
+ * calibrates (the prompt then has no calibration section). Deterministic for a given log.
+ */
+export async function calibrationText(ctx: EngineContext, orgId: string, settings: RuleHealthSettings): Promise<string> {
+  if (!settings.calibration_enabled) return '';
+  const trustedEntries = (await ctx.stores.feedback.all(orgId)).filter((f) => f.trusted);
+  const trusted = tally(trustedEntries);
+  const catalog = await ruleCatalog(ctx, orgId);
+  const lines: string[] = [];
+  for (const ruleId of [...trusted.keys()].sort()) {
+    const t = trusted.get(ruleId)!;
+    const info = catalog.get(ruleId);
+    const severity = info?.severity ?? t.severity ?? 'INFO';
+    if (!calibrates(settings, severity, t)) continue;
+    const precision = precisionOf(t.confirmed, t.rejected, settings.min_samples)!;
+    lines.push(`- Rule ${ruleId} (${info?.title ?? ruleId}): reviewers confirmed ${t.confirmed} and rejected ${t.rejected} of its findings (precision ${precision.toFixed(2)}); ${t.severity_wrong} said the severity was wrong.`);
+    const notes = trustedEntries.filter((f) => f.rule_id === ruleId && f.comment.trim() !== '').slice(-QUOTES_PER_RULE).reverse();
+    for (const n of notes) lines.push(`  - ${n.verdict}${n.reason_code ? ` (${n.reason_code})` : ''}: ${quote(n.comment)}`);
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,91 @@
+import { BadRequestError, ConflictError, ForbiddenError } from '../errors';
+import { isoNow, type IdentityCtx } from './context';
+import { resolveInviteToken, redeemInvite } from './invite-service';
+import { createOrganization } from './org-service';
+import { hashPassword, randomId } from './secrets';
+import type { OrgRole, UserDoc } from './types';
+
+export interface RegistrationSettings {
+  readonly allowPublicOrgCreation: boolean;
+  /** Current terms version when the operator requires terms, else null. */
+  readonly termsVersion: string | null;
+}
+
+export interface RegisterInput {
+  email: string;
+  password: string;
+  name?: string | null;
+  org_name?: string | null;
+  invite_token?: string | null;
+  accepted_terms_version?: string | null;
+}
+
+/** Creates a local account (no membership). ConflictError when the e-mail is registered. */
+export async function createLocalUser(ctx: IdentityCtx, input: { email: string; password: string; name?: string | null; isSuperadmin?: boolean }): Promise<UserDoc> {
+  const now = isoNow(ctx);
+  const user: UserDoc = {
+    user_id: randomId('usr'), email: input.email.toLowerCase(), name: input.name ?? null,
+    password_hash: await hashPassword(input.password), auth_provider: 'local', is_active: true,
+    is_superadmin: input.isSuperadmin ?? false,
+    two_factor: { enabled: false, secret: null, pending_secret: null, recovery_codes: [] },
+    session_epoch: 0, sessions_revoked_at: null, last_org_id: null, created_at: now, updated_at: now,
+  };
+  try {
+    return await ctx.engine.stores.users.insert(user);
+  } catch (error) {
+    if (error instanceof ConflictError) throw new ConflictError('E-mail already registered');
+    throw error;
+  }
+}
+
+/**
+ * POST /auth/register in its three modes (identity-api.md "Registration, login, sessions"):
+ * invite_token joins that org at the invite's role; org_name creates an org with role owner;
+ * neither creates an org-less account. Errors: 400 terms missing/not current; 403 org_name
+ * while public org creation is disabled, or an addressed invite for another e-mail; 404 invite
+ * unusable; 409 e-mail registered. Returns the user and `{org_id, role}`.
+ */
+export async function register(ctx: IdentityCtx, input: RegisterInput, settings: RegistrationSettings): Promise<{ user: UserDoc; org_id: string | null; role: OrgRole | null }> {
+  if (settings.termsVersion !== null && input.accepted_terms_version !== settings.termsVersion) {
+    throw new BadRequestError('The current terms version must be accepted');
+  }
+  const invite = input.invite_token ? await resolveInviteToken(ctx, input.invite_token) : null;
+  if (!invite && input.org_name && !settings.allowPublicOrgCreation) throw new ForbiddenError('Public organization creation is disabled');
+  if (invite && invite.email !== null && invite.email !== input.email.toLowerCase()) throw new ForbiddenError('This invitation is addressed to someone else');
+  if (await ctx.engine.stores.users.byEmail(input.email)) throw new ConflictError('E-mail already registered');
+  const user = await createLocalUser(ctx, input);
+  if (invite) {
+    const joined = await redeemInvite(ctx, invite, user);
+    return { user, ...joined };
+  }
+  if (input.org_name) {
+    const { org } = await createOrganization(ctx, { name: input.org_name, ownerUserId: user.user_id });
+    return { user, org_id: org.org_id, role: 'owner' };
+  }
+  return { user, org_id: null, role: null };
+}
+
+/**
+ * Creates the configured default admin once (identity-api.md "Superadmin bootstrap"): skipped
+ * when the password is shorter than 8 characters or the e-mail already exists. Returns whether
+ * an account was created.
+ */
+export async function ensureDefaultAdmin(ctx: IdentityCtx, email: string | null, password: string | null): Promise<boolean> {
+  if (!email || !password || password.length < 8) return false;
+  if (await ctx.engine.stores.users.byEmail(email)) return false;
+  try {
+    await createLocalUser(ctx, { email, password, name: null, isSuperadmin: true });
+    return true;
+  } catch (error) {
+    if (error instanceof ConflictError) return false;
+    throw error;
+  }
+}
+
+/** Makes an account superadmin (or not) and ends its sessions. Returns null when unknown. */
+export async function setSuperadmin(ctx: IdentityCtx, userId: string, enabled: boolean): Promise<{ before: UserDoc; after: UserDoc } | null> {
+  const before = await ctx.engine.stores.users.get(userId);
+  if (!before) return null;
+  const after = await ctx.engine.stores.users.revokeSessions(userId, isoNow(ctx), { is_superadmin: enabled });
+  return after ? { before, after } : null;
+}

@@ -1,0 +1,202 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from '@planwarden/engine/context';
+import { clientIp } from '../auth/ip';
+import type { Principal } from '../http/request-context';
+import { INGEST_MAX_BYTES } from '../routes/ingest.schema';
+import type { ServerServices } from '../services';
+import { authInfoFor } from './context';
+import { createPlanwardenMcpServer } from './mcp-server';
+
+/** Where the endpoint is mounted, and its legacy SSE paths (docs/mcp.md "Transports"). */
+export const MCP_PATH = '/mcp';
+export const MCP_SSE_PATH = '/mcp/sse';
+export const MCP_MESSAGES_PATH = '/mcp/messages';
+
+const IDLE_MS = 30 * 60_000;
+const MAX_SESSIONS = 1000;
+
+export interface McpEndpointOptions {
+  readonly services: ServerServices;
+  readonly log: Logger;
+  /**
+   * Resolves a request's principal: the very function the HTTP API's router authenticates
+   * with (X-API-Key, the `mcp_session` cookie, anonymous while auth is off). Throws
+   * UnauthorizedError (401), ForbiddenError (403, ip allowlist) or a 429.
+   */
+  readonly authenticate: (req: Request) => Principal | Promise<Principal>;
+}
+
+export interface McpEndpoint {
+  /** Express router to mount at MCP_PATH. */
+  readonly router: express.Router;
+  /** Closes every open session (server shutdown). */
+  close(): Promise<void>;
+}
+
+interface Session {
+  readonly transport: StreamableHTTPServerTransport | SSEServerTransport;
+  readonly server: McpServer;
+  /** Who opened it: later requests must present a credential resolving to the same principal. */
+  readonly owner: string;
+  open: number;
+  lastActive: number;
+}
+
+/** Identity of a principal for session binding (role excluded: a role change applies at once). */
+function ownerOf(principal: Principal): string {
+  return JSON.stringify([principal.kind, principal.orgId, principal.userId, principal.keyId]);
+}
+
+function rpcError(res: Response, status: number, code: number, message: string): void {
+  res.status(status).json({ jsonrpc: '2.0', error: { code, message }, id: null });
+}
+
+type AuthedRequest = IncomingMessage & { auth?: AuthInfo };
+
+/**
+ * The MCP endpoint (analysis-api.md "What the service does" item 10; DESIGN.md: MCP at `/mcp`):
+ * streamable HTTP on POST/GET/DELETE /mcp and the legacy HTTP+SSE transport on GET /mcp/sse +
+ * POST /mcp/messages?sessionId=. Every HTTP request is authenticated with the HTTP API's
+ * authenticator before its body is read (no or a bad credential: 401 from the error
+ * middleware, before any MCP processing); the principal rides to each tool call as
+ * `extra.authInfo`, where each tool runs the HTTP routes' policy check; a session answers only
+ * to the principal that opened it (else 404).
+ */
+export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
+  const sessions = new Map<string, Session>();
+  const router = express.Router();
+  const deps = { services: options.services, log: options.log };
+  const bodyLimit = () => Math.max(INGEST_MAX_BYTES, options.services.config.server.max_input_size_mb * 1024 * 1024) * 2 + 64 * 1024;
+
+  const sweep = setInterval(() => {
+    const cutoff = Date.now() - IDLE_MS;
+    for (const session of sessions.values()) {
+      if (session.open === 0 && session.lastActive < cutoff) void session.transport.close().catch(() => {});
+    }
+  }, 60_000);
+  sweep.unref();
+
+  const track = (session: Session, res: Response) => {
+    session.lastActive = Date.now();
+    session.open += 1;
+    res.on('close', () => { session.open -= 1; session.lastActive = Date.now(); });
+  };
+
+  const authenticateRequest = async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      const principal = await options.authenticate(req);
+      res.locals.principal = principal;
+      const ip = clientIp(req, options.services.config.server.trust_proxy);
+      (req as AuthedRequest).auth = authInfoFor(principal, String(res.locals.requestId ?? ''), ip);
+      next();
+    } catch (error) {
+      next(error);
+    }
+  };
+  const json = (req: Request, res: Response, next: NextFunction) => express.json({ limit: bodyLimit() })(req, res, next);
+
+  /** The caller's session, or null after answering 404 (unknown, or opened by someone else). */
+  const ownSession = (id: string, res: Response): Session | null => {
+    const session = sessions.get(id);
+    if (!session || session.owner !== ownerOf(res.locals.principal as Principal)) {
+      rpcError(res, 404, -32001, 'Session not found');
+      return null;
+    }
+    return session;
+  };
+
+  const openSession = async (transport: Session['transport'], res: Response): Promise<Session> => {
+    const server = createPlanwardenMcpServer(deps);
+    const session: Session = { transport, server, owner: ownerOf(res.locals.principal as Principal), open: 0, lastActive: Date.now() };
+    await server.connect(transport);
+    return session;
+  };
+
+  const streamable = async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      const id = req.get('mcp-session-id');
+      if (id) {
+        const session = ownSession(id, res);
+        if (!session) return;
+        if (!(session.transport instanceof StreamableHTTPServerTransport)) {
+          rpcError(res, 400, -32000, 'Bad Request: this session uses the SSE transport');
+          return;
+        }
+        track(session, res);
+        await session.transport.handleRequest(req as AuthedRequest, res as ServerResponse, req.body);
+        return;
+      }
+      if (req.method !== 'POST' || !isInitializeRequest(req.body)) {
+        rpcError(res, 400, -32000, 'Bad Request: no valid session ID provided');
+        return;
+      }
+      if (sessions.size >= MAX_SESSIONS) {
+        rpcError(res, 503, -32000, 'Too many open MCP sessions');
+        return;
+      }
+      let session: Session | null = null;
+      const transport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (sessionId) => { if (session) sessions.set(sessionId, session); },
+      });
+      transport.onclose = () => { if (transport.sessionId) sessions.delete(transport.sessionId); };
+      session = await openSession(transport, res);
+      await transport.handleRequest(req as AuthedRequest, res as ServerResponse, req.body);
+    } catch (error) {
+      next(error);
+    }
+  };
+
+  router.post('/', authenticateRequest, json, streamable);
+  router.get('/', authenticateRequest, streamable);
+  router.delete('/', authenticateRequest, streamable);
+
+  router.get('/sse', authenticateRequest, async (_req, res, next) => {
+    try {
+      if (sessions.size >= MAX_SESSIONS) {
+        res.status(503).json({ detail: 'Too many open MCP sessions' });
+        return;
+      }
+      const transport = new SSEServerTransport(MCP_MESSAGES_PATH, res as ServerResponse);
+      transport.onclose = () => { sessions.delete(transport.sessionId); };
+      const session = await openSession(transport, res);
+      sessions.set(transport.sessionId, session);
+      track(session, res);
+    } catch (error) {
+      next(error);
+    }
+  });
+
+  router.post('/messages', authenticateRequest, json, async (req, res, next) => {
+    try {
+      const id = typeof req.query.sessionId === 'string' ? req.query.sessionId : '';
+      const session = ownSession(id, res);
+      if (!session) return;
+      if (!(session.transport instanceof SSEServerTransport)) {
+        rpcError(res, 400, -32000, 'Bad Request: this session uses the streamable HTTP transport');
+        return;
+      }
+      session.lastActive = Date.now();
+      await session.transport.handlePostMessage(req as AuthedRequest, res as ServerResponse, req.body);
+    } catch (error) {
+      next(error);
+    }
+  });
+
+  return {
+    router,
+    async close() {
+      clearInterval(sweep);
+      const open = [...sessions.values()];
+      sessions.clear();
+      await Promise.all(open.map((s) => s.server.close().catch(() => {})));
+    },
+  };
+}

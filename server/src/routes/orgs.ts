@@ -1,0 +1,44 @@
+import { NotFoundError } from '@planwarden/engine/errors';
+import { leaveOrganization } from '@planwarden/engine/identity/member-service';
+import { createOrganization, getOrganization, presentOrgInfo } from '@planwarden/engine/identity/org-service';
+import { currentUser, mintSessionFor } from '../auth/account-service';
+import { identityCtx } from '../auth/identity';
+import { route, type RouteDef } from '../http/route';
+import type { ServerServices } from '../services';
+import { assertMayCreateOrg } from './auth';
+import { CreateOrgSchema } from './identity.schema';
+import { sessionReply } from './session-reply';
+import { param, parseBody } from './shared';
+
+/** identity-api.md "Organizations": create, info, leave (POST /orgs/{org_id}/leave, docs/decisions.md). */
+export function orgRoutes(services: ServerServices): RouteDef[] {
+  const ids = services.identity;
+  return [
+    route({
+      method: 'post', path: '/orgs', policy: 'human', nonHumanStatus: 403, body: 'json',
+      handler: async (ctx, req) => {
+        const input = parseBody(CreateOrgSchema, req);
+        assertMayCreateOrg(services, ctx.principal.isSuperadmin);
+        const ictx = identityCtx(ctx);
+        const user = await currentUser(ictx);
+        const { org } = await createOrganization(ictx, { name: input.name, ownerUserId: user.user_id });
+        return { status: 201, body: { org_id: org.org_id, name: org.name, role: 'owner' } };
+      },
+    }),
+    route({
+      method: 'get', path: '/orgs/:org_id', policy: 'viewer', body: 'none',
+      handler: async (ctx) => ({ body: presentOrgInfo(await getOrganization(identityCtx(ctx), ctx.orgId)) }),
+    }),
+    route({
+      method: 'post', path: '/orgs/:org_id/leave', policy: 'human', nonHumanStatus: 403, body: 'none',
+      handler: async (ctx, req) => {
+        if (param(req, 'org_id') !== ctx.principal.orgId) throw new NotFoundError('Organization not found');
+        const ictx = identityCtx(ctx);
+        const user = await currentUser(ictx);
+        const left = await leaveOrganization(ictx, user.user_id, ctx.orgId);
+        const session = await mintSessionFor(ids, ictx, (await ctx.engine.stores.users.get(user.user_id)) ?? user, left.org_id);
+        return sessionReply(ids, session, 200, left);
+      },
+    }),
+  ];
+}

@@ -1,0 +1,151 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../server/src/config/config';
+import { POLICIES, type Policy, type RouteDef } from '../../server/src/http/route';
+import { buildServer } from '../../server/src/server';
+import { silentLogger } from '../../engine/src/context';
+import type { TestServer } from '../helpers/test-server';
+import { BOOTSTRAP_KEY, bootstrap, Client, FakeClock, memberOf, registerUser, startAuthServer } from '../helpers/identity';
+
+/**
+ * The authorization matrix, generated from the router itself: every registered route × every
+ * principal kind of identity-api.md "Authentication", with the expectation derived from the
+ * route's declared policy.
+ */
+type Outcome = 'ok' | 401 | 403 | 404 | 423;
+interface PrincipalCase {
+  readonly name: string;
+  readonly client: Client;
+  /** Its `{org_id}` for path parameters (the seeded org unless the case is about its own org). */
+  readonly orgId: string;
+  readonly expect: (def: RouteDef) => Outcome;
+}
+
+const ROLE_RANK: Record<string, number> = { viewer: 0, member: 1, admin: 2, owner: 3 };
+const isRole = (p: Policy) => p in ROLE_RANK;
+const hasOrgParam = (def: RouteDef) => def.path.includes(':org_id');
+/** A tenant route naming an org in its path: another org's principal gets 404 (no signal). */
+const orgPathOf = (def: RouteDef) => hasOrgParam(def) && (isRole(def.policy) || def.policy === 'human');
+
+/** Express 5 router introspection: `METHOD path` of every route the router mounted at /api/v1 serves. */
+function routerRoutes(app: { router: { stack: any[] } }): string[] {
+  const out: string[] = [];
+  for (const layer of app.router.stack) {
+    const inner = layer.handle?.stack as any[] | undefined;
+    if (!inner || !layer.match('/api/v1/health') || layer.match('/elsewhere/health')) continue;
+    for (const l of inner) {
+      if (!l.route) continue;
+      for (const method of Object.keys(l.route.methods)) out.push(`${method.toUpperCase()} ${l.route.path}`);
+    }
+  }
+  return out;
+}
+
+describe('authorization matrix (router × principals)', () => {
+  let server: TestServer;
+  let routes: RouteDef[];
+  let registered: string[];
+  const cases: PrincipalCase[] = [];
+  const params: Record<string, string> = {};
+
+  beforeAll(async () => {
+    const clock = new FakeClock();
+    server = await startAuthServer({ clock });
+    const config = loadConfig({ env: {}, cwd: '/nonexistent', overrides: { storage: { backend: 'memory' }, auth: { enabled: true } } });
+    const built = await buildServer(config, { log: silentLogger });
+    routes = built.routes;
+    registered = routerRoutes(built.app as unknown as { router: { stack: any[] } });
+    built.services.identity.guard.shutdown();
+    await built.store.close();
+
+    const boot = bootstrap(server);
+    const owner = await registerUser(server, 'm-owner@example.com', { orgName: 'Matrix' });
+    const orgId = owner.orgId as string;
+    const viewer = await memberOf(server, owner.client, orgId, 'm-viewer@example.com', 'viewer');
+    const member = await memberOf(server, owner.client, orgId, 'm-member@example.com', 'member');
+    const admin = await memberOf(server, owner.client, orgId, 'm-admin@example.com', 'admin');
+    const target = await memberOf(server, owner.client, orgId, 'm-target@example.com', 'member');
+    const other = await registerUser(server, 'm-other@example.com', { orgName: 'Elsewhere' });
+    const superUser = await registerUser(server, 'm-super@example.com');
+    expect((await boot.post(`/admin/users/${superUser.userId}/superadmin`, { enabled: true })).status).toBe(200);
+    expect((await superUser.client.post('/auth/session', { email: 'm-super@example.com', password: 'correct-horse-1' })).body.is_superadmin).toBe(true);
+    const locked = await registerUser(server, 'm-locked@example.com', { orgName: 'Locked' });
+    expect((await boot.patch(`/admin/organizations/${locked.orgId}/lock`, { locked: true })).body).toEqual({ org_id: locked.orgId, locked: true });
+    const strict = await registerUser(server, 'm-strict@example.com', { orgName: 'Strict' });
+    expect((await boot.patch(`/admin/organizations/${strict.orgId}/2fa-policy`, { require_2fa: true })).status).toBe(200);
+
+    const revokedKey = await owner.client.post('/auth/keys', { role: 'owner', name: 'revoked' });
+    expect((await owner.client.delete(`/auth/keys/${revokedKey.body.key_id}`)).status).toBe(200);
+    const fencedKey = await owner.client.post('/auth/keys', { role: 'owner', name: 'fenced', ip_allowlist: ['10.0.0.0/8', '192.0.2.7'] });
+    const spareKey = await owner.client.post('/auth/keys', { role: 'member', name: 'spare' });
+    const team = await owner.client.post(`/orgs/${orgId}/teams`, { name: 'Matrix team' });
+    const invite = await owner.client.post(`/orgs/${orgId}/invites`, { role: 'member' });
+    Object.assign(params, {
+      org_id: orgId, user_id: target.userId, team_id: team.body.team_id, invite_id: invite.body.invite_id, key_id: spareKey.body.key_id,
+      token: invite.body.token, job_id: 'job_missing', namespace: 'matrix-ns', analyzer_name: 'terraform', analyzer: 'terraform',
+      hash: 'a'.repeat(64), provider: 'openai', rule_id: 'RULE-1', resource_hash: 'a'.repeat(64),
+    });
+
+    const byRank = (role: string) => (def: RouteDef): Outcome => {
+      if (def.policy === 'public' || def.policy === 'authenticated' || def.policy === 'human') return 'ok';
+      if (def.policy === 'superadmin') return 403;
+      return ROLE_RANK[role] >= ROLE_RANK[def.policy] ? 'ok' : 403;
+    };
+    const noCredential = (status: Outcome) => (def: RouteDef): Outcome => (def.policy === 'public' ? 'ok' : status);
+    const ownOrgBlocked = (status: Outcome) => (def: RouteDef): Outcome => {
+      if (def.policy === 'public' || def.policy === 'authenticated' || def.policy === 'human') return 'ok';
+      if (def.policy === 'superadmin') return 403;
+      return status;
+    };
+    cases.push(
+      { name: 'no credential', client: new Client(server), orgId, expect: noCredential(401) },
+      { name: 'viewer', client: viewer.client, orgId, expect: byRank('viewer') },
+      { name: 'member', client: member.client, orgId, expect: byRank('member') },
+      { name: 'admin', client: admin.client, orgId, expect: byRank('admin') },
+      { name: 'owner', client: owner.client, orgId, expect: byRank('owner') },
+      {
+        name: 'superadmin outside the org', client: superUser.client, orgId,
+        expect: (def) => (orgPathOf(def) ? 404 : def.policy === 'superadmin' || !isRole(def.policy) ? 'ok' : 403),
+      },
+      {
+        name: 'member of another org', client: other.client, orgId,
+        expect: (def) => (orgPathOf(def) ? 404 : byRank('owner')(def)),
+      },
+      { name: 'revoked key', client: new Client(server, { 'X-API-Key': revokedKey.body.key }), orgId, expect: noCredential(401) },
+      { name: 'key outside its allowlist', client: new Client(server, { 'X-API-Key': fencedKey.body.key }), orgId, expect: noCredential(403) },
+      { name: 'locked org', client: locked.client, orgId: locked.orgId as string, expect: ownOrgBlocked(423) },
+      { name: '2FA-required org', client: strict.client, orgId: strict.orgId as string, expect: ownOrgBlocked(403) },
+    );
+    expect(BOOTSTRAP_KEY).toBeTruthy();
+  });
+  afterAll(async () => { await server.close(); });
+
+  it('every route declares a known policy and the matrix covers the whole router', () => {
+    for (const def of routes) expect(POLICIES, `${def.method} ${def.path}`).toContain(def.policy);
+    const declared = routes.map((r) => `${r.method.toUpperCase()} ${r.path}`).sort();
+    expect([...new Set(registered)].sort()).toEqual([...new Set(declared)].sort());
+  });
+
+  it('answers the spec status for every route × principal', async () => {
+    const failures: string[] = [];
+    // Self-affecting calls (logout drops the cookie, leave the membership) run last for each principal.
+    const last = (def: RouteDef) => (def.path === '/auth/logout' ? 2 : def.path.endsWith('/leave') ? 1 : 0);
+    const ordered = [...routes].sort((a, b) => last(a) - last(b));
+    for (const principal of cases) {
+      for (const def of ordered) {
+        const path = def.path.replace(/:([A-Za-z_]+)/g, (_m, name: string) => {
+          if (name === 'org_id') return principal.orgId;
+          return params[name] ?? `matrix-${name}`;
+        });
+        const wants = principal.expect(def);
+        const res = await principal.client.call(def.method.toUpperCase(), path, def.body === 'json' ? {} : undefined);
+        const tenancy404 = res.status === 404 && res.body?.detail === 'Organization not found';
+        const ok = wants === 'ok'
+          ? ![401, 403, 423].includes(res.status) && !tenancy404 && res.status < 500
+          : res.status === wants;
+        if (!ok) failures.push(`${principal.name}: ${def.method.toUpperCase()} ${def.path} → ${res.status} (expected ${wants}) ${res.text.slice(0, 120)}`);
+      }
+    }
+    console.log(`authorization matrix: ${routes.length} routes × ${cases.length} principals = ${routes.length * cases.length} cells, ${failures.length} failures`);
+    expect(failures).toEqual([]);
+  });
+});
