@@ -175,7 +175,12 @@ export async function startServerChild(
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${script} did not start within 60 s`)), 60_000);
+    const fail = (error: Error) => {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      rmSync(dataDir, { recursive: true, force: true });
+      reject(error);
+    };
+    const timer = setTimeout(() => fail(new Error(`${script} did not start within 60 s`)), 60_000);
     const lines = createInterface({ input: child.stdout! });
     lines.on('line', (line) => {
       const match = /^BENCH_URL (http:\/\/127\.0\.0\.1:\d+)$/.exec(line.trim());
@@ -186,7 +191,7 @@ export async function startServerChild(
     });
     child.once('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`${script} exited with ${code} before printing its URL`));
+      fail(new Error(`${script} exited with ${code} before printing its URL`));
     });
   });
   const pid = child.pid!;

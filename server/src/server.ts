@@ -14,6 +14,7 @@ import { DEFAULT_ORG_ID } from '@planwarden/engine/orgs/org-store';
 import { openStore } from '@planwarden/engine/store/open-store';
 import { createStores, ensureSchema } from '@planwarden/engine/stores';
 import { ensureRulesSeeded } from '@planwarden/engine/rules/custom-seed';
+import { assertBudget, budgetExhausted } from '@planwarden/engine/usage/usage-service';
 import type { Config } from './config/config';
 import { createApp } from './http/app';
 import { JobRunner } from './jobs/runner';
@@ -94,6 +95,7 @@ export async function buildServer(config: Config, options: StartOptions = {}) {
     pollIntervalMs: options.pollIntervalMs,
     reclaimOnStart: config.storage.backend !== 'docdb',
     sleep: options.sleep,
+    budgetExhausted: (orgId) => budgetExhausted(engine, orgId),
   });
   const services: ServerServices = {
     config,
@@ -107,6 +109,9 @@ export async function buildServer(config: Config, options: StartOptions = {}) {
       providerFor,
       enqueue: (job, apiKey) => runner.enqueue(job, apiKey),
       sleep: options.sleep,
+      // analysis-api.md: 402 before any work when the monthly cap is met; a cap reached mid-run ends the job with quota_exceeded.
+      assertBudget: (orgId) => assertBudget(engine, orgId, config.usage),
+      budgetExhausted: (orgId) => budgetExhausted(engine, orgId),
     },
   };
   const routes = allRoutes(services);

@@ -192,4 +192,33 @@ describe('organizations, members, keys, teams and invitations', () => {
     expect((await boot.patch('/admin/organizations/org_missing/lock', { locked: true })).status).toBe(404);
     expect((await boot.patch(`/admin/organizations/${orgId}/lock`, { locked: 'yes' })).status).toBe(422);
   });
+
+  it('admin surface: org summaries, the member mirror with the same guardrails, audit feeds', async () => {
+    const boot = bootstrap(server);
+    expect((await viewer.client.get('/admin/organizations')).status).toBe(403);
+    expect((await anon().get('/admin/organizations')).status).toBe(401);
+    const all = await boot.get('/admin/organizations');
+    const mine = all.body.organizations.find((o: { org_id: string }) => o.org_id === orgId);
+    expect(mine).toMatchObject({ name: 'Org One', plan_tier: 'free', contract: null, member_count: expect.any(Number), locked: false, require_2fa: false, sso_enabled: false });
+    expect((await boot.get(`/admin/organizations/${orgId}`)).body).toMatchObject({ org_id: orgId, sso: null });
+    expect((await boot.get('/admin/organizations/org_missing')).status).toBe(404);
+    const members = await boot.get(`/admin/organizations/${orgId}/members`);
+    expect(members.body.members.length).toBe(mine.member_count);
+    expect((await boot.get('/admin/organizations/org_missing/members')).status).toBe(404);
+    expect((await boot.patch(`/admin/organizations/${orgId}/members/${owner.userId}`, { role: 'viewer' })).status).toBe(409);
+    expect((await boot.patch(`/admin/organizations/${orgId}/members/${viewer.userId}`, { role: 'owner' })).status).toBe(422);
+    const mirrored = await memberOf(server, owner.client, orgId, 'o-mirror@example.com', 'member');
+    expect((await boot.patch(`/admin/organizations/${orgId}/members/${mirrored.userId}`, { role: 'admin' })).body).toMatchObject({ role: 'admin' });
+    expect((await boot.post(`/admin/organizations/${orgId}/members/${mirrored.userId}/reset-password`)).body.temporary_password).toEqual(expect.any(String));
+    expect((await mirrored.client.get('/auth/me')).status).toBe(401);
+    expect((await boot.delete(`/admin/organizations/${orgId}/members/${mirrored.userId}`)).status).toBe(204);
+
+    const feed = await boot.get(`/admin/organizations/${orgId}/audit?action=member.remove`);
+    expect(feed.body.events.find((e: { target_id: string }) => e.target_id === mirrored.userId)).toMatchObject({ action: 'member.remove', target_id: mirrored.userId, actor_key_id: '_bootstrap', actor_is_superadmin: true });
+    const platform = await boot.get('/admin/audit?action=superadmin.grant');
+    expect(platform.status).toBe(200);
+    const orgOnly = await boot.get(`/admin/audit?org_id=${outsider.orgId}`);
+    expect(orgOnly.body.events.every((e: { org_id: string }) => e.org_id === outsider.orgId)).toBe(true);
+    expect((await boot.get('/admin/audit/export?format=csv')).headers.get('content-type')).toMatch(/text\/csv/);
+  });
 });

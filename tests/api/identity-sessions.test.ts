@@ -33,6 +33,21 @@ describe('registration, login and sessions', () => {
     expect(short.status).toBe(422);
   });
 
+  it('an invitation expires after the org\'s invite_link_ttl_hours (168)', async () => {
+    const owner = await registerUser(server, 'ttl-owner@example.com', { orgName: 'Ttl' });
+    const invite = await owner.client.post(`/orgs/${owner.orgId}/invites`, { role: 'member' });
+    expect(invite.body.expires_at).toBe(new Date(clock.current.getTime() + 168 * 3_600_000).toISOString());
+    expect((await new Client(server).get(`/invite/${invite.body.token}`)).status).toBe(200);
+    clock.advance(169 * 3_600_000);
+    try {
+      expect((await new Client(server).get(`/invite/${invite.body.token}`)).status).toBe(404);
+      const late = await new Client(server).post('/auth/register', { email: 'late@example.com', password: 'correct-horse-1', invite_token: invite.body.token });
+      expect(late.status).toBe(404);
+    } finally {
+      clock.advance(-169 * 3_600_000);
+    }
+  });
+
   it('logs in with a password; 401 for a bad one; the session expires with the clock', async () => {
     await registerUser(server, 'login@example.com', { orgName: 'Login org' });
     const c = new Client(server);

@@ -143,6 +143,8 @@ describe('categories and custom rules', () => {
   });
 
   it('roles 403, other org 404, bad bodies 422, unknown analyzer 404', async () => {
+    expect((await server.api(RULES, { headers: { 'X-API-Key': 'pwk_bogus' } })).status).toBe(401);
+    expect((await server.api(CATEGORIES, { headers: { 'X-API-Key': 'pwk_bogus' } })).status).toBe(401);
     const member = await roleHeaders(server, 'member');
     const viewer = await roleHeaders(server, 'viewer');
     expect((await server.api(RULES, { headers: member })).status).toBe(200);

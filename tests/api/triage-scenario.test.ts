@@ -196,12 +196,34 @@ describe('triage that learns (scenario)', () => {
   });
 });
 
+describe('proposal for a rule that is gone', () => {
+  it('apply answers 404 once the rule row was deleted', async () => {
+    const cat = await server.api('/orgs/default/rule-categories', { method: 'POST', json: { name: 'Scenario' } });
+    expect(cat.status).toBe(201);
+    const rule = await server.api('/orgs/default/rules', { method: 'POST', json: { title: 'Gone rule', description: 'x', category: 'scenario', severity: 'LOW', analyzers: ['terraform'] } });
+    expect(rule.status).toBe(201);
+    const resources = await (await server.api('/triage-a/resources')).json() as { hash: string; value: { name: string } }[];
+    for (const r of resources.slice(0, MIN_SAMPLES)) {
+      const finding = { title: 'g', severity: 'LOW', rule_id: 'CUSTOM-GONE-RULE', risk: 'r', why_it_matters: 'w', suggested_next_step: 'n', confidence: 'HIGH', evidence: [], resource_address: r.value.name, tags: [] };
+      expect((await server.api(`/resource/${r.hash}/analysis`, { method: 'PUT', json: { summary: 's', findings: [finding] } })).status).toBe(200);
+      expect((await server.api(`/findings/${r.hash}/CUSTOM-GONE-RULE`, { method: 'PATCH', json: { status: 'false_positive' } })).status).toBe(200);
+    }
+    const refreshed = await (await server.api('/rule-proposals/refresh', { method: 'POST' })).json() as { proposals: { proposal_id: string; rule_id: string }[] };
+    const proposal = refreshed.proposals.find((p) => p.rule_id === 'CUSTOM-GONE-RULE')!;
+    expect(proposal).toBeDefined();
+    expect((await server.api('/orgs/default/rules/CUSTOM-GONE-RULE', { method: 'DELETE' })).status).toBe(200);
+    expect((await server.api(`/rule-proposals/${proposal.proposal_id}/apply`, { method: 'POST' })).status).toBe(404);
+  });
+});
+
 describe('findings: roles, tenancy, validation', () => {
   it('viewer 403, member may triage but not refresh, other org 404, bad input 422', async () => {
     const [f] = (await (await server.api('/findings?limit=1')).json() as { findings: Finding[] }).findings;
     const viewer = await roleHeaders(server, 'viewer');
     const member = await roleHeaders(server, 'member');
     expect((await server.api('/findings', { headers: viewer })).status).toBe(403);
+    expect((await server.api('/findings', { headers: { 'X-API-Key': 'pwk_bogus' } })).status).toBe(401);
+    expect((await server.api('/rule-proposals/refresh', { method: 'POST', headers: { 'X-API-Key': 'pwk_bogus' } })).status).toBe(401);
     expect((await server.api('/feedback', { headers: viewer })).status).toBe(403);
     expect((await server.api('/rule-health', { headers: viewer })).status).toBe(403);
     expect((await patch(f, { status: 'open' }, viewer)).status).toBe(403);

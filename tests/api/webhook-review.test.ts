@@ -52,6 +52,7 @@ describe('review webhook config', () => {
   });
 
   it('admin only, own org only, validated body', async () => {
+    expect((await server.api(PATH, { headers: { 'X-API-Key': 'pwk_bogus' } })).status).toBe(401);
     const member = await roleHeaders(server, 'member');
     expect((await server.api(PATH, { method: 'PUT', headers: member, json: { url: receiver.url } })).status).toBe(403);
     expect((await server.api(PATH, { headers: member })).status).toBe(403);

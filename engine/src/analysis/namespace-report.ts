@@ -2,6 +2,7 @@ import type { EngineContext } from '../context';
 import { NotFoundError } from '../errors';
 import { buildReportModel } from '../report/model';
 import { renderReport } from '../report/render';
+import { renderUntrusted } from '../report/template-sandbox';
 import { assertNamespace } from './ingest-service';
 
 export type ReportFormat = 'markdown' | 'markdown_light' | 'html';
@@ -60,5 +61,7 @@ export async function renderNamespaceReport(ctx: EngineContext, orgId: string, n
       }];
     }),
   });
-  return renderReport(model, { format: options.format, source: options.templateSource ?? undefined });
+  // An org template is untrusted: it renders in the sandbox worker, never on the request thread.
+  if (options.templateSource) return renderUntrusted(model, options.format, options.templateSource);
+  return renderReport(model, { format: options.format });
 }

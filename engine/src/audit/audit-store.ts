@@ -50,8 +50,20 @@ export class AuditStore {
   }
 
   /** The org's events newest first, filtered (identity-api.md "Metrics and audit"). */
-  async list(orgId: string, query: AuditQuery): Promise<AuditEventDoc[]> {
-    const filter: Filter = { org_id: orgId };
+  list(orgId: string, query: AuditQuery): Promise<AuditEventDoc[]> {
+    return this.query({ org_id: orgId }, query);
+  }
+
+  /**
+   * Unsafe (cross-tenant): the platform feed for GET /admin/audit, org-less actions included;
+   * `orgId` narrows it to one org.
+   */
+  unsafeListAll(query: AuditQuery & { orgId?: string }): Promise<AuditEventDoc[]> {
+    return this.query(query.orgId ? { org_id: query.orgId } : {}, query);
+  }
+
+  private async query(base: Filter, query: AuditQuery): Promise<AuditEventDoc[]> {
+    const filter: Filter = { ...base };
     if (query.action) filter.action = query.action;
     if (query.targetType) filter.target_type = query.targetType;
     const range: Record<string, string> = {};

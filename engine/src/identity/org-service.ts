@@ -1,5 +1,7 @@
 import { ConflictError, NotFoundError } from '../errors';
 import type { OrgDoc } from '../orgs/org-store';
+import { seedBuiltinTemplates } from '../report/template-service';
+import { seedBuiltinRules } from '../rules/custom-seed';
 import { isoNow, type IdentityCtx } from './context';
 import { randomId } from './secrets';
 import type { MembershipDoc, OrgRole } from './types';
@@ -11,8 +13,8 @@ function slugify(name: string): string {
 
 /**
  * Creates an org with `ownerUserId` as its owner and makes it the owner's last scoped org
- * (identity-api.md "Organizations": POST /orgs; registration with org_name).
- * Returns `{org, membership}`.
+ * (identity-api.md "Organizations": POST /orgs; registration with org_name), seeding the
+ * built-in report templates and rules. Returns `{org, membership}`.
  */
 export async function createOrganization(ctx: IdentityCtx, input: { name: string; ownerUserId: string }): Promise<{ org: OrgDoc; membership: MembershipDoc }> {
   const now = isoNow(ctx);
@@ -23,6 +25,8 @@ export async function createOrganization(ctx: IdentityCtx, input: { name: string
     org_id: orgId, user_id: input.ownerUserId, role: 'owner', is_active: true, created_at: now, updated_at: now,
   });
   await ctx.engine.stores.users.update(input.ownerUserId, { last_org_id: orgId, updated_at: now });
+  await seedBuiltinRules(ctx.engine, orgId, input.ownerUserId);
+  await seedBuiltinTemplates(ctx, orgId);
   return { org, membership };
 }
 

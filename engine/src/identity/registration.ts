@@ -54,12 +54,14 @@ export async function register(ctx: IdentityCtx, input: RegisterInput, settings:
   if (invite && invite.email !== null && invite.email !== input.email.toLowerCase()) throw new ForbiddenError('This invitation is addressed to someone else');
   if (await ctx.engine.stores.users.byEmail(input.email)) throw new ConflictError('E-mail already registered');
   const user = await createLocalUser(ctx, input);
+  // From here on the new account is the actor (audit of the invite redemption and org seeding).
+  const asUser: IdentityCtx = { ...ctx, actor: { ...ctx.actor, userId: user.user_id, keyId: null, email: user.email } };
   if (invite) {
-    const joined = await redeemInvite(ctx, invite, user);
+    const joined = await redeemInvite(asUser, invite, user);
     return { user, ...joined };
   }
   if (input.org_name) {
-    const { org } = await createOrganization(ctx, { name: input.org_name, ownerUserId: user.user_id });
+    const { org } = await createOrganization(asUser, { name: input.org_name, ownerUserId: user.user_id });
     return { user, org_id: org.org_id, role: 'owner' };
   }
   return { user, org_id: null, role: null };

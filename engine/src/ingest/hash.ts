@@ -18,7 +18,7 @@
  * - A JSON array is used rather than a delimiter-joined string so no field value can forge a
  *   field boundary. The "planwarden-unit/1" tag versions the composition itself.
  */
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 import type { UnitAction } from '../analyzers/types';
 
 /** Version tag of the hash composition; bump only with a migration plan for stored hashes. */
@@ -32,12 +32,29 @@ export interface UnitHashInput {
   readonly body: string;
 }
 
+/** Only code units U+0000..U+007F (JS regex on UTF-16; lone surrogates are not ASCII). */
+const NON_ASCII_RE = /[^\u0000-\u007f]/;
+
+/**
+ * The body as hashed: CRLF/CR → LF, then NFC. Both steps are skipped when they cannot change
+ * the string (no CR; pure ASCII is always in NFC), which yields the same bytes.
+ */
+export function canonicalBody(body: string): string {
+  const lf = body.includes('\r') ? body.replace(/\r\n?/g, '\n') : body;
+  return NON_ASCII_RE.test(lf) ? lf.normalize('NFC') : lf;
+}
+
+/** One-shot SHA-256 (crypto.hash, Node ≥ 20.12) with the Hash-object fallback; lowercase hex. */
+const sha256Hex: (text: string) => string =
+  typeof (crypto as { hash?: unknown }).hash === 'function'
+    ? (text) => (crypto as unknown as { hash(alg: string, data: string, enc: 'hex'): string }).hash('sha256', text, 'hex')
+    : (text) => crypto.createHash('sha256').update(text, 'utf8').digest('hex');
+
 /**
  * Stable content hash of an analysis unit: 64 lowercase hex chars (see the module comment for
  * exactly what is hashed). Pure; never throws.
  */
 export function hashUnit(input: UnitHashInput): string {
-  const body = input.body.replace(/\r\n?/g, '\n').normalize('NFC');
-  const canonical = JSON.stringify([UNIT_HASH_VERSION, input.analyzer, input.type, input.name, input.action, body]);
-  return createHash('sha256').update(canonical, 'utf8').digest('hex');
+  const canonical = JSON.stringify([UNIT_HASH_VERSION, input.analyzer, input.type, input.name, input.action, canonicalBody(input.body)]);
+  return sha256Hex(canonical);
 }

@@ -52,6 +52,11 @@ export class OrgStore {
     return this.orgs.findOne({ org_id: orgId });
   }
 
+  /** Unsafe (cross-tenant): every org, for the superadmin surface only (identity-api.md "Platform administration"). */
+  unsafeList(): Promise<OrgDoc[]> {
+    return this.orgs.find({}, { sort: { created_at: 1, org_id: 1 } });
+  }
+
   /** Creates the org when absent (idempotent); returns the stored record. */
   async ensure(org: Pick<OrgDoc, 'org_id' | 'name' | 'slug'>, now: string): Promise<OrgDoc> {
     await this.orgs.updateOne(

@@ -6,6 +6,7 @@ import type { IdentityCtx } from '../identity/context';
 import { BUILTIN_TEMPLATES, REPORT_FORMATS, TEMPLATE_LIMITS, type ReportFormat } from './render';
 import { validateUntrusted } from './template-sandbox';
 import type { ReportTemplateDoc } from './template-store';
+import { renderNamespaceReport } from '../analysis/namespace-report';
 
 /** analysis-api.md "Report templates": CRUD, one default per org and format, seed-builtin. */
 
@@ -142,4 +143,16 @@ export async function resolveTemplate(ctx: EngineContext, orgId: string, format:
   }
   const fallback = await ctx.stores.templates.defaultFor(orgId, format);
   return fallback ? { format, source: fallback.source, template_id: fallback.template_id } : { format, source: null, template_id: null };
+}
+
+/**
+ * POST .../report-templates/preview: renders `source` over the namespace's current report in
+ * the sandbox; nothing is persisted and no link is minted. `{content, content_type}`.
+ * 404 namespace without resources, 422 render failure.
+ */
+export async function previewTemplate(ctx: EngineContext, orgId: string, input: z.infer<typeof PreviewTemplateSchema>) {
+  const members = await ctx.stores.resources.listMembers(orgId, input.namespace);
+  if (members.length === 0) throw new NotFoundError(`Namespace '${input.namespace}' has no resources`);
+  const rendered = await renderNamespaceReport(ctx, orgId, input.namespace, { format: input.format, includeSuppressed: false, templateSource: input.source });
+  return { content: rendered.content, content_type: rendered.contentType };
 }

@@ -21,7 +21,7 @@ async function insertIgnoringDuplicate<T>(insert: () => Promise<T>): Promise<boo
  * POST /orgs/{org_id}/rules/seed-builtin (analysis-api.md "Custom rules"): imports every
  * registered analyzer's built-in rules as enabled rows (`is_builtin_seed` true), each in the
  * category `built-in-<analyzer>` (created when missing). Idempotent: existing rule_ids are left
- * untouched. Returns `{created}` (rules created by this call).
+ * untouched. Marks the org `rules_seeded_at`. Returns `{created}` (rules created by this call).
  */
 export async function seedBuiltinRules(ctx: EngineContext, orgId: string, createdBy: string | null): Promise<{ created: number }> {
   const now = ctx.now().toISOString();
@@ -46,6 +46,9 @@ export async function seedBuiltinRules(ctx: EngineContext, orgId: string, create
     }));
     if (inserted) created += 1;
   }
+  // Any seeding (org creation, the endpoint, the lazy first use) counts as the org's import.
+  const org = await ctx.stores.orgs.get(orgId);
+  if (org && !org.rules_seeded_at) await ctx.stores.orgs.update(orgId, { rules_seeded_at: now });
   return { created };
 }
 
@@ -58,5 +61,4 @@ export async function ensureRulesSeeded(ctx: EngineContext, orgId: string): Prom
   const org = await ctx.stores.orgs.get(orgId);
   if (!org || org.rules_seeded_at) return;
   await seedBuiltinRules(ctx, orgId, null);
-  await ctx.stores.orgs.update(orgId, { rules_seeded_at: ctx.now().toISOString() });
 }

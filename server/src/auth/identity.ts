@@ -32,7 +32,8 @@ export function identityCtx(ctx: RequestContext): IdentityCtx {
     engine: ctx.engine,
     actor: {
       userId: p.userId,
-      keyId: p.keyId ?? (p.kind === 'bootstrap_key' ? '_bootstrap' : p.kind === 'anonymous' ? '_anon' : null),
+      // `_anon` only for the anonymous principal of auth-off mode (public routes have no org).
+      keyId: p.keyId ?? (p.kind === 'bootstrap_key' ? '_bootstrap' : p.kind === 'anonymous' && p.orgId !== null ? '_anon' : null),
       email: p.email ?? null,
       isSuperadmin: p.isSuperadmin,
       ip: ctx.ip ?? null,

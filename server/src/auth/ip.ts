@@ -13,12 +13,18 @@ export function clientIp(req: Request, trustProxy: boolean): string | null {
   return parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress() ? (parsed as ipaddr.IPv6).toIPv4Address().toString() : parsed.toString();
 }
 
+/** A strictly written address: dotted-quad IPv4 (no `10.0.0` shorthand) or IPv6. */
+function isStrictAddress(value: string): boolean {
+  return ipaddr.IPv4.isValidFourPartDecimal(value) || ipaddr.IPv6.isValid(value);
+}
+
 /** Whether an allowlist entry is a bare IP (v4 or v6) or a CIDR block. */
 export function isAllowlistEntry(entry: string): boolean {
   if (entry.includes('/')) {
+    if (!isStrictAddress(entry.slice(0, entry.indexOf('/')))) return false;
     try { ipaddr.parseCIDR(entry); return true; } catch { return false; }
   }
-  return ipaddr.isValid(entry);
+  return isStrictAddress(entry);
 }
 
 /** Whether `ip` is inside one of `allowlist`'s entries (bare IPs are /32 or /128). */

@@ -32,6 +32,7 @@ export async function authorizeRoute(principal: Principal, def: Pick<RouteDef, '
     if (!principal.isSuperadmin) throw new ForbiddenError('Platform administrators only');
     return;
   }
+  if (!isRolePolicy(policy)) throw new ForbiddenError('This route declares no known policy'); // fail closed
   const pathOrg = typeof params.org_id === 'string' ? params.org_id : null;
   if (pathOrg !== null && pathOrg !== principal.orgId) throw new NotFoundError('Organization not found');
   if (principal.orgId === null || principal.role === null) throw new ForbiddenError('No organization selected');

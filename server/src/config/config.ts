@@ -86,6 +86,12 @@ export const ConfigSchema = z.object({
     severity_ceiling: z.enum(['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'INFO']).default('CRITICAL'),
     trusted_only: flag.default(true),
   }).prefault({}),
+  /** Metering (analysis-api.md "Usage document", Limits "Demo quota"). */
+  usage: z.object({
+    /** A cloud deployment: free plans get `demo_analyses` lifetime analyses, then 402. */
+    cloud: flag.default(false),
+    demo_analyses: z.coerce.number().int().min(0).max(1_000_000).default(100),
+  }).prefault({}),
   logging: z.object({
     level: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   }).prefault({}),

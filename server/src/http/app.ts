@@ -8,7 +8,7 @@ import { clientIp } from '../auth/ip';
 import { authorizeRoute } from '../auth/policy';
 import { errorHandler } from './errors';
 import type { Principal, RequestContext } from './request-context';
-import type { RouteDef } from './route';
+import { POLICIES, type RouteDef } from './route';
 
 export const API_BASE = '/api/v1';
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:\-]{1,128}$/;
@@ -80,7 +80,7 @@ export function createApp(options: AppOptions): express.Express {
 
   const router = express.Router();
   for (const def of options.routes) {
-    if (!def.policy) throw new Error(`route ${def.method.toUpperCase()} ${def.path} declares no policy`);
+    if (!POLICIES.includes(def.policy)) throw new Error(`route ${def.method.toUpperCase()} ${def.path} declares no known policy`);
     // Authenticate before reading the body: an unauthenticated caller cannot make us buffer 10 MB.
     router[def.method](def.path, async (req, res, next) => {
       try {

@@ -4,10 +4,13 @@ import { resetPassword, resetTwoFactor } from '@planwarden/engine/identity/membe
 import { setSuperadmin } from '@planwarden/engine/identity/registration';
 import { adminUpdateUser } from '@planwarden/engine/identity/user-service';
 import type { OrgDoc } from '@planwarden/engine/orgs/org-store';
+import { listOrgSummaries, orgSummary, requireOrg } from '@planwarden/engine/identity/admin-org-service';
 import { identityCtx } from '../auth/identity';
 import { route, type RouteDef } from '../http/route';
 import type { RequestContext } from '../http/request-context';
 import { AdminUserPatchSchema, LockSchema, SuperadminSchema, TwoFactorPolicySchema } from './identity.schema';
+import { adminMemberRoutes } from './members';
+import { auditRouteSet } from './metrics';
 import { param, parseBody } from './shared';
 
 /** Sets one org flag (lock or 2FA policy), audited with before/after; 404 unknown org. */
@@ -25,6 +28,23 @@ async function setOrgFlag(ctx: RequestContext, orgId: string, field: 'locked' | 
  */
 export function adminRoutes(): RouteDef[] {
   return [
+    route({
+      method: 'get', path: '/admin/organizations', policy: 'superadmin', body: 'none',
+      handler: async (ctx) => ({ body: { organizations: await listOrgSummaries(identityCtx(ctx)) } }),
+    }),
+    route({
+      method: 'get', path: '/admin/organizations/:org_id', policy: 'superadmin', body: 'none',
+      handler: async (ctx, req) => ({ body: await orgSummary(identityCtx(ctx), param(req, 'org_id')) }),
+    }),
+    ...adminMemberRoutes(),
+    ...auditRouteSet('/admin/organizations/:org_id/audit', 'superadmin', async (ctx, req, filters) => {
+      const org = await requireOrg(identityCtx(ctx), param(req, 'org_id'));
+      return ctx.engine.stores.audit.list(org.org_id, filters);
+    }),
+    ...auditRouteSet('/admin/audit', 'superadmin', (ctx, req, filters) => {
+      const orgId = typeof req.query.org_id === 'string' && req.query.org_id ? req.query.org_id : undefined;
+      return ctx.engine.stores.audit.unsafeListAll({ ...filters, orgId });
+    }),
     route({
       method: 'post', path: '/admin/users/:user_id/superadmin', policy: 'superadmin', body: 'json',
       handler: async (ctx, req) => {

@@ -18,6 +18,8 @@ import { findingRoutes } from './findings';
 import { ruleHealthRoutes } from './rule-health';
 import { reviewWebhookRoutes } from './review-webhook';
 import { customRuleRoutes } from './custom-rules';
+import { reportTemplateRoutes } from './report-templates';
+import { usageRoutes } from './usage';
 
 /**
  * Every API route, in mount order: fixed paths first, then the `/{namespace}/...` and
@@ -41,9 +43,11 @@ export function allRoutes(services: ServerServices): RouteDef[] {
     ...ruleHealthRoutes(services),
     ...reviewWebhookRoutes(),
     ...customRuleRoutes(),
+    ...reportTemplateRoutes(),
+    ...usageRoutes(services),
     ...analyzeRoutes(services),
     ...ingestRoutes(),
-    ...reportRoutes(),
+    ...reportRoutes(services),
     ...analyzerRoutes(),
   ]);
 }

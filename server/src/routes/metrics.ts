@@ -2,7 +2,8 @@ import type { Request } from 'express';
 import { auditCsv } from '@planwarden/engine/audit/export';
 import { presentAuditEvent } from '@planwarden/engine/audit/record';
 import { keyRequestCounts, metricsSummary, presentSpan } from '@planwarden/engine/telemetry/spans';
-import { route, type RouteDef, type SpanFacts } from '../http/route';
+import type { AuditEventDoc } from '@planwarden/engine/audit/audit-store';
+import { route, type Policy, type RouteDef, type SpanFacts } from '../http/route';
 import type { RequestContext } from '../http/request-context';
 import { AuditExportQuery, AuditQuery, DaysQuery, SpanQuery } from './identity.schema';
 import { parseQuery } from './shared';
@@ -12,8 +13,35 @@ function auditFilters(q: { action?: string; actor_id?: string; target_type?: str
   return { action: q.action, actorId: q.actor_id, targetType: q.target_type, since: iso(q.since), until: iso(q.until), limit: q.limit, offset: q.offset };
 }
 
-async function auditEvents(ctx: RequestContext, req: Request) {
-  return ctx.engine.stores.audit.list(ctx.orgId, auditFilters(parseQuery(AuditQuery, req)));
+type AuditFetch = (ctx: RequestContext, req: Request, filters: ReturnType<typeof auditFilters>) => Promise<AuditEventDoc[]>;
+
+/** GET {path} and GET {path}/export over one audit source (own org, one org, or platform-wide). */
+export function auditRouteSet(path: string, policy: Policy, fetch: AuditFetch): RouteDef[] {
+  return [
+    route({
+      method: 'get', path, policy, body: 'none',
+      handler: async (ctx, req) => {
+        const events = (await fetch(ctx, req, auditFilters(parseQuery(AuditQuery, req)))).map(presentAuditEvent);
+        return { body: { events, total_returned: events.length } };
+      },
+    }),
+    route({
+      method: 'get', path: `${path}/export`, policy, body: 'none',
+      handler: async (ctx, req) => {
+        const q = parseQuery(AuditExportQuery, req);
+        const events = await fetch(ctx, req, auditFilters(q));
+        const stamp = ctx.now().toISOString().slice(0, 10);
+        if (q.format === 'csv') {
+          return { contentType: 'text/csv; charset=utf-8', body: auditCsv(events), headers: { 'Content-Disposition': `attachment; filename="audit-${stamp}.csv"` } };
+        }
+        return {
+          contentType: 'application/json; charset=utf-8',
+          body: JSON.stringify(events.map(presentAuditEvent)),
+          headers: { 'Content-Disposition': `attachment; filename="audit-${stamp}.json"` },
+        };
+      },
+    }),
+  ];
 }
 
 /**
@@ -38,29 +66,7 @@ export function metricsRoutes(): RouteDef[] {
       method: 'get', path: '/metrics/keys', policy: 'admin', body: 'none',
       handler: async (ctx, req) => ({ body: await keyRequestCounts(ctx.engine, ctx.orgId, parseQuery(DaysQuery, req).days) }),
     }),
-    route({
-      method: 'get', path: '/metrics/audit', policy: 'admin', body: 'none',
-      handler: async (ctx, req) => {
-        const events = (await auditEvents(ctx, req)).map(presentAuditEvent);
-        return { body: { events, total_returned: events.length } };
-      },
-    }),
-    route({
-      method: 'get', path: '/metrics/audit/export', policy: 'admin', body: 'none',
-      handler: async (ctx, req) => {
-        const q = parseQuery(AuditExportQuery, req);
-        const events = await ctx.engine.stores.audit.list(ctx.orgId, auditFilters(q));
-        const stamp = ctx.now().toISOString().slice(0, 10);
-        if (q.format === 'csv') {
-          return { contentType: 'text/csv; charset=utf-8', body: auditCsv(events), headers: { 'Content-Disposition': `attachment; filename="audit-${stamp}.csv"` } };
-        }
-        return {
-          contentType: 'application/json; charset=utf-8',
-          body: JSON.stringify(events.map(presentAuditEvent)),
-          headers: { 'Content-Disposition': `attachment; filename="audit-${stamp}.json"` },
-        };
-      },
-    }),
+    ...auditRouteSet('/metrics/audit', 'admin', (ctx, _req, filters) => ctx.engine.stores.audit.list(ctx.orgId, filters)),
   ];
 }
 

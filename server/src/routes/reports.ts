@@ -1,21 +1,37 @@
-import { renderNamespaceReport } from '@planwarden/engine/analysis/namespace-report';
+import type { Request } from 'express';
+import { renderOrgReport } from '@planwarden/engine/report/report-link-service';
+import { API_BASE } from '../http/app';
 import { route, type RouteDef } from '../http/route';
+import type { ServerServices } from '../services';
 import { ReportQuerySchema } from './reports.schema';
 import { param, parseQuery } from './shared';
 
+/**
+ * The prefix a public report token is appended to: `{server.public_base_url}/api/v1/reports/`;
+ * without a configured public base URL, the origin the caller reached us on (the link is only
+ * shown to that caller).
+ */
+export function reportLinkBase(services: ServerServices, req: Request): string {
+  const origin = services.config.server.public_base_url ?? `${req.protocol}://${req.get('host') ?? 'localhost'}`;
+  return `${origin.replace(/\/+$/, '')}${API_BASE}/reports/`;
+}
+
 /** analysis-api.md "Reports and report links": GET /{namespace}/report. */
-export function reportRoutes(): RouteDef[] {
+export function reportRoutes(services: ServerServices): RouteDef[] {
   return [
     route({
       method: 'get', path: '/:namespace/report', policy: 'member', body: 'none',
       handler: async (ctx, req) => {
         const query = parseQuery(ReportQuerySchema, req);
-        const report = await renderNamespaceReport(ctx.engine, ctx.orgId, param(req, 'namespace'), {
+        const report = await renderOrgReport(ctx.engine, ctx.orgId, param(req, 'namespace'), {
           format: query.format,
+          templateId: query.template_id ?? null,
           includeSuppressed: query.include_suppressed,
+          linkBase: reportLinkBase(services, req),
+          dashboardBaseUrl: services.config.server.dashboard_base_url,
         });
         if (query.raw) return { contentType: report.contentType, body: report.content };
-        return { body: query.format === 'html' ? { html_report: report.content } : { markdown_report: report.content } };
+        return { body: report.format === 'html' ? { html_report: report.content } : { markdown_report: report.content } };
       },
     }),
   ];

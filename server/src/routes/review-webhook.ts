@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { deleteReviewWebhook, getReviewWebhook, putReviewWebhook } from '@planwarden/engine/notify/review-webhook';
 import { route, type RouteDef } from '../http/route';
-import { param, parseBody, requireOwnOrg } from './shared';
+import { ownOrg } from './org-path';
+import { parseBody } from './shared';
 
 /** PUT body: replaces the whole config; an omitted secret clears the stored one. */
 export const ReviewWebhookSchema = z.object({
@@ -18,22 +19,19 @@ export function reviewWebhookRoutes(): RouteDef[] {
     route({
       method: 'put', path: PATH, policy: 'admin', body: 'json',
       handler: async (ctx, req) => {
-        requireOwnOrg(ctx, param(req, 'org_id'));
-        return { body: await putReviewWebhook(ctx.engine, ctx.orgId, parseBody(ReviewWebhookSchema, req)) };
+        return { body: await putReviewWebhook(ctx.engine, ownOrg(ctx, req), parseBody(ReviewWebhookSchema, req)) };
       },
     }),
     route({
       method: 'get', path: PATH, policy: 'admin', body: 'none',
       handler: async (ctx, req) => {
-        requireOwnOrg(ctx, param(req, 'org_id'));
-        return { body: await getReviewWebhook(ctx.engine, ctx.orgId) };
+        return { body: await getReviewWebhook(ctx.engine, ownOrg(ctx, req)) };
       },
     }),
     route({
       method: 'delete', path: PATH, policy: 'admin', body: 'none',
       handler: async (ctx, req) => {
-        requireOwnOrg(ctx, param(req, 'org_id'));
-        return { body: await deleteReviewWebhook(ctx.engine, ctx.orgId) };
+        return { body: await deleteReviewWebhook(ctx.engine, ownOrg(ctx, req)) };
       },
     }),
   ];

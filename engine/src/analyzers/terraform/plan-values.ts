@@ -49,19 +49,27 @@ export const NO_PEER: unique symbol = Symbol('no-peer');
  */
 export function redactSensitive(value: unknown, mask: unknown, peer: unknown = NO_PEER): unknown {
   if (value === null || value === undefined) return value;
-  const masked = peer === NO_PEER || rawEqual(value, peer) ? SENSITIVE : SENSITIVE_CHANGED;
-  if (mask === true) return masked;
+  if (mask === true) return maskedFor(value, peer);
   if (Array.isArray(mask)) {
-    if (!Array.isArray(value)) return containsTrue(mask) ? masked : value;
+    if (!Array.isArray(value)) return containsTrue(mask) ? maskedFor(value, peer) : value;
     return value.map((v, i) => redactSensitive(v, mask[i], peerAt(peer, i)));
   }
   if (isRecord(mask)) {
-    if (!isRecord(value)) return containsTrue(mask) ? masked : value;
+    if (!isRecord(value)) return containsTrue(mask) ? maskedFor(value, peer) : value;
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) out[k] = redactSensitive(v, mask[k], peerAt(peer, k));
     return out;
   }
   return value;
+}
+
+/**
+ * The marker for a masked value: SENSITIVE when equal to its peer (or without one), else
+ * SENSITIVE_CHANGED. Only computed where a value is actually masked: comparing (serialising)
+ * every subtree on the way down made redaction quadratic in the nesting depth.
+ */
+function maskedFor(value: unknown, peer: unknown): Marker {
+  return peer === NO_PEER || rawEqual(value, peer) ? SENSITIVE : SENSITIVE_CHANGED;
 }
 
 function peerAt(peer: unknown, key: string | number): unknown {
@@ -140,12 +148,88 @@ export function toPlanValue(value: unknown): PlanValue {
  */
 export function prepareChange(change: Record<string, unknown>): { before: PlanValue; after: PlanValue } {
   const mask = unionMask(change.before_sensitive, change.after_sensitive);
+  if (!containsTrue(mask) && !hasProtoKey(change.before_sensitive) && !hasProtoKey(change.after_sensitive) && !hasProtoKey(change.after_unknown)) {
+    const fast = prepareUnmasked(change);
+    if (fast) return fast;
+  }
   const before = redactSensitive(change.before, mask);
   const after = redactSensitive(change.after, mask, change.before ?? null);
   return { before: toPlanValue(before), after: toPlanValue(applyUnknown(after, change.after_unknown)) };
 }
 
+/**
+ * Fast path of prepareChange for a change with nothing sensitive (the common case): no
+ * redaction pass, and no copy of subtrees that hold no JSON string (the renderer only reads, so
+ * sharing the parsed plan's objects is safe). Same result as the general path: with an all-false
+ * mask redactSensitive is a plain deep copy, and toPlanValue's copy is only observable through a
+ * `__proto__` key (assignment sets the prototype instead of a property) — such changes (and masks
+ * holding one, checked by the caller) return null and take the general path.
+ */
+function prepareUnmasked(change: Record<string, unknown>): { before: PlanValue; after: PlanValue } | null {
+  try {
+    return { before: sharedPlanValue(change.before), after: sharedPlanValue(applyUnknown(change.after, change.after_unknown)) };
+  } catch (err) {
+    if (err === PROTO_KEY) return null;
+    throw err;
+  }
+}
+
+const PROTO_KEY = new Error('__proto__ key');
+
+/**
+ * toPlanValue without copying what does not change: returns `value` itself when no JSON string
+ * (or undefined) lies below it, else a copy with the same keys in the same order (holes of
+ * arrays kept, as `map` keeps them). Throws PROTO_KEY on an own `__proto__` key.
+ */
+function sharedPlanValue(value: unknown): PlanValue {
+  if (value === undefined || value === null) return null;
+  if (typeof value === 'string') return parseJsonText(value) ?? value;
+  if (typeof value === 'number' || typeof value === 'boolean') return value;
+  if (value instanceof Marker) return value;
+  if (Array.isArray(value)) {
+    let out: PlanValue[] | null = null;
+    for (let i = 0; i < value.length; i += 1) {
+      if (!(i in value)) continue;
+      const v: unknown = value[i];
+      const c = sharedPlanValue(v);
+      if (c !== v) (out ??= value.slice() as PlanValue[])[i] = c;
+    }
+    return out ?? (value as PlanValue[]);
+  }
+  if (isRecord(value)) {
+    const keys = Object.keys(value);
+    let out: Record<string, PlanValue> | null = null;
+    for (let i = 0; i < keys.length; i += 1) {
+      const k = keys[i];
+      if (k === '__proto__') throw PROTO_KEY;
+      const v = value[k];
+      const c = sharedPlanValue(v);
+      if (out === null && c !== v) {
+        out = {};
+        for (let j = 0; j < i; j += 1) out[keys[j]] = value[keys[j]] as PlanValue;
+      }
+      if (out !== null) out[k] = c;
+    }
+    return out ?? (value as PlanObject);
+  }
+  return String(value);
+}
+
+/** True when `value` (plain JSON) holds an own `__proto__` key at any depth. */
+function hasProtoKey(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  if (Array.isArray(value)) return value.some(hasProtoKey);
+  for (const k of Object.keys(value)) {
+    if (k === '__proto__' || hasProtoKey((value as Record<string, unknown>)[k])) return true;
+  }
+  return false;
+}
+
 function parseJsonText(text: string): JsonText | null {
+  // Fast exit (same answer as below): a first character that trim() keeps and that opens no
+  // JSON object/array. Printable ASCII other than space is never trimmed.
+  const c0 = text.charCodeAt(0);
+  if (c0 > 0x20 && c0 < 0x7f && c0 !== 0x7b /* { */ && c0 !== 0x5b /* [ */) return null;
   const t = text.trim();
   if (!(t.startsWith('{') && t.endsWith('}')) && !(t.startsWith('[') && t.endsWith(']'))) return null;
   try {

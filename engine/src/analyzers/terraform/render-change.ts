@@ -17,6 +17,11 @@
  * JSON are shown as `jsonencode(...)`; multi-line strings as `<<-EOT` heredocs; a changed scalar
  * is `~ key = old -> new`. Unchanged attributes of an update are shown (marker ` `) because
  * context matters for a security review.
+ *
+ * Performance (issue 6): every function appends to one output array instead of returning and
+ * spreading per-value arrays; indents and rendered keys are cached; already-sorted key lists
+ * (Terraform writes keys sorted) skip the sort. Holes in arrays are skipped exactly where the
+ * former flatMap-based code skipped them (equivalence.test.ts locks the output).
  */
 import { JsonText, Marker, isRecord, type PlanObject, type PlanValue } from './plan-values';
 
@@ -50,9 +55,9 @@ export function renderResourceChange(input: RenderInput): string {
   const before = input.before;
   const after = input.after;
   if ((before === null || isRecord(before)) && (after === null || isRecord(after))) {
-    out.push(...objectBody(before ?? {}, after ?? {}, 1, before === null, after === null));
+    objectBody(out, before ?? {}, after ?? {}, 1, before === null, after === null);
   } else {
-    out.push(...diffValue('(object) = ', before, after, 1, ''));
+    diffValue(out, '(object) = ', before, after, 1, '');
   }
   out.push(close(0, '}'));
   return out.join('\n');
@@ -74,79 +79,127 @@ function verb(actions: readonly string[]): string {
   }
 }
 
+/** Looked up like the former inline literal (inherited names included), so output is unchanged. */
+const SYMBOLS: Readonly<Record<string, string>> = { create: '+', delete: '-', update: '~', read: '<=', 'no-op': ' ', forget: '-' };
+
 function symbol(actions: readonly string[]): string {
   const a = actions.join(',');
   if (a === 'delete,create') return '-/+';
   if (a === 'create,delete' || a === 'create,forget') return '+/-';
-  return { create: '+', delete: '-', update: '~', read: '<=', 'no-op': ' ', forget: '-' }[a] ?? '~';
+  return SYMBOLS[a] ?? '~';
+}
+
+const SPACES: string[] = [];
+
+/** `n` spaces (cached). */
+function spaces(n: number): string {
+  let s = SPACES[n];
+  if (s === undefined) SPACES[n] = s = ' '.repeat(n);
+  return s;
 }
 
 /** Terraform's layout: 4 columns per level; marker, space, text; closers align with the text. */
 function line(level: number, marker: string, text: string): string {
-  return `${' '.repeat(4 * level)}${marker} ${text}`;
+  return spaces(4 * level) + marker + ' ' + text;
 }
 
 function close(level: number, text: string): string {
-  return `${' '.repeat(4 * level + 2)}${text}`;
+  return spaces(4 * level + 2) + text;
 }
 
 const IDENT_RE = /^[A-Za-z_][\w-]*$/;
+const KEY_CACHE = new Map<string, string>();
+const KEY_CACHE_MAX = 20_000;
 
-function key(k: string): string {
-  return IDENT_RE.test(k) ? k : JSON.stringify(k);
+/** `k = ` as rendered (identifier bare, anything else quoted). */
+function keyPrefix(k: string): string {
+  let r = KEY_CACHE.get(k);
+  if (r === undefined) {
+    r = `${IDENT_RE.test(k) ? k : JSON.stringify(k)} = `;
+    if (KEY_CACHE.size >= KEY_CACHE_MAX) KEY_CACHE.clear();
+    KEY_CACHE.set(k, r);
+  }
+  return r;
 }
 
 function isAbsent(v: PlanValue | undefined): boolean {
   return v === undefined || v === null;
 }
 
-function objectBody(before: PlanObject, after: PlanObject, level: number, created: boolean, destroyed: boolean): string[] {
-  const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
-  const out: string[] = [];
+/** Sorts in place unless already sorted (default sort order: UTF-16 code units, as `<`). */
+function sorted(keys: string[]): string[] {
+  for (let i = 1; i < keys.length; i += 1) {
+    if (!(keys[i - 1] < keys[i])) return keys.sort();
+  }
+  return keys;
+}
+
+/** The sorted union of both objects' own keys. */
+function unionKeys(before: PlanObject, after: PlanObject): string[] {
+  const bk = Object.keys(before);
+  const ak = Object.keys(after);
+  if (bk.length === 0) return sorted(ak);
+  if (ak.length === 0) return sorted(bk);
+  if (bk.length === ak.length && bk.every((k, i) => k === ak[i])) return sorted(ak);
+  return [...new Set([...bk, ...ak])].sort();
+}
+
+function objectBody(out: string[], before: PlanObject, after: PlanObject, level: number, created: boolean, destroyed: boolean): void {
+  const keys = unionKeys(before, after);
   for (const k of keys) {
     const b = created ? undefined : before[k];
     const a = destroyed ? undefined : after[k];
     if (isAbsent(b) && isAbsent(a)) continue;
-    out.push(...diffValue(`${key(k)} = `, b, a, level, ''));
+    diffValue(out, keyPrefix(k), b, a, level, '');
   }
-  return out;
 }
 
 /** Lines for one attribute/element, comparing before and after. */
-function diffValue(prefix: string, b: PlanValue | undefined, a: PlanValue | undefined, level: number, suffix: string): string[] {
-  if (isAbsent(b) && isAbsent(a)) return [line(level, ' ', `${prefix}null${suffix}`)];
-  if (isAbsent(b)) return full(prefix, a!, '+', level, suffix);
-  if (isAbsent(a)) return full(prefix, b!, '-', level, suffix);
-  if (deepEqual(b!, a!)) return full(prefix, a!, ' ', level, suffix);
-  if (b instanceof Marker && a instanceof Marker && b.label === a.label) return [line(level, '~', `${prefix}${a.label}${suffix}`)];
+function diffValue(out: string[], prefix: string, b: PlanValue | undefined, a: PlanValue | undefined, level: number, suffix: string): void {
+  if (isAbsent(b) && isAbsent(a)) { out.push(line(level, ' ', `${prefix}null${suffix}`)); return; }
+  if (isAbsent(b)) { full(out, prefix, a!, '+', level, suffix); return; }
+  if (isAbsent(a)) { full(out, prefix, b!, '-', level, suffix); return; }
+  if (deepEqual(b!, a!)) { full(out, prefix, a!, ' ', level, suffix); return; }
+  if (b instanceof Marker && a instanceof Marker && b.label === a.label) { out.push(line(level, '~', `${prefix}${a.label}${suffix}`)); return; }
   if (isRecord(b) && isRecord(a)) {
-    return [line(level, '~', `${prefix}{`), ...objectBody(b, a, level + 1, false, false), close(level, `}${suffix}`)];
+    out.push(line(level, '~', `${prefix}{`));
+    objectBody(out, b, a, level + 1, false, false);
+    out.push(close(level, `}${suffix}`));
+    return;
   }
   if (Array.isArray(b) && Array.isArray(a)) {
-    return [line(level, '~', `${prefix}[`), ...arrayDiff(b, a, level + 1), close(level, `]${suffix}`)];
+    out.push(line(level, '~', `${prefix}[`));
+    arrayDiff(out, b, a, level + 1);
+    out.push(close(level, `]${suffix}`));
+    return;
   }
   if (b instanceof JsonText && a instanceof JsonText) {
-    return [line(level, '~', `${prefix}jsonencode(`), ...diffValue('', b.value, a.value, level + 1, ''), close(level, `)${suffix}`)];
+    out.push(line(level, '~', `${prefix}jsonencode(`));
+    diffValue(out, '', b.value, a.value, level + 1, '');
+    out.push(close(level, `)${suffix}`));
+    return;
   }
   const bs = inline(b!);
   const as = inline(a!);
-  if (bs !== null && as !== null) return [line(level, '~', `${prefix}${bs} -> ${as}${suffix}`)];
-  return [...full(prefix, b!, '-', level, suffix), ...full(prefix, a!, '+', level, suffix)];
+  if (bs !== null && as !== null) { out.push(line(level, '~', `${prefix}${bs} -> ${as}${suffix}`)); return; }
+  full(out, prefix, b!, '-', level, suffix);
+  full(out, prefix, a!, '+', level, suffix);
 }
 
 /** Element-wise diff: same length → pairwise; otherwise LCS on equal elements. */
-function arrayDiff(b: readonly PlanValue[], a: readonly PlanValue[], level: number): string[] {
-  if (b.length === a.length) return b.flatMap((v, i) => diffValue('', v, a[i], level, ','));
+function arrayDiff(out: string[], b: readonly PlanValue[], a: readonly PlanValue[], level: number): void {
+  if (b.length === a.length) {
+    for (let i = 0; i < b.length; i += 1) if (i in b) diffValue(out, '', b[i], a[i], level, ','); // holes skipped
+    return;
+  }
   const pairs = lcs(b, a);
-  const out: string[] = [];
   let i = 0;
   let j = 0;
   for (const [pi, pj] of [...pairs, [b.length, a.length] as const]) {
-    while (i < pi) out.push(...full('', b[i++], '-', level, ','));
-    while (j < pj) out.push(...full('', a[j++], '+', level, ','));
-    if (pi < b.length) { out.push(...full('', a[pj], ' ', level, ',')); i += 1; j += 1; }
+    while (i < pi) full(out, '', b[i++], '-', level, ',');
+    while (j < pj) full(out, '', a[j++], '+', level, ',');
+    if (pi < b.length) { full(out, '', a[pj], ' ', level, ','); i += 1; j += 1; }
   }
-  return out;
 }
 
 const LCS_LIMIT = 250_000;
@@ -169,23 +222,28 @@ function lcs(b: readonly PlanValue[], a: readonly PlanValue[]): (readonly [numbe
 }
 
 /** Lines showing a whole value with one marker. */
-function full(prefix: string, v: PlanValue, marker: string, level: number, suffix: string): string[] {
+function full(out: string[], prefix: string, v: PlanValue, marker: string, level: number, suffix: string): void {
   const single = inline(v);
-  if (single !== null) return [line(level, marker, `${prefix}${single}${suffix}`)];
-  if (typeof v === 'string') return heredoc(prefix, v, marker, level, suffix);
+  if (single !== null) { out.push(line(level, marker, prefix + single + suffix)); return; }
+  if (typeof v === 'string') { heredoc(out, prefix, v, marker, level, suffix); return; }
   if (v instanceof JsonText) {
-    return [line(level, marker, `${prefix}jsonencode(`), ...full('', v.value, marker, level + 1, ''), close(level, `)${suffix}`)];
+    out.push(line(level, marker, `${prefix}jsonencode(`));
+    full(out, '', v.value, marker, level + 1, '');
+    out.push(close(level, `)${suffix}`));
+    return;
   }
   if (Array.isArray(v)) {
-    return [line(level, marker, `${prefix}[`), ...v.flatMap((e) => full('', e, marker, level + 1, ',')), close(level, `]${suffix}`)];
+    out.push(line(level, marker, `${prefix}[`));
+    for (let i = 0; i < v.length; i += 1) if (i in v) full(out, '', v[i], marker, level + 1, ','); // holes skipped
+    out.push(close(level, `]${suffix}`));
+    return;
   }
   const obj = v as PlanObject;
-  const children = Object.keys(obj).sort().filter((k) => !isAbsent(obj[k]));
-  return [
-    line(level, marker, `${prefix}{`),
-    ...children.flatMap((k) => full(`${key(k)} = `, obj[k], marker, level + 1, '')),
-    close(level, `}${suffix}`),
-  ];
+  out.push(line(level, marker, `${prefix}{`));
+  for (const k of sorted(Object.keys(obj))) {
+    if (!isAbsent(obj[k])) full(out, keyPrefix(k), obj[k], marker, level + 1, '');
+  }
+  out.push(close(level, `}${suffix}`));
 }
 
 /** Single-line rendering, or null when the value needs several lines. */
@@ -197,25 +255,25 @@ function inline(v: PlanValue): string | null {
   if (Array.isArray(v)) return v.length === 0 ? '[]' : null;
   if (v instanceof JsonText) return null;
   const obj = v as PlanObject;
-  return Object.keys(obj).every((k) => isAbsent(obj[k])) ? '{}' : null;
+  for (const k of Object.keys(obj)) if (!isAbsent(obj[k])) return null;
+  return '{}';
 }
 
-function heredoc(prefix: string, text: string, marker: string, level: number, suffix: string): string[] {
+function heredoc(out: string[], prefix: string, text: string, marker: string, level: number, suffix: string): void {
   const body = text.endsWith('\n') ? text.slice(0, -1) : text;
   const contentLines = body.split('\n');
   let tag = 'EOT';
   while (contentLines.some((l) => l.trim() === tag)) tag += 'T';
-  const pad = ' '.repeat(4 * level + 6);
-  return [
-    line(level, marker, `${prefix}<<-${tag}`),
-    ...contentLines.map((l) => (l === '' ? '' : `${pad}${l}`)),
-    close(level, `${tag}${suffix}`),
-  ];
+  const pad = spaces(4 * level + 6);
+  out.push(line(level, marker, `${prefix}<<-${tag}`));
+  for (const l of contentLines) out.push(l === '' ? '' : pad + l);
+  out.push(close(level, `${tag}${suffix}`));
 }
 
 function deepEqual(x: PlanValue | undefined, y: PlanValue | undefined): boolean {
   if (x === y) return true;
   if (x === undefined || y === undefined || x === null || y === null) return false;
+  if (typeof x !== 'object' || typeof y !== 'object') return false; // distinct scalars (or scalar vs object)
   if (x instanceof Marker || y instanceof Marker) return false;
   if (x instanceof JsonText || y instanceof JsonText) {
     return x instanceof JsonText && y instanceof JsonText && deepEqual(x.value, y.value);
@@ -223,11 +281,15 @@ function deepEqual(x: PlanValue | undefined, y: PlanValue | undefined): boolean 
   if (Array.isArray(x) || Array.isArray(y)) {
     return Array.isArray(x) && Array.isArray(y) && x.length === y.length && x.every((v, i) => deepEqual(v, y[i]));
   }
-  if (typeof x !== 'object' || typeof y !== 'object') return false;
   const xo = x as PlanObject;
   const yo = y as PlanObject;
-  const keys = new Set([...Object.keys(xo), ...Object.keys(yo)]);
-  for (const k of keys) {
+  // Every key of either side (each once): absent on both sides counts as equal.
+  for (const k of Object.keys(xo)) {
+    if (isAbsent(xo[k]) && isAbsent(yo[k])) continue;
+    if (!deepEqual(xo[k], yo[k])) return false;
+  }
+  for (const k of Object.keys(yo)) {
+    if (Object.hasOwn(xo, k)) continue;
     if (isAbsent(xo[k]) && isAbsent(yo[k])) continue;
     if (!deepEqual(xo[k], yo[k])) return false;
   }
