@@ -51,7 +51,7 @@ async function main(): Promise<void> {
     const result = await benchIngest(log);
     const b = await ingestBreakdown();
     const line = `ingest breakdown (in process, sqlite, ${b.mb.toFixed(1)} MB, ${b.units} units): JSON.parse ${b.jsonParseMs.toFixed(0)} ms; `
-      + `terraform analyzer.ingest ${b.analyzerIngestMs.toFixed(0)} ms (extractPlanJson ${b.extractMs.toFixed(0)} ms, planJsonUnits render+hash ${b.unitsMs.toFixed(0)} ms); `
+      + `terraform analyzer.ingest ${b.analyzerIngestMs.toFixed(0)} ms (extractPlanJson ${b.extractMs.toFixed(0)} ms, planJsonUnits render+hash ${b.unitsMs.toFixed(0)} ms, pre-optimisation code ${b.legacyUnitsMs.toFixed(0)} ms); `
       + `ResourceStore.addUnits ${b.addUnitsMs.toFixed(0)} ms = ${(b.addUnitsMs / b.units).toFixed(2)} ms/unit `
       + `(for reference, one-by-one port calls as in the addOneByOne fallback, per unit: resources upsert ${b.perUnit.upsertResourceMs.toFixed(3)} ms, findOne ${b.perUnit.findOneMs.toFixed(3)} ms, namespace_resources upsert ${b.perUnit.upsertMemberMs.toFixed(3)} ms, each its own transaction)`;
     log(`  ${line}`);

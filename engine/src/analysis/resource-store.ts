@@ -55,7 +55,7 @@ export const RESOURCE_INDEXES: Record<string, IndexSpec[]> = {
   ],
 };
 
-const BATCH = 500;
+const BATCH = 10_000;
 
 function newResource(orgId: string, unit: AnalysisUnit, now: string): ResourceDoc {
   return {

@@ -75,6 +75,44 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
  * write by both adapters.
  */
 export function assertJson(v: unknown, where: string): asserts v is JsonValue {
+  // Fast path: one allocation-free walk for the (overwhelmingly common) valid value; only an
+  // invalid one takes the walk below, which builds the error path. Same verdict either way:
+  // isJsonValue is at least as strict (it refuses array holes, which the walk below skips).
+  if (isJsonValue(v)) return;
+  assertJsonSlow(v, where);
+}
+
+/** True when `v` is plain JSON (as assertJson, but array holes count as invalid). */
+function isJsonValue(v: unknown): boolean {
+  if (v === null) return true;
+  switch (typeof v) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      return Number.isFinite(v);
+    case 'object':
+      break;
+    default:
+      return false;
+  }
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i += 1) {
+      const x: unknown = v[i];
+      if (x === undefined || !isJsonValue(x)) return false;
+    }
+    return true;
+  }
+  if (!isPlainObject(v)) return false;
+  const keys = Object.keys(v);
+  for (let i = 0; i < keys.length; i += 1) {
+    const x = v[keys[i]];
+    if (x !== undefined && !isJsonValue(x)) return false;
+  }
+  return true;
+}
+
+function assertJsonSlow(v: unknown, where: string): asserts v is JsonValue {
   if (v === null || typeof v === 'string' || typeof v === 'boolean') return;
   if (typeof v === 'number') {
     if (Number.isFinite(v)) return;
@@ -83,12 +121,12 @@ export function assertJson(v: unknown, where: string): asserts v is JsonValue {
   if (Array.isArray(v)) {
     v.forEach((x, i) => {
       if (x === undefined) throw new TypeError(`${where}[${i}]: undefined in array`);
-      assertJson(x, `${where}[${i}]`);
+      assertJsonSlow(x, `${where}[${i}]`);
     });
     return;
   }
   if (isPlainObject(v)) {
-    for (const [k, x] of Object.entries(v)) if (x !== undefined) assertJson(x, `${where}.${k}`);
+    for (const [k, x] of Object.entries(v)) if (x !== undefined) assertJsonSlow(x, `${where}.${k}`);
     return;
   }
   throw new TypeError(`${where}: not a JSON value (dates are ISO strings)`);

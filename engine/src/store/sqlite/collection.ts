@@ -29,7 +29,7 @@ import {
 import type { Sql, SqliteConnection } from './connection';
 import { mapSqliteError } from './errors';
 import { orderSql, pageSql, whereSql } from './filter';
-import { applyUpdate, arrayPathsOf, upsertBase } from './update';
+import { applyUpdate, arrayPathsOf, collectArrayPaths, upsertBase } from './update';
 
 type Obj = Record<string, unknown>;
 type DocRow = { rid: number; doc: string };
@@ -45,6 +45,7 @@ export class SqliteCollection<T extends Doc = Doc> implements Collection<T> {
   readonly #conn: SqliteConnection;
   readonly #arrays: ArrayPathRegistry;
   readonly #table: Sql;
+  readonly #insertSql: Sql;
 
   /** Creates the table if needed. `name` must already be validated. */
   constructor(name: string, conn: SqliteConnection, arrays: ArrayPathRegistry) {
@@ -52,6 +53,7 @@ export class SqliteCollection<T extends Doc = Doc> implements Collection<T> {
     this.#conn = conn;
     this.#arrays = arrays;
     this.#table = sql.id(name);
+    this.#insertSql = sql`INSERT INTO ${this.#table} (_id, doc) VALUES (?, ?)`;
     conn.exec(sql`CREATE TABLE IF NOT EXISTS ${this.#table} (_id TEXT PRIMARY KEY NOT NULL, doc TEXT NOT NULL)`);
   }
 
@@ -76,8 +78,18 @@ export class SqliteCollection<T extends Doc = Doc> implements Collection<T> {
   }
 
   #insert(doc: Obj): void {
-    this.#arrays.note(this.name, arrayPathsOf(doc));
-    this.#conn.run(sql`INSERT INTO ${this.#table} (_id, doc) VALUES (${doc._id}, ${JSON.stringify(doc)})`);
+    this.#insertAll([doc]);
+  }
+
+  /**
+   * Inserts documents (inside the caller's transaction): their array paths noted once for the
+   * batch, then one reused prepared INSERT per document, each serialised once.
+   */
+  #insertAll(docs: readonly Obj[]): void {
+    const paths = new Set<string>();
+    for (const doc of docs) collectArrayPaths(doc, '', paths);
+    this.#arrays.note(this.name, [...paths]);
+    this.#conn.runEach(this.#insertSql, docs.map((doc) => [doc._id, JSON.stringify(doc)]));
   }
 
   #replace(rid: number, doc: Obj): void {
@@ -121,7 +133,7 @@ export class SqliteCollection<T extends Doc = Doc> implements Collection<T> {
   async insertMany(docs: readonly T[]): Promise<void> {
     docs.forEach(assertDocument);
     const stored = docs.map(withId);
-    if (stored.length > 0) this.#tx(() => stored.forEach((d) => this.#insert(d)));
+    if (stored.length > 0) this.#tx(() => this.#insertAll(stored));
   }
 
   async findOne(filter: Filter, options: Pick<FindOptions, 'sort'> = {}): Promise<T | null> {

@@ -81,6 +81,19 @@ export class SqliteConnection {
     return stmt.get(...params) as R | undefined;
   }
 
+  /**
+   * Runs one parameterless-compiled statement (positional `?` written in the SQL text) once per
+   * row of `rows`, reusing one prepared statement; returns the total rows changed. For bulk
+   * writes inside `tx`: no per-row query compilation.
+   */
+  runEach(q: Sql, rows: readonly (readonly unknown[])[]): number {
+    const { stmt, params } = this.#prepare(q);
+    if (params.length > 0) throw new Error('runEach takes its values per row, not in the statement');
+    let changes = 0;
+    for (const row of rows) changes += stmt.run(...row.map(bindable)).changes;
+    return changes;
+  }
+
   /** Runs DDL (no parameters allowed; cached statements re-prepare themselves after it). */
   exec(q: Sql): void {
     const compiled = q.compile(compiler);

@@ -78,11 +78,30 @@ export function upsertBase(equality: ReadonlyMap<string, JsonValue>): Obj {
  * translation adds a json_each branch for those paths only.
  */
 export function arrayPathsOf(doc: Obj, prefix = '', out: string[] = []): string[] {
-  for (const [k, v] of Object.entries(doc)) {
-    if (!/^[A-Za-z0-9_]+$/.test(k)) continue; // not addressable by a field path
-    const path = prefix === '' ? k : `${prefix}.${k}`;
-    if (Array.isArray(v)) out.push(path);
-    else if (isObj(v)) arrayPathsOf(v, path, out);
-  }
+  const found = new Set<string>();
+  collectArrayPaths(doc, prefix, found);
+  out.push(...found);
   return out;
+}
+
+/** arrayPathsOf into a Set (to collect the paths of many documents without duplicates). */
+export function collectArrayPaths(doc: Obj, prefix: string, out: Set<string>): void {
+  for (const k of Object.keys(doc)) {
+    if (!isFieldSegment(k)) continue; // not addressable by a field path
+    const v = doc[k];
+    const path = prefix === '' ? k : `${prefix}.${k}`;
+    if (Array.isArray(v)) out.add(path);
+    else if (isObj(v)) collectArrayPaths(v as Obj, path, out);
+  }
+}
+
+/** `/^[A-Za-z0-9_]+$/` without the regex (called for every key of every written document). */
+function isFieldSegment(k: string): boolean {
+  if (k.length === 0) return false;
+  for (let i = 0; i < k.length; i += 1) {
+    const c = k.charCodeAt(i);
+    const ok = (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f;
+    if (!ok) return false;
+  }
+  return true;
 }
