@@ -195,3 +195,18 @@ describe('terraform plan JSON: bad input', () => {
     expect(() => planJsonUnits({ format_version: '1.0', resource_changes: [{ address: 'x.y' }] }, 'terraform')).toThrow(ValidationError);
   });
 });
+
+describe('masks longer than their values', () => {
+  it('renders the extra unknown entries as known after apply instead of failing', () => {
+    const plan = {
+      format_version: '1.2',
+      resource_changes: [{
+        address: 'aws_instance.x', type: 'aws_instance', name: 'x', mode: 'managed',
+        change: { actions: ['create'], before: null, after: { tags: ['a'] }, after_unknown: { tags: [false, { deep: [true, true] }, true] }, before_sensitive: false, after_sensitive: {} },
+      }],
+    };
+    const [unit] = terraformAnalyzer.ingest!(JSON.stringify(plan));
+    expect(unit.body).toContain('+ "a",');
+    expect(unit.body.match(/\(known after apply\)/g)).toHaveLength(3);
+  });
+});

@@ -61,7 +61,17 @@ export function extractPlanJson(text: string): Record<string, unknown> {
 export function planJsonUnits(plan: Record<string, unknown>, analyzer: string): AnalysisUnit[] {
   const changes = plan.resource_changes ?? [];
   if (!Array.isArray(changes)) throw new ValidationError('Plan JSON: resource_changes must be an array');
-  return changes.map((rc, i) => changeUnit(rc, i, analyzer));
+  return changes.map((rc, i) => {
+    try {
+      return changeUnit(rc, i, analyzer);
+    } catch (error) {
+      if (error instanceof ValidationError) throw error;
+      // A change whose masks do not fit its values (e.g. an after_unknown array longer than the
+      // value) is malformed input, not a server fault: 422 naming the entry, never a 500.
+      const address = isRecord(rc) && typeof rc.address === 'string' ? ` (${rc.address})` : '';
+      throw new ValidationError(`Plan JSON: resource_changes[${i}]${address} is malformed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  });
 }
 
 /** Maps JSON-plan actions to the unit action and the replace flag. */
