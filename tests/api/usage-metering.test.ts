@@ -165,6 +165,10 @@ describe('cloud demo quota and background runs', () => {
     const resources = await (await cloud.api('/bg-a/resources')).json() as { analysis: unknown }[];
     expect(resources.filter((r) => r.analysis !== null)).toHaveLength(1); // the partial result stays readable
     expect(resources).toHaveLength(11);
+    // The namespace's report, read later, still says the run stopped at the monthly cap.
+    const partial = await (await cloud.api('/bg-a/report?raw=true')).text();
+    expect(partial).toMatch(/partial|cap|quota/i);
+    expect(partial).toContain(job.job_id);
     expect((await analyze('bg-b', 'checkov-gcp-modules')).status).toBe(402);
 
     await cloud.api('/orgs/default/quota', { method: 'PATCH', json: { monthly_budget_usd: null } });

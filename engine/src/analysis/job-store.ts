@@ -102,6 +102,11 @@ export class JobStore {
     return { jobs, total };
   }
 
+  /** The newest job of a namespace, or null. */
+  latestForNamespace(orgId: string, namespace: string): Promise<JobDoc | null> {
+    return this.jobs.findOne({ org_id: orgId, namespace }, { sort: { created_at: -1 } });
+  }
+
   /** Applies `changes` when the job is still in one of `fromStatuses`; returns the new doc or null. */
   transition(orgId: string, jobId: string, fromStatuses: readonly JobStatus[], changes: Partial<JobDoc>): Promise<JobDoc | null> {
     return this.jobs.findOneAndUpdate(

@@ -30,6 +30,8 @@ export async function renderNamespaceReport(ctx: EngineContext, orgId: string, n
     throw new NotFoundError(`Namespace '${namespace}' not found`);
   }
   const hashes = members.map((m) => m.hash);
+  // Without a job of its own, the report says when the namespace's latest run stopped at the monthly cap.
+  const job = options.job !== undefined ? options.job : await latestCappedJob(ctx, orgId, namespace);
   const [resources, triage] = await Promise.all([
     ctx.stores.resources.getMany(orgId, hashes),
     ctx.stores.findings.forResources(orgId, hashes),
@@ -42,8 +44,8 @@ export async function renderNamespaceReport(ctx: EngineContext, orgId: string, n
     includeSuppressed: options.includeSuppressed,
     report_html_url: options.reportHtmlUrl ?? null,
     dashboard_url: options.dashboardUrl ?? null,
-    quota_exceeded: options.job?.quota_exceeded ?? false,
-    job: options.job ? { job_id: options.job.job_id, status: options.job.status } : null,
+    quota_exceeded: job?.quota_exceeded ?? false,
+    job: job ? { job_id: job.job_id, status: job.status } : null,
     resources: members.flatMap((m) => {
       const r = byHash.get(m.hash);
       if (!r) return [];
@@ -64,4 +66,11 @@ export async function renderNamespaceReport(ctx: EngineContext, orgId: string, n
   // An org template is untrusted: it renders in the sandbox worker, never on the request thread.
   if (options.templateSource) return renderUntrusted(model, options.format, options.templateSource);
   return renderReport(model, { format: options.format });
+}
+
+async function latestCappedJob(ctx: EngineContext, orgId: string, namespace: string) {
+  const latest = await ctx.stores.jobs.latestForNamespace(orgId, namespace);
+  return latest && latest.status === 'done' && latest.quota_exceeded
+    ? { job_id: latest.job_id, status: latest.status, quota_exceeded: true }
+    : null;
 }
