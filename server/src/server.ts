@@ -139,6 +139,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       built.services.identity.guard.shutdown();
       await new Promise<void>((r) => server.close(() => r()));
       server.closeAllConnections?.();
+      await built.services.engine.stores.spans.flush(); // buffered spans (span-store.ts) before the store goes
       await built.store.close();
     },
   };

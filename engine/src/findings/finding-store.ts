@@ -27,10 +27,15 @@ export interface FindingDoc {
 export const FINDING_INDEXES: Record<string, IndexSpec[]> = {
   findings: [
     { name: 'org_resource_rule', keys: { org_id: 1, resource_hash: 1, rule_id: 1 }, unique: true },
-    { name: 'org_status_last_seen', keys: { org_id: 1, status: 1, last_seen: -1 } },
-    { name: 'org_last_seen', keys: { org_id: 1, last_seen: -1 } },
+    // The list order (last_seen desc, then resource_hash, rule_id) in full, so a page is read in
+    // index order and stops after `limit` rows instead of sorting the org's records.
+    { name: 'org_status_last_seen', keys: { org_id: 1, status: 1, last_seen: -1, resource_hash: 1, rule_id: 1 } },
+    { name: 'org_last_seen', keys: { org_id: 1, last_seen: -1, resource_hash: 1, rule_id: 1 } },
   ],
 };
+
+/** GET /findings order: newest `last_seen` first, then the record key (a stable page order). */
+export const FINDING_LIST_SORT = { last_seen: -1, resource_hash: 1, rule_id: 1 } as const;
 
 export interface FindingObservation {
   resource_hash: string;
@@ -99,7 +104,7 @@ export class FindingStore {
     if (filter.severity) query.severity = filter.severity;
     if (filter.rule_id) query.rule_id = filter.rule_id;
     if (filter.resource_hashes) query.resource_hash = { $in: filter.resource_hashes };
-    return this.findings.find(query, { sort: { last_seen: -1, resource_hash: 1, rule_id: 1 }, skip: page.offset, limit: page.limit });
+    return this.findings.find(query, { sort: FINDING_LIST_SORT, skip: page.offset, limit: page.limit });
   }
 
   count(orgId: string, filter: Filter = {}): Promise<number> {

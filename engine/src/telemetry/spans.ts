@@ -12,13 +12,16 @@ export interface SpanInput {
   readonly data: Record<string, unknown>;
 }
 
-/** Records one span (identity-api.md "Spans"); never throws (telemetry must not fail a request). */
-export async function recordSpan(ctx: Pick<EngineContext, 'stores' | 'now' | 'log'>, input: SpanInput): Promise<void> {
+/**
+ * Records one span (identity-api.md "Spans"): queued in the span store's write buffer, stored
+ * with the next batch. Never throws (telemetry must not fail a request).
+ */
+export function recordSpan(ctx: Pick<EngineContext, 'stores' | 'now' | 'log'>, input: SpanInput): void {
   try {
-    await ctx.stores.spans.insert({
+    ctx.stores.spans.insert({
       span_id: randomUUID(), org_id: input.orgId, trace_id: input.traceId, type: input.type,
       timestamp: ctx.now().toISOString(), duration_ms: input.durationMs, key_id: input.keyId, user_id: input.userId, data: input.data,
-    });
+    }, ctx.log);
   } catch (error) {
     ctx.log.warn({ err: error }, 'span not recorded');
   }

@@ -42,9 +42,19 @@ function bodyParser(def: RouteDef) {
 const PUBLIC_PRINCIPAL: Principal = { kind: 'anonymous', orgId: null, role: null, isSuperadmin: false, userId: null, keyId: null };
 
 /**
+ * Who a span is attributed to (identity-api.md "Spans"): a session's user_id, else the service
+ * key as key_id (`_anon`/`_bootstrap` for the anonymous and bootstrap principals); auth_type
+ * for request spans. One helper for the request span and the route's own span.
+ */
+export function spanActor(p: Principal): { keyId: string | null; userId: string | null; authType: 'session' | 'anonymous' | 'api_key' } {
+  const keyId = p.keyId ?? (p.kind === 'anonymous' ? '_anon' : p.kind === 'bootstrap_key' ? '_bootstrap' : null);
+  const authType = p.kind === 'session' ? 'session' : p.kind === 'anonymous' ? 'anonymous' : 'api_key';
+  return { keyId: p.userId ? null : keyId, userId: p.userId, authType };
+}
+
+/**
  * A request span for every HTTP request that resolved to an org (identity-api.md "Spans"):
- * trace_id is the X-Request-ID; key_id is the service key (`_anon`/`_bootstrap` for the
- * anonymous and bootstrap principals), user_id the session's user.
+ * trace_id is the X-Request-ID. Recorded on 'finish' into the span store's write buffer.
  */
 function requestSpans(engine: EngineContext) {
   return (req: Request, res: Response, next: NextFunction) => {
@@ -52,11 +62,10 @@ function requestSpans(engine: EngineContext) {
     res.on('finish', () => {
       const p = res.locals.principal as Principal | undefined;
       if (!p || !p.orgId) return;
-      const keyId = p.keyId ?? (p.kind === 'anonymous' ? '_anon' : p.kind === 'bootstrap_key' ? '_bootstrap' : null);
-      const authType = p.kind === 'session' ? 'session' : p.kind === 'anonymous' ? 'anonymous' : 'api_key';
-      void recordSpan(engine, {
+      const { keyId, userId, authType } = spanActor(p);
+      recordSpan(engine, {
         orgId: p.orgId, traceId: String(res.locals.requestId), type: 'request',
-        durationMs: Number(process.hrtime.bigint() - started) / 1e6, keyId: p.userId ? null : keyId, userId: p.userId,
+        durationMs: Number(process.hrtime.bigint() - started) / 1e6, keyId, userId,
         data: { method: req.method, path: req.baseUrl + (req.route?.path ?? req.path), status_code: res.statusCode, auth_type: authType },
       });
     });
@@ -108,11 +117,10 @@ export function createApp(options: AppOptions): express.Express {
         const reply = await def.handler(ctx, req);
         const facts = def.span && (reply.status ?? 200) < 300 ? def.span(req, reply) : null;
         if (facts && principal.orgId) {
-          void recordSpan(options.engine, {
+          const { keyId, userId } = spanActor(principal);
+          recordSpan(options.engine, {
             orgId: principal.orgId, traceId: ctx.requestId, type: facts.type, data: facts.data,
-            durationMs: Number(process.hrtime.bigint() - started) / 1e6,
-            keyId: principal.userId ? null : principal.keyId ?? (principal.kind === 'session' ? null : `_${principal.kind === 'anonymous' ? 'anon' : 'bootstrap'}`),
-            userId: principal.userId,
+            durationMs: Number(process.hrtime.bigint() - started) / 1e6, keyId, userId,
           });
         }
         for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
