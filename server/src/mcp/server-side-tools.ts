@@ -43,7 +43,7 @@ export function registerServerSideTools(server: McpServer, deps: McpDeps): void 
     ]);
   });
 
-  registerGuardedTool(server, deps, 'get_job', 'member', {
+  registerGuardedTool(server, deps, 'get_job', 'viewer', {
     title: 'Get a job',
     description: 'Returns a server-side analysis job (as GET /api/v1/jobs/{job_id}): status (queued, running, done, failed, ' +
       'cancelled), processed_count/total_count progress, quota_exceeded and error.',

@@ -18,14 +18,14 @@ export function analyzeRoutes(services: ServerServices): RouteDef[] {
   const analyzeLimit = () => services.config.server.max_input_size_mb * 1024 * 1024 * 2 + 64 * 1024;
   return [
     route({
-      method: 'get', path: '/jobs', policy: 'member', body: 'none',
+      method: 'get', path: '/jobs', policy: 'viewer', body: 'none',
       handler: async (ctx, req) => {
         const { status, limit, offset } = parseQuery(JobsQuery, req);
         return { body: await listJobs(ctx.engine, ctx.orgId, status, { limit, offset }) };
       },
     }),
     route({
-      method: 'get', path: '/jobs/:job_id', policy: 'member', body: 'none',
+      method: 'get', path: '/jobs/:job_id', policy: 'viewer', body: 'none',
       handler: async (ctx, req) => ({ body: presentJob(await getJob(ctx.engine, ctx.orgId, param(req, 'job_id'))) }),
     }),
     route({
