@@ -201,6 +201,79 @@ describe.each(backends)('store conformance: $name', (backend) => {
         expect(await match({ at: { $gte: ISO('02:00:00'), $lt: ISO('04:00:00') } })).toEqual(['p2', 'p3']);
       });
 
+      it('type-strict equality, $in and ranges across booleans, 0/1, numeric strings and JSON-looking strings', async () => {
+        const t = store.collection<AnyDoc>('typed');
+        await t.insertMany([
+          { _id: 't1', x: true }, { _id: 't0', x: false }, { _id: 'n1', x: 1 }, { _id: 'n0', x: 0 },
+          { _id: 'n2', x: 2.5 }, { _id: 'n9', x: 9 }, { _id: 's1', x: '1' }, { _id: 's9', x: '9' },
+          { _id: 'sa', x: 'abc' }, { _id: 'sZ', x: 'A' }, { _id: 'sb', x: '[1]' }, { _id: 'sc', x: '{"a":1}' },
+          { _id: 'sp', x: '}' }, { _id: 'se', x: '' }, { _id: 'o', x: { a: 1 } }, { _id: 'nl', x: null }, { _id: 'ab' },
+        ]);
+        const m = async (f: Record<string, unknown>) => ids(await t.find(f));
+        const all = ['ab', 'n0', 'n1', 'n2', 'n9', 'nl', 'o', 's1', 's9', 'sa', 'sZ', 'sb', 'sc', 'se', 'sp', 't0', 't1'].sort();
+        const without = (...out: string[]) => all.filter((id) => !out.includes(id));
+        // Equality: a number never matches a boolean or a string, a string never a number or an object.
+        expect(await m({ x: 1 })).toEqual(['n1']);
+        expect(await m({ x: 0 })).toEqual(['n0']);
+        expect(await m({ x: 9 })).toEqual(['n9']);
+        expect(await m({ x: 2.5 })).toEqual(['n2']);
+        expect(await m({ x: true })).toEqual(['t1']);
+        expect(await m({ x: false })).toEqual(['t0']);
+        expect(await m({ x: '1' })).toEqual(['s1']);
+        expect(await m({ x: '9' })).toEqual(['s9']);
+        expect(await m({ x: '' })).toEqual(['se']);
+        expect(await m({ x: '{"a":1}' })).toEqual(['sc']);
+        expect(await m({ x: '[1]' })).toEqual(['sb']);
+        expect(await m({ x: { a: 1 } })).toEqual(['o']);
+        expect(await t.count({ x: 1 })).toBe(1);
+        expect(await t.count({ x: '9' })).toBe(1);
+        expect(await m({ x: { $ne: 1 } })).toEqual(without('n1'));
+        expect(await m({ x: { $ne: 9 } })).toEqual(without('n9'));
+        expect(await m({ x: { $ne: '1' } })).toEqual(without('s1'));
+        // $in / $nin.
+        expect(await m({ x: { $in: [1, 9] } })).toEqual(['n1', 'n9']);
+        expect(await m({ x: { $in: [2.5, 9] } })).toEqual(['n2', 'n9']);
+        expect(await m({ x: { $in: ['1', 'abc'] } })).toEqual(['s1', 'sa']);
+        expect(await m({ x: { $in: ['{"a":1}', 'A'] } })).toEqual(['sZ', 'sc']);
+        expect(await m({ x: { $in: [9, '9', true] } })).toEqual(['n9', 's9', 't1']);
+        expect(await m({ x: { $nin: [9, 2.5] } })).toEqual(without('n2', 'n9'));
+        expect(await m({ x: { $nin: ['9', 'abc'] } })).toEqual(without('s9', 'sa'));
+        // Number ranges never reach strings, objects or booleans.
+        expect(await m({ x: { $gt: 5 } })).toEqual(['n9']);
+        expect(await m({ x: { $gte: 2 } })).toEqual(['n2', 'n9']);
+        expect(await m({ x: { $gt: 0.5 } })).toEqual(['n1', 'n2', 'n9']);
+        expect(await m({ x: { $lt: 5 } })).toEqual(['n0', 'n1', 'n2']);
+        expect(await m({ x: { $lt: -1 } })).toEqual([]);
+        expect(await m({ x: { $gt: 2, $lt: 100 } })).toEqual(['n2', 'n9']);
+        // String ranges never reach numbers, booleans or objects.
+        expect(await m({ x: { $lt: 'Z' } })).toEqual(['s1', 's9', 'sZ', 'se']);
+        expect(await m({ x: { $lte: '[' } })).toEqual(['s1', 's9', 'sZ', 'se']);
+        expect(await m({ x: { $lt: '~' } })).toEqual(['s1', 's9', 'sa', 'sZ', 'sb', 'sc', 'se', 'sp'].sort());
+        expect(await m({ x: { $gte: '' } })).toEqual(['s1', 's9', 'sa', 'sZ', 'sb', 'sc', 'se', 'sp'].sort());
+        expect(await m({ x: { $gt: '|' } })).toEqual(['sp']);
+        expect(await m({ x: { $gte: 'A', $lt: 'b' } })).toEqual(['sZ', 'sa', 'sb']);
+        expect(await t.count({ x: { $gt: 5 } })).toBe(1);
+        expect(await t.count({ x: { $lt: 'Z' } })).toBe(4);
+      });
+
+      it('type-strict matching on fields that hold arrays in some documents', async () => {
+        const t = store.collection<AnyDoc>('typed_arrays');
+        await t.insertMany([
+          { _id: 'a1', y: [true, '1'] }, { _id: 'a2', y: [2, 1] }, { _id: 'a3', y: 1 }, { _id: 'a4', y: '[1]' },
+          { _id: 'a5', y: [1] }, { _id: 'a6', y: true }, { _id: 'a7', y: '9' },
+        ]);
+        const m = async (f: Record<string, unknown>) => ids(await t.find(f));
+        expect(await m({ y: 1 })).toEqual(['a2', 'a3', 'a5']);
+        expect(await m({ y: true })).toEqual(['a1', 'a6']);
+        expect(await m({ y: '1' })).toEqual(['a1']);
+        expect(await m({ y: '[1]' })).toEqual(['a4']);
+        expect(await m({ y: [1] })).toEqual(['a5']);
+        expect(await m({ y: { $in: [2, '9'] } })).toEqual(['a2', 'a7']);
+        expect(await m({ y: { $gt: 1.5 } })).toEqual(['a2']);
+        expect(await m({ y: { $lt: 'z' } })).toEqual(['a1', 'a4', 'a7']);
+        expect(await m({ y: { $ne: 1 } })).toEqual(['a1', 'a4', 'a6', 'a7']);
+      });
+
       it('filters on _id', async () => {
         expect(await match({ _id: 'p2' })).toEqual(['p2']);
         expect(await match({ _id: { $in: ['p1', 'p4', 'zz'] } })).toEqual(['p1', 'p4']);

@@ -81,6 +81,8 @@ function requestSpans(engine: EngineContext) {
 export function createApp(options: AppOptions): express.Express {
   const app = express();
   app.disable('x-powered-by');
+  // No weak ETag (a SHA-1 over every JSON body): API answers are not cached by clients; /rules sets its own.
+  app.set('etag', false);
   app.set('query parser', 'simple');
   app.use(requestId);
   app.use(cookieParser());

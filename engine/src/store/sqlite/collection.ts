@@ -28,11 +28,19 @@ import {
 } from '../query';
 import type { Sql, SqliteConnection } from './connection';
 import { mapSqliteError } from './errors';
-import { orderSql, pageSql, whereSql } from './filter';
+import { needsArrayPaths, orderSql, pageSql, whereSql, type SqlText } from './filter';
 import { applyUpdate, arrayPathsOf, collectArrayPaths, upsertBase } from './update';
 
 type Obj = Record<string, unknown>;
 type DocRow = { rid: number; doc: string };
+const NO_PATHS: ReadonlySet<string> = new Set();
+
+/** Parses stored documents (a plain loop: no per-row closure, no reviver argument). */
+function parseDocs<T>(texts: readonly string[]): T[] {
+  const out = new Array<T>(texts.length);
+  for (let i = 0; i < texts.length; i += 1) out[i] = JSON.parse(texts[i]) as T;
+  return out;
+}
 
 /** Paths that have held an array per collection, persisted (see SqliteStore). */
 export interface ArrayPathRegistry {
@@ -45,7 +53,10 @@ export class SqliteCollection<T extends Doc = Doc> implements Collection<T> {
   readonly #conn: SqliteConnection;
   readonly #arrays: ArrayPathRegistry;
   readonly #table: Sql;
+  /** The quoted table name for SQL text (`name` is validated: `[a-z][a-z0-9_]*`). */
+  readonly #from: string;
   readonly #insertSql: Sql;
+  readonly #replaceSql: string;
 
   /** Creates the table if needed. `name` must already be validated. */
   constructor(name: string, conn: SqliteConnection, arrays: ArrayPathRegistry) {
@@ -53,6 +64,8 @@ export class SqliteCollection<T extends Doc = Doc> implements Collection<T> {
     this.#conn = conn;
     this.#arrays = arrays;
     this.#table = sql.id(name);
+    this.#from = `"${name}"`;
+    this.#replaceSql = `UPDATE ${this.#from} SET doc = ? WHERE rowid = ?`;
     this.#insertSql = sql`INSERT INTO ${this.#table} (_id, doc) VALUES (?, ?)`;
     conn.exec(sql`CREATE TABLE IF NOT EXISTS ${this.#table} (_id TEXT PRIMARY KEY NOT NULL, doc TEXT NOT NULL)`);
   }
@@ -66,15 +79,20 @@ export class SqliteCollection<T extends Doc = Doc> implements Collection<T> {
     }
   }
 
-  #where(filter: readonly FieldFilter[]): Sql {
-    return whereSql(filter, this.#arrays.of(this.name));
+  /**
+   * The WHERE text of `filter`, its parameters appended to `params`. The array-path registry
+   * (and its cross-connection freshness check) is consulted only when a field condition needs it.
+   */
+  #where(filter: readonly FieldFilter[], params: unknown[]): string {
+    const arrays = needsArrayPaths(filter) ? this.#arrays.of(this.name) : NO_PATHS;
+    return whereSql(filter, arrays, params);
   }
 
   #selectRows(filter: readonly FieldFilter[], sort: SortSpec | undefined, limit?: number): DocRow[] {
-    const page = limit === undefined ? sql.raw('') : pageSql(undefined, limit);
-    return this.#conn.all<DocRow>(
-      sql`SELECT rowid AS rid, doc FROM ${this.#table} WHERE ${this.#where(filter)}${orderSql(sort)}${page}`,
-    );
+    const params: unknown[] = [];
+    const where = this.#where(filter, params);
+    const page = limit === undefined ? '' : pageSql(undefined, limit, params);
+    return this.#conn.allText<DocRow>(`SELECT rowid AS rid, doc FROM ${this.#from} WHERE ${where}${orderSql(sort)}${page}`, params);
   }
 
   #insert(doc: Obj): void {
@@ -94,7 +112,7 @@ export class SqliteCollection<T extends Doc = Doc> implements Collection<T> {
 
   #replace(rid: number, doc: Obj): void {
     this.#arrays.note(this.name, arrayPathsOf(doc));
-    this.#conn.run(sql`UPDATE ${this.#table} SET doc = ${JSON.stringify(doc)} WHERE rowid = ${rid}`);
+    this.#conn.runText(this.#replaceSql, [JSON.stringify(doc), rid]);
   }
 
   /** Updates the first match or upserts; returns the documents before and after (null if none). */
@@ -117,10 +135,20 @@ export class SqliteCollection<T extends Doc = Doc> implements Collection<T> {
   }
 
   /** The SELECT behind `find` (exposed for SqliteStore.explainFind). */
-  findSql(filter: Filter, options: FindOptions = {}): Sql {
+  findSql(filter: Filter, options: FindOptions = {}): SqlText {
     assertFindOptions(options);
-    const where = this.#where(parseFilter(filter));
-    return sql`SELECT doc FROM ${this.#table} WHERE ${where}${orderSql(options.sort)}${pageSql(options.skip, options.limit)}`;
+    const parsed = parseFilter(filter);
+    const params: unknown[] = [];
+    const where = this.#where(parsed, params);
+    const text = `SELECT doc FROM ${this.#from} WHERE ${where}${orderSql(options.sort)}${pageSql(options.skip, options.limit, params)}`;
+    return { sql: text, params };
+  }
+
+  /** The SELECT behind `count` (exposed for SqliteStore.explainCount). */
+  countSql(filter: Filter): SqlText {
+    const params: unknown[] = [];
+    const where = this.#where(parseFilter(filter), params);
+    return { sql: `SELECT count(*) FROM ${this.#from} WHERE ${where}`, params };
   }
 
   async insertOne(doc: T): Promise<T & { _id: string }> {
@@ -144,24 +172,25 @@ export class SqliteCollection<T extends Doc = Doc> implements Collection<T> {
   async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
     const q = this.findSql(filter, options);
     if (options.limit === 0) return []; // MongoDB reads limit 0 as "no limit"; the port does not.
-    return this.#conn.all<{ doc: string }>(q).map((r) => JSON.parse(r.doc) as T);
+    return parseDocs<T>(this.#conn.pluckText<string>(q.sql, q.params));
   }
 
   async count(filter: Filter): Promise<number> {
-    const where = this.#where(parseFilter(filter));
-    return Number(this.#conn.get<{ n: number }>(sql`SELECT count(*) AS n FROM ${this.#table} WHERE ${where}`)?.n ?? 0);
+    const q = this.countSql(filter);
+    return Number(this.#conn.valueText<number>(q.sql, q.params) ?? 0);
   }
 
   /** Distinct values (null included, absent excluded, arrays whole); order unspecified. */
   async distinct(path: string, filter: Filter): Promise<unknown[]> {
     assertFieldPath(path);
-    const where = this.#where(parseFilter(filter));
-    const jsonPath = sql.lit(`$.${path}`);
-    const rows = this.#conn.all<{ v: string }>(
-      sql`SELECT DISTINCT doc -> ${jsonPath} AS v FROM ${this.#table}
-          WHERE ${where} AND json_type(doc, ${jsonPath}) IS NOT NULL`,
+    const params: unknown[] = [];
+    const where = this.#where(parseFilter(filter), params);
+    const jsonPath = `'$.${path}'`;
+    const texts = this.#conn.pluckText<string>(
+      `SELECT DISTINCT doc -> ${jsonPath} FROM ${this.#from} WHERE ${where} AND json_type(doc, ${jsonPath}) IS NOT NULL`,
+      params,
     );
-    return rows.map((r) => JSON.parse(r.v) as unknown);
+    return parseDocs<unknown>(texts);
   }
 
   async updateOne(filter: Filter, update: Update, options: UpdateOptions = {}) {
@@ -185,13 +214,15 @@ export class SqliteCollection<T extends Doc = Doc> implements Collection<T> {
   }
 
   async deleteOne(filter: Filter): Promise<number> {
-    const where = this.#where(parseFilter(filter));
-    const t = this.#table;
-    return this.#conn.run(sql`DELETE FROM ${t} WHERE rowid IN (SELECT rowid FROM ${t} WHERE ${where} LIMIT 1)`);
+    const params: unknown[] = [];
+    const where = this.#where(parseFilter(filter), params);
+    const t = this.#from;
+    return this.#conn.runText(`DELETE FROM ${t} WHERE rowid IN (SELECT rowid FROM ${t} WHERE ${where} LIMIT 1)`, params);
   }
 
   async deleteMany(filter: Filter): Promise<number> {
-    const where = this.#where(parseFilter(filter));
-    return this.#conn.run(sql`DELETE FROM ${this.#table} WHERE ${where}`);
+    const params: unknown[] = [];
+    const where = this.#where(parseFilter(filter), params);
+    return this.#conn.runText(`DELETE FROM ${this.#from} WHERE ${where}`, params);
   }
 }

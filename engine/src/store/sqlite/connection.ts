@@ -1,7 +1,9 @@
 /**
- * One better-sqlite3 connection plus a kysely compiler. Queries are composed as kysely `sql`
- * fragments (values always bound as parameters) and executed synchronously, so a
- * read-modify-write inside `tx` can never interleave with another operation of this process.
+ * One better-sqlite3 connection plus a kysely compiler. Queries are either kysely `sql`
+ * fragments (DDL and bookkeeping) or, on the document read/write path, SQL text with `?`
+ * placeholders built by filter.ts (no compilation per call); values are always bound as
+ * parameters. Everything executes synchronously, so a read-modify-write inside `tx` can never
+ * interleave with another operation of this process. Prepared statements are cached by SQL text.
  */
 import Database from 'better-sqlite3';
 import {
@@ -36,6 +38,8 @@ function bindable(p: unknown): unknown {
 export class SqliteConnection {
   readonly #db: Database.Database;
   readonly #statements = new Map<string, Database.Statement>();
+  /** Statements in pluck mode (first column only), cached apart: the mode is per statement. */
+  readonly #plucked = new Map<string, Database.Statement>();
   readonly #dataVersion: Database.Statement;
   #lastDataVersion: number;
 
@@ -56,13 +60,43 @@ export class SqliteConnection {
 
   #prepare(q: Sql): { stmt: Database.Statement; params: unknown[] } {
     const compiled = q.compile(compiler);
-    let stmt = this.#statements.get(compiled.sql);
+    return { stmt: this.#statement(compiled.sql), params: compiled.parameters.map(bindable) };
+  }
+
+  /** The cached prepared statement for `text` (pluck mode: rows are their first column). */
+  #statement(text: string, pluck = false): Database.Statement {
+    const cache = pluck ? this.#plucked : this.#statements;
+    let stmt = cache.get(text);
     if (!stmt) {
-      if (this.#statements.size >= STATEMENT_CACHE_MAX) this.#statements.clear();
-      stmt = this.#db.prepare(compiled.sql);
-      this.#statements.set(compiled.sql, stmt);
+      if (cache.size >= STATEMENT_CACHE_MAX) cache.clear();
+      stmt = this.#db.prepare(text);
+      if (pluck) stmt.pluck();
+      cache.set(text, stmt);
     }
-    return { stmt, params: compiled.parameters.map(bindable) };
+    return stmt;
+  }
+
+  /**
+   * SQL text with `?` placeholders (filter.ts): the first column of every row. `params` must
+   * already be bindable (no JS booleans).
+   */
+  pluckText<V = unknown>(text: string, params: readonly unknown[]): V[] {
+    return this.#statement(text, true).all(...params) as V[];
+  }
+
+  /** SQL text with `?` placeholders: every row. */
+  allText<R extends Row = Row>(text: string, params: readonly unknown[]): R[] {
+    return this.#statement(text).all(...params) as R[];
+  }
+
+  /** SQL text with `?` placeholders: the first row's first column, or undefined. */
+  valueText<V = unknown>(text: string, params: readonly unknown[]): V | undefined {
+    return this.#statement(text, true).get(...params) as V | undefined;
+  }
+
+  /** SQL text with `?` placeholders, returning no rows; the number of rows changed. */
+  runText(text: string, params: readonly unknown[]): number {
+    return this.#statement(text).run(...params).changes;
   }
 
   /** Runs a statement that returns no rows; returns the number of rows changed. */
@@ -123,6 +157,7 @@ export class SqliteConnection {
 
   close(): void {
     this.#statements.clear();
+    this.#plucked.clear();
     if (this.#db.open) this.#db.close();
   }
 }

@@ -2,8 +2,7 @@
  * Port filters and sorts to SQL over `json_extract(doc, '$.path')` (DESIGN.md "Storage").
  *
  * Semantics follow MongoDB so one conformance suite holds for both adapters:
- * - comparisons are type-bracketed: a number never equals a string or a boolean (json_extract
- *   returns 1/0 for booleans, so every comparison also checks `json_type`);
+ * - comparisons are type-bracketed: a number never equals a string or a boolean;
  * - `$eq: null` matches null and absent; `$ne`/`$nin` match absent; `$exists` is "present
  *   and not null" (the port's definition);
  * - on a field holding an array, every operator also matches when some element matches
@@ -11,6 +10,31 @@
  *   branch, so equality on an indexed scalar field stays an index lookup.
  * Field paths are validated (query.ts) and inlined as literals, so the expression is
  * identical to the one in the expression index; values are always bound parameters.
+ *
+ * The SQL is built as plain text with `?` placeholders (no query builder on the read path):
+ * the same filter shape always yields the same text, so the connection's prepared-statement
+ * cache (keyed by that text) serves every later query of that shape.
+ *
+ * Type brackets without reading the document. `json_extract` returns SQL NULL for a JSON
+ * null or an absent field, INTEGER 1/0 for true/false, INTEGER/REAL for numbers, TEXT for
+ * strings and TEXT (the minified JSON, starting with `[` or `{`) for arrays and objects. The
+ * expression and a bound parameter both have no affinity, so SQLite compares them without
+ * conversion: a number never equals a TEXT, and every INTEGER/REAL sorts before every TEXT.
+ * A `json_type(doc, ...)` check reads the document (no expression index answers it), so it is
+ * added only where the comparison alone could admit a value of another JSON type, and where
+ * possible behind an index-answered guard so that only the ambiguous candidates are read:
+ * - string operand: only TEXT can equal it; that TEXT is an array/object only if the operand
+ *   starts with `[` or `{` (checked then; in a list, only candidates starting so are read);
+ * - number operand: only INTEGER/REAL can equal it; that is a boolean only if the operand is
+ *   0 or 1 (checked then; in a list, only candidates equal to 0 or 1 are read);
+ * - a number range admits every TEXT for `$gt`/`$gte` (bounded by `< ''`, '' being the least
+ *   TEXT, which the index answers) and booleans when 0 or 1 is in range (only candidates
+ *   equal to 0 or 1 are read); a string range admits every number and boolean for
+ *   `$lt`/`$lte` (bounded by `>= ''`) and array/object text when the range reaches `[` or `{`
+ *   (only candidates starting with `[` or `{` are read);
+ * - booleans, objects and arrays always get the check; so do `_id` (a TEXT column: its
+ *   affinity would convert a number operand) and json_each elements (their type is a column).
+ * The conformance suite's type-strictness tests cover each of these cases.
  */
 import { sql } from 'kysely';
 import type { JsonValue, SortSpec } from '../port';
@@ -20,98 +44,189 @@ import type { Sql } from './connection';
 const DOC = sql.raw('doc');
 
 /**
- * `json_extract(<docExpr>, '$.<path>')`, the expression of the adapter's indexes too (so the
- * planner matches them). `_id` on the table itself is the primary-key column.
+ * `json_extract(<docExpr>, '$.<path>')` as a kysely fragment, for DDL (indexes, triggers):
+ * the same expression `extractSql` writes into queries, so the planner matches the indexes.
+ * `_id` on the table itself is the primary-key column.
  */
 export function extract(path: string, docExpr: Sql = DOC): Sql {
   return path === '_id' && docExpr === DOC ? sql.raw('_id') : sql`json_extract(${docExpr}, ${sql.lit(`$.${path}`)})`;
 }
 
+/** `json_extract(doc, '$.<path>')` (or `_id`) as SQL text; `path` must be validated. */
+export function extractSql(path: string): string {
+  return path === '_id' ? '_id' : `json_extract(doc, '$.${path}')`;
+}
+
+/** SQL text plus its positional parameters, in order. */
+export interface SqlText {
+  readonly sql: string;
+  readonly params: unknown[];
+}
+
 /** A value and its JSON type: a document field, or one array element from json_each. */
 interface Operand {
-  readonly value: Sql;
-  readonly type: Sql;
+  readonly value: string;
+  readonly type: string;
   /** Array elements have no "absent" state: null matches only a JSON null. */
   readonly element: boolean;
+  /** A document field: type checks only where the comparison alone is ambiguous (see top). */
+  readonly minimal: boolean;
 }
 
 function fieldOperand(path: string): Operand {
-  if (path === '_id') return { value: sql.raw('_id'), type: sql.lit('text'), element: false };
-  return { value: extract(path, DOC), type: sql`json_type(doc, ${sql.lit(`$.${path}`)})`, element: false };
+  if (path === '_id') return { value: '_id', type: `'text'`, element: false, minimal: false };
+  return { value: extractSql(path), type: `json_type(doc, '$.${path}')`, element: false, minimal: true };
 }
-const ELEMENT: Operand = { value: sql.raw('je.value'), type: sql.raw('je.type'), element: true };
-const NUMERIC = sql.raw(`('integer', 'real')`);
+const ELEMENT: Operand = { value: 'je.value', type: 'je.type', element: true, minimal: false };
+const NUMERIC = `('integer', 'real')`;
 
-function eqOne(o: Operand, v: JsonValue): Sql {
-  if (v === null) return o.element ? sql`${o.type} = 'null'` : sql`${o.value} IS NULL`;
-  if (typeof v === 'string') return sql`(${o.value} = ${v} AND ${o.type} = 'text')`;
-  if (typeof v === 'number') return sql`(${o.value} = ${v} AND ${o.type} IN ${NUMERIC})`;
-  if (typeof v === 'boolean') return sql`(${o.value} = ${v ? 1 : 0} AND ${o.type} = ${sql.lit(v ? 'true' : 'false')})`;
+/** True when a TEXT equal to `s` could be an array or object rendered by json_extract. */
+function containerLike(s: string): boolean {
+  const c = s.charCodeAt(0);
+  return c === 0x5b /* [ */ || c === 0x7b /* { */;
+}
+/** True when a number equal to `n` could be a boolean (json_extract renders true/false as 1/0). */
+const boolLike = (n: number): boolean => n === 0 || n === 1;
+
+/**
+ * `AND`-ed after a comparison that may admit booleans: only a candidate whose extracted value
+ * is 0 or 1 has its type read (SQLite evaluates OR left to right and stops at a true operand;
+ * the left one is computed from the index).
+ */
+const notBoolean = (o: Operand): string => `(${o.value} NOT IN (0, 1) OR ${o.type} IN ${NUMERIC})`;
+/** As notBoolean, for a comparison that may admit array/object text: only `[`/`{` candidates are read. */
+const notContainer = (o: Operand): string => `(substr(${o.value}, 1, 1) NOT IN ('[', '{') OR ${o.type} = 'text')`;
+
+function eqOne(o: Operand, v: JsonValue, params: unknown[]): string {
+  if (v === null) return o.element ? `${o.type} = 'null'` : `${o.value} IS NULL`;
+  if (typeof v === 'string') {
+    params.push(v);
+    return o.minimal && !containerLike(v) ? `${o.value} = ?` : `(${o.value} = ? AND ${o.type} = 'text')`;
+  }
+  if (typeof v === 'number') {
+    params.push(v);
+    return o.minimal && !boolLike(v) ? `${o.value} = ?` : `(${o.value} = ? AND ${o.type} IN ${NUMERIC})`;
+  }
+  if (typeof v === 'boolean') {
+    params.push(v ? 1 : 0);
+    return `(${o.value} = ? AND ${o.type} = '${v ? 'true' : 'false'}')`;
+  }
   // Objects and arrays compare as minified JSON text (key order matters, as in MongoDB).
-  const kind = Array.isArray(v) ? 'array' : 'object';
-  return sql`(${o.value} = json(${JSON.stringify(v)}) AND ${o.type} = ${sql.lit(kind)})`;
+  params.push(JSON.stringify(v));
+  return `(${o.value} = json(?) AND ${o.type} = '${Array.isArray(v) ? 'array' : 'object'}')`;
 }
 
-function inList(o: Operand, values: readonly JsonValue[]): Sql {
+const placeholders = (n: number): string => (n === 1 ? '?' : `?${', ?'.repeat(n - 1)}`);
+
+function inList(o: Operand, values: readonly JsonValue[], params: unknown[]): string {
   const strings = values.filter((v): v is string => typeof v === 'string');
   const numbers = values.filter((v): v is number => typeof v === 'number');
-  const others = values.filter((v) => typeof v !== 'string' && typeof v !== 'number');
-  const terms: Sql[] = [];
+  const terms: string[] = [];
   // One IN per type keeps a single index-usable term for the common all-strings case.
-  if (strings.length > 0) terms.push(sql`(${o.value} IN (${sql.join(strings)}) AND ${o.type} = 'text')`);
-  if (numbers.length > 0) terms.push(sql`(${o.value} IN (${sql.join(numbers)}) AND ${o.type} IN ${NUMERIC})`);
-  for (const v of others) terms.push(eqOne(o, v));
-  return terms.length === 0 ? sql.raw('0') : sql`(${sql.join(terms, sql.raw(' OR '))})`;
+  if (strings.length > 0) {
+    params.push(...strings);
+    const test = `${o.value} IN (${placeholders(strings.length)})`;
+    if (!o.minimal) terms.push(`(${test} AND ${o.type} = 'text')`);
+    else terms.push(strings.some(containerLike) ? `(${test} AND ${notContainer(o)})` : test);
+  }
+  if (numbers.length > 0) {
+    params.push(...numbers);
+    const test = `${o.value} IN (${placeholders(numbers.length)})`;
+    if (!o.minimal) terms.push(`(${test} AND ${o.type} IN ${NUMERIC})`);
+    else terms.push(numbers.some(boolLike) ? `(${test} AND ${notBoolean(o)})` : test);
+  }
+  for (const v of values) if (typeof v !== 'string' && typeof v !== 'number') terms.push(eqOne(o, v, params));
+  if (terms.length === 0) return '0';
+  return terms.length === 1 ? terms[0] : `(${terms.join(' OR ')})`;
 }
 
-const RANGE_SQL: Record<RangeOp, Sql> = { gt: sql.raw('>'), gte: sql.raw('>='), lt: sql.raw('<'), lte: sql.raw('<=') };
+const RANGE_SQL: Record<RangeOp, string> = { gt: '>', gte: '>=', lt: '<', lte: '<=' };
 
-function range(o: Operand, op: RangeOp, v: string | number): Sql {
-  const type = typeof v === 'string' ? sql`${o.type} = 'text'` : sql`${o.type} IN ${NUMERIC}`;
-  return sql`(${o.value} ${RANGE_SQL[op]} ${v} AND ${type})`;
+function holds(a: number | string, op: RangeOp, b: number | string): boolean {
+  switch (op) {
+    case 'gt':
+      return a > b;
+    case 'gte':
+      return a >= b;
+    case 'lt':
+      return a < b;
+    default:
+      return a <= b;
+  }
+}
+
+function range(o: Operand, op: RangeOp, v: string | number, params: unknown[]): string {
+  params.push(v);
+  const test = `${o.value} ${RANGE_SQL[op]} ?`;
+  const upward = op === 'gt' || op === 'gte';
+  const terms = [test];
+  if (typeof v === 'number') {
+    if (!o.minimal) return `(${test} AND ${o.type} IN ${NUMERIC})`;
+    // Every TEXT sorts after every number; '' is the least TEXT.
+    if (upward) terms.push(`${o.value} < ''`);
+    if (holds(0, op, v) || holds(1, op, v)) terms.push(notBoolean(o));
+  } else {
+    if (!o.minimal) return `(${test} AND ${o.type} = 'text')`;
+    // Every number (and boolean) sorts before every TEXT; '' is the least TEXT.
+    if (!upward) terms.push(`${o.value} >= ''`);
+    // Array/object text starts with `[` (0x5b) or `{` (0x7b): reachable upward unless the
+    // operand starts above `{`, downward when `[` itself is in range. One ASCII character
+    // against the operand's first code unit orders the same in JS (UTF-16) as in SQLite
+    // (UTF-8, memcmp).
+    if (upward ? !(v.charCodeAt(0) > 0x7b) : holds('[', op, v)) terms.push(notContainer(o));
+  }
+  return terms.length === 1 ? test : `(${terms.join(' AND ')})`;
 }
 
 /**
  * Positive predicate on `path`, with the json_each branch when the path may hold an array.
  * A NULL result means "no match"; negations go through `not` below.
  */
-function onField(path: string, arrays: ReadonlySet<string>, build: (o: Operand) => Sql): Sql {
+function onField(path: string, arrays: ReadonlySet<string>, build: (o: Operand) => string): string {
   const field = fieldOperand(path);
   const direct = build(field);
   if (!arrays.has(path)) return direct;
-  const elements = sql`EXISTS (SELECT 1 FROM json_each(doc, ${sql.lit(`$.${path}`)}) AS je WHERE ${build(ELEMENT)})`;
-  return sql`(${direct} OR (${field.type} = 'array' AND ${elements}))`;
+  const elements = `EXISTS (SELECT 1 FROM json_each(doc, '$.${path}') AS je WHERE ${build(ELEMENT)})`;
+  return `(${direct} OR (${field.type} = 'array' AND ${elements}))`;
 }
 
 // SQL NOT of NULL is NULL, which would drop absent fields from $ne/$nin/$exists: coalesce first.
-const not = (p: Sql): Sql => sql`NOT coalesce(${p}, 0)`;
+const not = (p: string): string => `NOT coalesce(${p}, 0)`;
 
-function condSql(path: string, c: Cond, arrays: ReadonlySet<string>): Sql {
+function condSql(path: string, c: Cond, arrays: ReadonlySet<string>, params: unknown[]): string {
   switch (c.op) {
     case 'eq':
-      return onField(path, arrays, (o) => eqOne(o, c.value));
+      return onField(path, arrays, (o) => eqOne(o, c.value, params));
     case 'ne':
-      return not(onField(path, arrays, (o) => eqOne(o, c.value)));
+      return not(onField(path, arrays, (o) => eqOne(o, c.value, params)));
     case 'in':
-      return onField(path, arrays, (o) => inList(o, c.values));
+      return onField(path, arrays, (o) => inList(o, c.values, params));
     case 'nin':
-      return not(onField(path, arrays, (o) => inList(o, c.values)));
+      return not(onField(path, arrays, (o) => inList(o, c.values, params)));
     case 'exists': {
-      const isNull = onField(path, arrays, (o) => eqOne(o, null));
+      const isNull = onField(path, arrays, (o) => eqOne(o, null, params));
       return c.value ? not(isNull) : isNull;
     }
     default:
-      return onField(path, arrays, (o) => range(o, c.op, c.value));
+      return onField(path, arrays, (o) => range(o, c.op, c.value, params));
   }
 }
 
+/** True when translating `filter` consults the array-path registry (any field but `_id`). */
+export function needsArrayPaths(filter: readonly FieldFilter[]): boolean {
+  for (const f of filter) if (f.path !== '_id' && f.conds.length > 0) return true;
+  return false;
+}
+
 /**
- * The WHERE expression of a parsed filter. `arrays` holds the paths that have held an array
- * in this collection (see ArrayPaths in store.ts).
+ * The WHERE expression of a parsed filter, its parameters appended to `params` in order.
+ * `arrays` holds the paths that have held an array in this collection (see ArrayPaths in
+ * store.ts).
  */
-export function whereSql(filter: readonly FieldFilter[], arrays: ReadonlySet<string>): Sql {
-  const terms = filter.flatMap((f) => f.conds.map((c) => condSql(f.path, c, arrays)));
-  return terms.length === 0 ? sql.raw('1') : sql.join(terms, sql.raw(' AND '));
+export function whereSql(filter: readonly FieldFilter[], arrays: ReadonlySet<string>, params: unknown[]): string {
+  const terms: string[] = [];
+  for (const f of filter) for (const c of f.conds) terms.push(condSql(f.path, c, arrays, params));
+  return terms.length === 0 ? '1' : terms.join(' AND ');
 }
 
 /**
@@ -119,15 +234,26 @@ export function whereSql(filter: readonly FieldFilter[], arrays: ReadonlySet<str
  * descending, as MongoDB does. Mixed-type fields do not follow MongoDB's cross-type order
  * (booleans sort as 0/1 among numbers): sort on fields of one type.
  */
-export function orderSql(sort: SortSpec | undefined): Sql {
-  const keys = Object.entries(sort ?? {});
-  if (keys.length === 0) return sql.raw('');
-  const terms = keys.map(([path, dir]) => sql`${extract(path)} ${sql.raw(dir === -1 ? 'DESC' : 'ASC')}`);
-  return sql` ORDER BY ${sql.join(terms)}`;
+export function orderSql(sort: SortSpec | undefined): string {
+  if (sort === undefined) return '';
+  let out = '';
+  for (const path in sort) out += `${out === '' ? ' ORDER BY ' : ', '}${extractSql(path)} ${sort[path] === -1 ? 'DESC' : 'ASC'}`;
+  return out;
 }
 
-/** ` LIMIT ? OFFSET ?` (or nothing); a skip without a limit uses LIMIT -1 (no limit). */
-export function pageSql(skip: number | undefined, limit: number | undefined): Sql {
-  if (skip === undefined && limit === undefined) return sql.raw('');
-  return sql` LIMIT ${limit ?? -1} OFFSET ${skip ?? 0}`;
+/**
+ * ` LIMIT <n> OFFSET ?` (or nothing); a skip without a limit uses LIMIT -1 (no limit).
+ *
+ * The limit is written as an integer literal, not bound: SQLite (since 3.44) reads a bound
+ * LIMIT parameter's value while planning and marks the statement to be re-prepared whenever
+ * that parameter is bound again (sqlite3ExprIsInteger sets the statement's variable mask), so
+ * a bound LIMIT re-prepared the statement on every call (~10 µs). The offset stays bound (it
+ * does not take part in planning), so paging through a collection reuses one statement.
+ */
+export function pageSql(skip: number | undefined, limit: number | undefined, params: unknown[]): string {
+  if (skip === undefined && limit === undefined) return '';
+  const n = limit ?? -1;
+  if (!Number.isSafeInteger(n)) throw new TypeError('limit must be an integer'); // validated upstream; never inline anything else
+  params.push(skip ?? 0);
+  return ` LIMIT ${n} OFFSET ?`;
 }

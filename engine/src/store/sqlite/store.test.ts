@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Doc } from '../port';
+import type { SqliteCollection } from './collection';
 import { SqliteStore } from './store';
 
 type Finding = Doc & { org_id: string; rule_id: string; created_at: string; severity: number; labels?: string[] };
@@ -17,6 +18,7 @@ describe('sqlite adapter: indexed queries at 100k documents', () => {
     await store.ensureIndexes('findings', [
       { name: 'org_created', keys: { org_id: 1, created_at: -1 } },
       { name: 'rule', keys: { rule_id: 1 }, unique: true },
+      { name: 'severity', keys: { severity: 1 } },
     ]);
     const docs: Finding[] = Array.from({ length: N }, (_, i) => ({
       org_id: `org${i % 100}`,
@@ -35,6 +37,32 @@ describe('sqlite adapter: indexed queries at 100k documents', () => {
     expect(plan('findings', { org_id: 'org7' }, { sort: { created_at: -1 }, limit: 20 })).toMatch(/USING INDEX findings__org_created(?!.*TEMP B-TREE)/);
     expect(plan('findings', { org_id: 'org7', created_at: { $gte: '2026-01-01T10:00:00.000Z' } })).toContain('USING INDEX findings__org_created');
     expect(plan('findings', { _id: 'x' })).toMatch(/USING INDEX sqlite_autoindex_findings_1|USING PRIMARY KEY/);
+  });
+
+  it('type-strict filters are answered from the index alone, without reading documents', () => {
+    // A COVERING INDEX plan for count proves the WHERE reads no document (no json_type(doc)).
+    const plan = (filter: Record<string, unknown>) => store.explainCount('findings', filter).join(' | ');
+    expect(plan({ org_id: 'org7' })).toContain('USING COVERING INDEX findings__org_created');
+    expect(plan({ rule_id: { $in: ['rule-1', 'rule-2'] } })).toContain('USING COVERING INDEX findings__rule');
+    expect(plan({ severity: 3 })).toContain('USING COVERING INDEX findings__severity');
+    expect(plan({ severity: { $in: [2, 3] } })).toContain('USING COVERING INDEX findings__severity');
+    expect(plan({ severity: { $gt: 2 } })).toContain('USING COVERING INDEX findings__severity');
+    expect(plan({ org_id: 'org7', created_at: { $lt: '2026-01-01T10:00:00.000Z' } })).toContain('USING COVERING INDEX findings__org_created');
+    // 1 could be a stored `true`: that comparison has to read the type from the document.
+    expect(plan({ severity: 1 })).not.toContain('COVERING');
+  });
+
+  it('pages at any offset share one statement, with no type read on a string equality', async () => {
+    const findings = store.collection<Finding>('findings');
+    const opts = { sort: { created_at: -1 as const }, limit: 20 };
+    const first = await findings.find({ org_id: 'org7' }, { ...opts, skip: 0 });
+    const last = await findings.find({ org_id: 'org7' }, { ...opts, skip: N / 100 - 20 });
+    expect(first[0]?.created_at > last[19]?.created_at).toBe(true);
+    expect(await findings.find({ org_id: 'org7' }, { ...opts, skip: N / 100 })).toEqual([]);
+    // Same statement shape for every offset: the limit is inlined, the offset bound.
+    const sqlOf = (skip: number) => (findings as SqliteCollection<Finding>).findSql({ org_id: 'o' }, { ...opts, skip }).sql;
+    expect(sqlOf(0)).toBe(sqlOf(980));
+    expect(sqlOf(0)).not.toContain('json_type');
   });
 
   it('answers indexed lookups without scanning', async () => {

@@ -12,7 +12,7 @@ import { assertCollectionName, assertIndexSpecs, ttlCutoff } from '../query';
 import { type ArrayPathRegistry, SqliteCollection } from './collection';
 import { SqliteConnection } from './connection';
 import { mapSqliteError } from './errors';
-import { extract } from './filter';
+import { extract, type SqlText } from './filter';
 import { createIndexDdl, dropIndexDdl, nullDuplicatesSql } from './indexes';
 import { ConflictError } from '../../errors';
 
@@ -143,7 +143,20 @@ export class SqliteStore implements Store {
   /** SQLite's query plan for `find(filter, options)` (one line per step), for diagnostics and tests. */
   explainFind(collection: string, filter: Filter, options?: FindOptions): string[] {
     const c = this.collection(collection) as unknown as SqliteCollection<Doc>;
-    const rows = this.#conn.all<{ detail: string }>(sql`EXPLAIN QUERY PLAN ${c.findSql(filter, options)}`);
+    return this.#explain(c.findSql(filter, options));
+  }
+
+  /**
+   * SQLite's query plan for `count(filter)`. `USING COVERING INDEX` shows the filter is
+   * answered from an index alone, without reading any document.
+   */
+  explainCount(collection: string, filter: Filter): string[] {
+    const c = this.collection(collection) as unknown as SqliteCollection<Doc>;
+    return this.#explain(c.countSql(filter));
+  }
+
+  #explain(q: SqlText): string[] {
+    const rows = this.#conn.allText<{ detail: string }>(`EXPLAIN QUERY PLAN ${q.sql}`, q.params);
     return rows.map((r) => r.detail);
   }
 
