@@ -58,6 +58,7 @@ describe('client-led analysis loop over HTTP', () => {
     }
     expect(new Set(analysed)).toEqual(new Set(units.map((u) => u.hash)));
     expect((await server.api('/loop/resource/next')).status).toBe(208);
+    expect((await server.api('/never-ingested/resource/next')).status).toBe(404);
 
     const report = await server.api('/loop/report');
     expect(report.status).toBe(200);

@@ -14,13 +14,18 @@ export function presentResource(doc: ResourceDoc) {
 
 /**
  * GET /{namespace}/resource/next: the next unanalysed resource with the ruleset to apply, or
- * null when every resource of the namespace is analysed (the route answers 208).
+ * null when every resource of the namespace is analysed (the route answers 208). Throws
+ * NotFoundError (404) for a namespace nothing was ingested into.
  * `rules` is null when the originating analyzer cannot be determined (or is now disabled).
  */
 export async function nextResource(ctx: EngineContext, orgId: string, namespace: string, ruleType: string | null) {
   assertNamespace(namespace);
   const member = await ctx.stores.resources.nextUnanalysed(orgId, namespace);
-  if (!member) return null;
+  if (!member) {
+    // A namespace nothing was ever ingested into (a typo, another org's) is not "all analysed".
+    if (!(await ctx.stores.resources.namespaceExists(orgId, namespace))) throw new NotFoundError(`Namespace '${namespace}' not found`);
+    return null;
+  }
   const resource = await ctx.stores.resources.get(orgId, member.hash);
   if (!resource) return null;
   let rules: string | null = null;
