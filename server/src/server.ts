@@ -115,7 +115,7 @@ export async function buildServer(config: Config, options: StartOptions = {}) {
     },
   };
   const routes = allRoutes(services);
-  const mcp = createMcpEndpoint({ services, log, authenticate: (req) => identity.authenticator.authenticate(req) });
+  const mcp = createMcpEndpoint({ services, log, routes, authenticate: (req) => identity.authenticator.authenticate(req) });
   const app = createApp({ engine, log, routes, identity, mounts: [{ path: MCP_PATH, handler: mcp.router }] });
   return { app, services, routes, store, runner, log, mcp };
 }

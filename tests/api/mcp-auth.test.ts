@@ -122,8 +122,8 @@ describe.each(['streamable', 'sse'] as TransportKind[])('MCP roles and org scopi
   it('a key of another org sees none of this org\'s resources', async () => {
     const client = await connect(server, kind, keys.other);
     try {
-      const next = await call(client, 'next_resource', { namespace: NAMESPACE });
-      expect(next.structuredContent).toMatchObject({ status: 'all_analysed' });
+      // This org's namespace does not exist for the other org: 404, exactly like a missing one.
+      expect(text(await call(client, 'next_resource', { namespace: NAMESPACE }))).toMatch(/^404 Not Found/);
       expect(text(await call(client, 'get_report', { namespace: NAMESPACE }))).toMatch(/^404 Not Found/);
       const payload = { summary: 's', findings: [{ title: 't', severity: 'LOW', rule_id: 'R', risk: 'r', why_it_matters: 'w', suggested_next_step: 'n', confidence: 'LOW', evidence: [], resource_address: 'a', tags: [] }] };
       for (const hash of hashes) {

@@ -33,7 +33,7 @@ function presentUnits(units: readonly AnalysisUnit[]) {
  * engine service its HTTP route calls, with the route's role.
  */
 export function registerClientLedTools(server: McpServer, deps: McpDeps): void {
-  registerGuardedTool(server, deps, 'list_analyzers', 'viewer', {
+  registerGuardedTool(server, deps, 'list_analyzers', 'GET /analyzers', {
     title: 'List analyzers',
     description: 'Lists the analyzers registered on the server (as GET /api/v1/analyzers): name and description.',
     inputSchema: {},
@@ -42,7 +42,7 @@ export function registerClientLedTools(server: McpServer, deps: McpDeps): void {
     analyzers: ctx.engine.analyzers.list().map((a) => ({ name: a.name, description: a.description })),
   }));
 
-  registerGuardedTool(server, deps, 'get_ruleset', 'member', {
+  registerGuardedTool(server, deps, 'get_ruleset', 'GET /:analyzer_name/rules', {
     title: 'Get a ruleset',
     description: 'Returns the Markdown security ruleset of an analyzer (as GET /api/v1/{analyzer}/rules). ' +
       'Fetch it once before the loop; `type` picks a rule variant (e.g. aws, azure, gcp for terraform).',
@@ -54,7 +54,7 @@ export function registerClientLedTools(server: McpServer, deps: McpDeps): void {
     return toolResult({ analyzer: ruleset.analyzer, variant: ruleset.variant, digest: ruleset.digest, rules: ruleset.text }, ruleset.text);
   });
 
-  registerGuardedTool(server, deps, 'ingest', 'member', {
+  registerGuardedTool(server, deps, 'ingest', 'POST /:analyzer_name/:namespace/ingest', {
     title: 'Ingest with an analyzer',
     description: 'Splits raw_input into analysis units with the named analyzer and records them in the namespace ' +
       '(as POST /api/v1/{analyzer}/{namespace}/ingest). Returns the units without their bodies; read each with next_resource.',
@@ -65,7 +65,7 @@ export function registerClientLedTools(server: McpServer, deps: McpDeps): void {
     return toolResult({ namespace: args.namespace, unit_count: units.length, units: presentUnits(units) });
   });
 
-  registerGuardedTool(server, deps, 'ingest_auto', 'member', {
+  registerGuardedTool(server, deps, 'ingest_auto', 'POST /:namespace/ingest/auto', {
     title: 'Ingest with auto-routing',
     description: 'Routes each file of a diff (or a whole input) to the analyzer that claims it and records the units ' +
       '(as POST /api/v1/{namespace}/ingest/auto). Returns the units (without bodies), analyzers_used and detections.',
@@ -82,7 +82,7 @@ export function registerClientLedTools(server: McpServer, deps: McpDeps): void {
     });
   });
 
-  registerGuardedTool(server, deps, 'next_resource', 'member', {
+  registerGuardedTool(server, deps, 'next_resource', 'GET /:namespace/resource/next', {
     title: 'Next unanalysed resource',
     description: 'Returns the next unanalysed resource of the namespace (as GET /api/v1/{namespace}/resource/next): ' +
       'its hash, metadata, its body fenced as UNTRUSTED DATA, and the ruleset to apply. When every resource is analysed ' +
@@ -105,7 +105,7 @@ export function registerClientLedTools(server: McpServer, deps: McpDeps): void {
     return toolResult(structured, texts);
   });
 
-  registerGuardedTool(server, deps, 'submit_analysis', 'member', {
+  registerGuardedTool(server, deps, 'submit_analysis', 'PUT /resource/:hash/analysis', {
     title: 'Submit an analysis',
     description: 'Stores the analysis of one resource (as PUT /api/v1/resource/{hash}/analysis): a one-paragraph summary ' +
       'and at least one finding. Use rule ids from the ruleset; evidence lines are copied exactly from the body.',
@@ -118,7 +118,7 @@ export function registerClientLedTools(server: McpServer, deps: McpDeps): void {
     );
   });
 
-  registerGuardedTool(server, deps, 'get_report', 'member', {
+  registerGuardedTool(server, deps, 'get_report', 'GET /:namespace/report', {
     title: 'Get the report',
     description: 'Renders the namespace report (as GET /api/v1/{namespace}/report): markdown (default), markdown_light or html. ' +
       'Findings triaged suppressed or false_positive are hidden unless include_suppressed is true.',

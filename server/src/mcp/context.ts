@@ -7,13 +7,26 @@ import { AppError, UnauthorizedError } from '@planwarden/engine/errors';
 import type { Logger } from '@planwarden/engine/context';
 import { authorizeRoute } from '../auth/policy';
 import type { Principal, RequestContext } from '../http/request-context';
-import type { Policy } from '../http/route';
+import type { Policy, RouteDef } from '../http/route';
 import type { ServerServices } from '../services';
 
 /** What the MCP tools, resources and prompts may call: the same services the HTTP routes get. */
 export interface McpDeps {
   readonly services: ServerServices;
   readonly log: Logger;
+  /** The HTTP API's routes: each tool takes the policy of the route it mirrors from here. */
+  readonly routes: readonly RouteDef[];
+}
+
+/**
+ * The policy of the HTTP route a tool mirrors, e.g. `policyOf(deps, 'GET /jobs/:job_id')`, so a
+ * tool can never drift from its route's role. Throws at startup when no such route exists.
+ */
+export function policyOf(deps: Pick<McpDeps, 'routes'>, mirrors: string): Policy {
+  const [method, path] = mirrors.split(' ');
+  const route = deps.routes.find((r) => r.method === method.toLowerCase() && r.path === path);
+  if (!route) throw new Error(`MCP: no HTTP route ${mirrors} to take a policy from`);
+  return route.policy;
 }
 
 /** The part of the SDK's per-request `extra` we read: the auth info our endpoint attached. */
@@ -109,10 +122,12 @@ export function registerGuardedTool<Shape extends z.ZodRawShape>(
   server: McpServer,
   deps: McpDeps,
   name: string,
-  policy: Policy,
+  /** The HTTP route the tool mirrors (`'GET /jobs/:job_id'`): its policy guards the tool. */
+  mirrors: string,
   config: ToolConfig<Shape>,
   run: (ctx: RequestContext, args: z.output<z.ZodObject<Shape>>) => Promise<CallToolResult>,
 ): void {
+  const policy = policyOf(deps, mirrors);
   const handler = async (args: unknown, extra: AuthCarrier): Promise<CallToolResult> => {
     const requestId = (extra.authInfo?.extra?.requestId as string | undefined) ?? '';
     try {

@@ -9,6 +9,7 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '@planwarden/engine/context';
 import { clientIp } from '../auth/ip';
 import type { Principal } from '../http/request-context';
+import type { RouteDef } from '../http/route';
 import { INGEST_MAX_BYTES } from '../routes/ingest.schema';
 import type { ServerServices } from '../services';
 import { authInfoFor } from './context';
@@ -25,6 +26,8 @@ const MAX_SESSIONS = 1000;
 export interface McpEndpointOptions {
   readonly services: ServerServices;
   readonly log: Logger;
+  /** The HTTP API's routes (tools take their policies from the routes they mirror). */
+  readonly routes: readonly RouteDef[];
   /**
    * Resolves a request's principal: the very function the HTTP API's router authenticates
    * with (X-API-Key, the `mcp_session` cookie, anonymous while auth is off). Throws
@@ -72,7 +75,7 @@ type AuthedRequest = IncomingMessage & { auth?: AuthInfo };
 export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
   const sessions = new Map<string, Session>();
   const router = express.Router();
-  const deps = { services: options.services, log: options.log };
+  const deps = { services: options.services, log: options.log, routes: options.routes };
   const bodyLimit = () => Math.max(INGEST_MAX_BYTES, options.services.config.server.max_input_size_mb * 1024 * 1024) * 2 + 64 * 1024;
 
   const sweep = setInterval(() => {

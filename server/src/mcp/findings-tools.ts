@@ -13,7 +13,7 @@ const FINDINGS_NOTICE = 'Finding titles and resource addresses are derived from 
  * (the triage is audited and feeds the feedback log exactly as over HTTP).
  */
 export function registerFindingsTools(server: McpServer, deps: McpDeps): void {
-  registerGuardedTool(server, deps, 'list_findings', 'member', {
+  registerGuardedTool(server, deps, 'list_findings', 'GET /findings', {
     title: 'List findings',
     description: 'Lists the org\'s finding triage records (as GET /api/v1/findings), newest first, filtered by status, ' +
       'severity, rule_id and namespace; limit 1-1000 (default 100), offset.',
@@ -25,7 +25,7 @@ export function registerFindingsTools(server: McpServer, deps: McpDeps): void {
     return toolResult(result, [FINDINGS_NOTICE, JSON.stringify(result, null, 2)]);
   });
 
-  registerGuardedTool(server, deps, 'triage_finding', 'member', {
+  registerGuardedTool(server, deps, 'triage_finding', 'PATCH /findings/:resource_hash/:rule_id', {
     title: 'Triage a finding',
     description: 'Sets the triage status of one finding (as PATCH /api/v1/findings/{resource_hash}/{rule_id}): open, ' +
       'needs_review, acknowledged, suppressed or false_positive, with an optional reason_code and note. Reports hide ' +

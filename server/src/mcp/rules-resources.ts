@@ -2,7 +2,7 @@ import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/serv
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { analyzerEnabledPredicate, requireAnalyzer } from '@planwarden/engine/analysis/analyzer-access';
 import { resolveRuleset } from '@planwarden/engine/analysis/ruleset-service';
-import { describeError, mcpContext, statusLine, type McpDeps } from './context';
+import { describeError, mcpContext, policyOf, statusLine, type McpDeps } from './context';
 
 /** URI template of the ruleset resources: one per (analyzer, rule variant). */
 export const RULESET_URI_TEMPLATE = 'planwarden://rules/{analyzer}/{variant}';
@@ -28,7 +28,7 @@ export function registerRulesetResources(server: McpServer, deps: McpDeps): void
     list: async (extra) => {
       let orgId: string;
       try {
-        orgId = (await mcpContext(deps, extra, 'member')).orgId;
+        orgId = (await mcpContext(deps, extra, policyOf(deps, 'GET /:analyzer_name/rules'))).orgId;
       } catch {
         return { resources: [] };
       }
@@ -50,7 +50,7 @@ export function registerRulesetResources(server: McpServer, deps: McpDeps): void
     mimeType: 'text/markdown',
   }, async (uri, variables, extra) => {
     try {
-      const ctx = await mcpContext(deps, extra, 'member');
+      const ctx = await mcpContext(deps, extra, policyOf(deps, 'GET /:analyzer_name/rules'));
       const analyzer = await requireAnalyzer(ctx.engine, ctx.orgId, single(variables.analyzer));
       const ruleset = await resolveRuleset(ctx.engine, ctx.orgId, analyzer, single(variables.variant));
       return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: ruleset.text }] };

@@ -18,7 +18,7 @@ const jobId = z.string().min(1).max(128).describe('The job_id returned by analyz
  * checks and job runner as the HTTP routes.
  */
 export function registerServerSideTools(server: McpServer, deps: McpDeps): void {
-  registerGuardedTool(server, deps, 'analyze', 'member', {
+  registerGuardedTool(server, deps, 'analyze', 'POST /:analyzer_name/:namespace/analyze', {
     title: 'Analyse on the server',
     description: 'Ingests raw_input and has the server\'s LLM analyse it (as POST /api/v1/{analyzer}/{namespace}/analyze, or ' +
       '/{namespace}/analyze/auto when analyzer is "auto"). A small input runs inline and returns the report; a larger one ' +
@@ -43,7 +43,7 @@ export function registerServerSideTools(server: McpServer, deps: McpDeps): void 
     ]);
   });
 
-  registerGuardedTool(server, deps, 'get_job', 'viewer', {
+  registerGuardedTool(server, deps, 'get_job', 'GET /jobs/:job_id', {
     title: 'Get a job',
     description: 'Returns a server-side analysis job (as GET /api/v1/jobs/{job_id}): status (queued, running, done, failed, ' +
       'cancelled), processed_count/total_count progress, quota_exceeded and error.',
@@ -51,7 +51,7 @@ export function registerServerSideTools(server: McpServer, deps: McpDeps): void 
     annotations: { readOnlyHint: true },
   }, async (ctx, args) => toolResult(presentJob(await getJob(ctx.engine, ctx.orgId, args.job_id))));
 
-  registerGuardedTool(server, deps, 'cancel_job', 'member', {
+  registerGuardedTool(server, deps, 'cancel_job', 'POST /jobs/:job_id/cancel', {
     title: 'Cancel a job',
     description: 'Cancels a queued or running background job (as POST /api/v1/jobs/{job_id}/cancel); a running job stops ' +
       'after its current batch. A sync or finished job answers 409.',
