@@ -1,7 +1,5 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { join, resolve } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
 import type { Server } from 'node:http';
 import pino from 'pino';
 import { createAnalyzerRegistry } from '@planwarden/engine/analyzers/registry';
@@ -16,6 +14,7 @@ import { createStores, ensureSchema } from '@planwarden/engine/stores';
 import { ensureRulesSeeded } from '@planwarden/engine/rules/custom-seed';
 import { assertBudget, budgetExhausted } from '@planwarden/engine/usage/usage-service';
 import type { Config } from './config/config';
+import { serverKeyMaterial } from './config/key-file';
 import { createApp } from './http/app';
 import { JobRunner } from './jobs/runner';
 import { createMcpEndpoint, MCP_PATH } from './mcp/endpoint';
@@ -42,16 +41,7 @@ export interface RunningServer {
 
 /** The key sealing secrets at rest: PLANWARDEN_SECRET_KEY, else one generated once into the data dir. */
 function secretKeyMaterial(config: Config): Buffer | string {
-  if (config.secret_key) return config.secret_key;
-  if (config.storage.backend === 'memory') return randomBytes(32);
-  const dir = resolve(config.data_dir);
-  mkdirSync(dir, { recursive: true });
-  const file = join(dir, 'secret.key');
-  if (!existsSync(file)) {
-    writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600 });
-    chmodSync(file, 0o600);
-  }
-  return Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
+  return serverKeyMaterial(config, config.secret_key, 'secret.key', 'secret_key (PLANWARDEN_SECRET_KEY)');
 }
 
 /**

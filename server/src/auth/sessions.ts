@@ -1,9 +1,7 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { SignJWT, jwtVerify } from 'jose';
 import type { OrgRole } from '@planwarden/engine/identity/types';
 import type { Config } from '../config/config';
+import { serverKeyMaterial } from '../config/key-file';
 
 export const SESSION_COOKIE = 'mcp_session';
 const MFA_TOKEN_MINUTES = 5;
@@ -23,16 +21,8 @@ export interface SessionClaims {
  * `<data_dir>/jwt.key`; the memory backend keeps a per-process secret.
  */
 export function jwtSecretMaterial(config: Config): Uint8Array {
-  if (config.jwt.secret) return new TextEncoder().encode(config.jwt.secret);
-  if (config.storage.backend === 'memory') return randomBytes(32);
-  const dir = resolve(config.data_dir);
-  mkdirSync(dir, { recursive: true });
-  const file = join(dir, 'jwt.key');
-  if (!existsSync(file)) {
-    writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600 });
-    chmodSync(file, 0o600);
-  }
-  return Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
+  const material = serverKeyMaterial(config, config.jwt.secret, 'jwt.key', 'jwt.secret (PLANWARDEN_JWT_SECRET)');
+  return typeof material === 'string' ? new TextEncoder().encode(material) : material;
 }
 
 /**
