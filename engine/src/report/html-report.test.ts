@@ -1,27 +1,12 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { compileBuiltinHtml, HTML_TEMPLATE_SHA256 } from './html-report';
-import { buildReportModel, type ReportInput, type ReportInputFinding, type ReportInputResource } from './model';
+import { buildReportModel, type ReportInput, type ReportInputResource } from './model';
+import { buildFinding, buildResource } from './report-fixtures';
 import { BUILTIN_TEMPLATES, renderBuiltinWithLiquid, renderReport } from './render';
 
 const HTML_SOURCE = BUILTIN_TEMPLATES.find((t) => t.format === 'html')!.source;
 const HOSTILE = `<script>alert('x')</script> & "quoted" | \`tick\``;
-
-function buildFinding(overrides: Partial<ReportInputFinding> = {}): ReportInputFinding {
-  return {
-    rule_id: 'S3-001', title: 'Bucket is public', severity: 'HIGH', confidence: 'HIGH',
-    risk: 'Anyone can read the bucket.', why_it_matters: 'Data leaks.', suggested_next_step: 'Block public access.',
-    evidence: ['acl = "public-read"'], resource_address: 'aws_s3_bucket.logs', tags: ['s3'], status: 'open',
-    ...overrides,
-  };
-}
-
-function buildResource(overrides: Partial<ReportInputResource> = {}): ReportInputResource {
-  return {
-    hash: 'h-logs', type: 'aws_s3_bucket', name: 'logs', action: 'create', analyzer: 'terraform',
-    summary: 'A bucket.', findings: [buildFinding()], ...overrides,
-  };
-}
 
 function buildInput(overrides: Partial<ReportInput> = {}): ReportInput {
   return { namespace: 'prod', generatedAt: '2025-06-01T12:00:00.000Z', includeSuppressed: false, resources: [buildResource()], ...overrides };

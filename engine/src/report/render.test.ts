@@ -1,25 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { buildReportModel, type ReportInput, type ReportInputFinding, type ReportInputResource } from './model';
+import { buildReportModel, type ReportInput } from './model';
+import { buildFinding, buildResource } from './report-fixtures';
 import { BUILTIN_TEMPLATES, codeFence, mdCell, mdCode, mdText, renderReport, templatesDir, validateTemplateSource } from './render';
 
 const HOSTILE_TITLE = '<script>alert(1)</script> | pipe ``` backticks ```';
 const HOSTILE_EVIDENCE = ['acl = "public-read"', '``` closes the fence? <img src=x onerror=alert(1)>', '| a | b |'];
-
-function buildFinding(overrides: Partial<ReportInputFinding> = {}): ReportInputFinding {
-  return {
-    rule_id: 'S3-001', title: 'Bucket is public', severity: 'HIGH', confidence: 'HIGH',
-    risk: 'Anyone can read the bucket.', why_it_matters: 'Data leaks.', suggested_next_step: 'Block public access.',
-    evidence: ['acl = "public-read"'], resource_address: 'aws_s3_bucket.logs', tags: ['s3'], status: 'open',
-    ...overrides,
-  };
-}
-
-function buildResource(overrides: Partial<ReportInputResource> = {}): ReportInputResource {
-  return {
-    hash: 'h-logs', type: 'aws_s3_bucket', name: 'logs', action: 'create', analyzer: 'terraform',
-    summary: 'A bucket.', findings: [buildFinding()], ...overrides,
-  };
-}
 
 function buildInput(overrides: Partial<ReportInput> = {}): ReportInput {
   return {
