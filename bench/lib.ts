@@ -9,9 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { CORPUS } from '../tests/corpus';
 
 export const REPO_DIR = fileURLToPath(new URL('../', import.meta.url));
-export const CORPUS_DIR = fileURLToPath(new URL('../../shared/corpus/', import.meta.url));
+export const CORPUS_DIR = fileURLToPath(CORPUS);
 
 /** One measured figure, printed beside its same-run baseline and target. */
 export interface BenchRow {

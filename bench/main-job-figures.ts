@@ -13,8 +13,9 @@ import { silentLogger } from '../engine/src/context';
 import { loadConfig } from '../server/src/config/config';
 import { startServer } from '../server/src/server';
 import { startFakeProvider } from '../tests/fakes/llm-provider-server';
+import { CORPUS as CORPUS_ROOT } from '../tests/corpus';
 
-const CORPUS = new URL('../../shared/corpus/tfplan-json/', import.meta.url);
+const CORPUS = new URL('tfplan-json/', CORPUS_ROOT);
 const LARGEST = 'infracost-aws-modules-tf014-large.json';
 
 /** A plan of `count` distinct resource changes, cloned from a corpus plan under new addresses. */

@@ -1,21 +1,9 @@
-import { readFileSync, readdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { join } from 'node:path';
 import { loadConfig, type Config } from '../../server/src/config/config';
 import { startServer, type RunningServer, type StartOptions } from '../../server/src/server';
 import { silentLogger } from '../../engine/src/context';
 import type { FakeProvider } from '../fakes/llm-provider-server';
 
-/** `<repo>/../shared/corpus` */
-export const CORPUS_DIR = fileURLToPath(new URL('../../../shared/corpus/', import.meta.url));
-
-export function corpusFile(relative: string): Buffer {
-  return readFileSync(join(CORPUS_DIR, relative));
-}
-
-export function corpusFiles(folder: string, suffix = ''): string[] {
-  return readdirSync(join(CORPUS_DIR, folder)).filter((f) => f.endsWith(suffix)).sort().map((f) => `${folder}/${f}`);
-}
+export { CORPUS_DIR, corpusFile, corpusFiles } from '../corpus';
 
 export interface TestServer extends RunningServer {
   readonly config: Config;

@@ -5,8 +5,8 @@ import { ValidationError } from '../errors';
 import { createAnalyzerRegistry } from '../analyzers/registry';
 import type { Analyzer } from '../analyzers/types';
 import { autoRoute, REASON_DISABLED, REASON_UNRECOGNISED } from './auto-route';
+import { CORPUS } from '../../../tests/corpus';
 
-const CORPUS = new URL('../../../../shared/corpus/', import.meta.url);
 const read = (rel: string): string => readFileSync(fileURLToPath(new URL(rel, CORPUS)), 'utf8');
 const DIFFS = ['diff-tf', 'diff-mixed'].flatMap((dir) =>
   readdirSync(fileURLToPath(new URL(`${dir}/`, CORPUS))).filter((f) => f.endsWith('.diff')).map((f) => `${dir}/${f}`),

@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { decodeText } from './decode';
+import { CORPUS } from '../../../tests/corpus';
 
-const CORPUS = new URL('../../../../shared/corpus/', import.meta.url);
 const corpusBytes = (rel: string): Buffer => readFileSync(fileURLToPath(new URL(rel, CORPUS)));
 
 const SAMPLE = '{"format_version": "1.1", "note": "é ✓"}\r\n';

@@ -3,8 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../errors';
 import { imageText, looksLikeUnifiedDiff, parseUnifiedDiff, renderHunks } from './diff';
+import { CORPUS } from '../../../tests/corpus';
 
-const CORPUS = new URL('../../../../shared/corpus/', import.meta.url);
 const read = (rel: string): string => readFileSync(fileURLToPath(new URL(rel, CORPUS)), 'utf8');
 const diffs = ['diff-tf', 'diff-mixed'].flatMap((dir) =>
   readdirSync(fileURLToPath(new URL(`${dir}/`, CORPUS))).filter((f) => f.endsWith('.diff')).map((f) => `${dir}/${f}`),

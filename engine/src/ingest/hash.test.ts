@@ -7,6 +7,7 @@ import { terraformAnalyzer } from '../analyzers/terraform';
 import type { AnalysisUnit } from '../analyzers/types';
 import { decodeText } from './decode';
 import { hashUnit, UNIT_HASH_VERSION } from './hash';
+import { CORPUS } from '../../../tests/corpus';
 
 const BASE = { analyzer: 'terraform', type: 'aws_s3_bucket', name: 'aws_s3_bucket.logs', action: 'create' as const, body: 'a = 1\nb = 2' };
 
@@ -51,7 +52,7 @@ function referenceHashUnit(input: { analyzer: string; type: string; name: string
 
 describe('hashUnit fast paths (ASCII / no CR skip) = reference implementation', () => {
   it('on every unit of every corpus input the terraform analyzer reads', () => {
-    const root = fileURLToPath(new URL('../../../../shared/corpus/', import.meta.url));
+    const root = fileURLToPath(CORPUS);
     let checked = 0;
     for (const folder of ['tfplan-json', 'tfplan-text', 'diff-tf', 'diff-mixed']) {
       for (const file of readdirSync(join(root, folder)).sort()) {

@@ -6,8 +6,8 @@ import { parseUnifiedDiff } from '../../ingest/diff';
 import { packHunks } from './chunk';
 import { guessFileKind } from './file-kind';
 import { blackholeAnalyzer } from './index';
+import { CORPUS } from '../../../../tests/corpus';
 
-const CORPUS = new URL('../../../../../shared/corpus/', import.meta.url);
 const read = (rel: string): string => readFileSync(fileURLToPath(new URL(rel, CORPUS)), 'utf8');
 
 describe('blackhole analyzer', () => {

@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { parseUnifiedDiff } from '../../ingest/diff';
 import type { AnalysisUnit } from '../types';
 import { terraformAnalyzer } from './index';
+import { CORPUS } from '../../../../tests/corpus';
 
-const CORPUS = new URL('../../../../../shared/corpus/', import.meta.url);
 const read = (rel: string): string => readFileSync(fileURLToPath(new URL(rel, CORPUS)), 'utf8');
 
 /** path → units of every .tf file in a corpus diff. */

@@ -13,8 +13,9 @@ import { describe, expect, it } from 'vitest';
 import { decodeText } from '../../ingest/decode';
 import { extractPlanJson, planJsonUnits } from './plan-json';
 import { legacyPlanJsonUnits } from './testing/legacy-plan-json';
+import { CORPUS } from '../../../../tests/corpus';
 
-const CORPUS_DIR = fileURLToPath(new URL('../../../../../shared/corpus/tfplan-json/', import.meta.url));
+const CORPUS_DIR = fileURLToPath(new URL('tfplan-json/', CORPUS));
 
 /**
  * SHA-256 of JSON.stringify(units) per corpus plan, recorded with the pre-optimisation code

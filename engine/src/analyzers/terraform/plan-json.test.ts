@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../errors';
 import { terraformAnalyzer } from './index';
 import { extractPlanJson, mapPlanActions, planJsonUnits } from './plan-json';
+import { CORPUS } from '../../../../tests/corpus';
 
-const CORPUS = new URL('../../../../../shared/corpus/', import.meta.url);
 const bytes = (rel: string): Buffer => readFileSync(fileURLToPath(new URL(rel, CORPUS)));
 const PLAN_FILES = readdirSync(fileURLToPath(new URL('tfplan-json/', CORPUS))).filter((f) => f.endsWith('.json'));
 

@@ -3,8 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { terraformAnalyzer } from './index';
 import { cleanPlanText, planTextAction, planTextUnits } from './plan-text';
+import { CORPUS } from '../../../../tests/corpus';
 
-const CORPUS = new URL('../../../../../shared/corpus/', import.meta.url);
 const read = (rel: string): string => readFileSync(fileURLToPath(new URL(rel, CORPUS)), 'utf8');
 const TEXT_FILES = readdirSync(fileURLToPath(new URL('tfplan-text/', CORPUS))).filter((f) => f.endsWith('.txt'));
 const ingest = (file: string) => terraformAnalyzer.ingest!(read(`tfplan-text/${file}`));

@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../errors';
 import { parseUnifiedDiff } from '../../ingest/diff';
 import { terraformAnalyzer } from './index';
+import { CORPUS } from '../../../../tests/corpus';
 
-const CORPUS = new URL('../../../../../shared/corpus/', import.meta.url);
 const read = (rel: string): string => readFileSync(fileURLToPath(new URL(rel, CORPUS)), 'utf8');
 
 describe('terraform analyzer: descriptor', () => {
