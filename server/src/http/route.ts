@@ -1,4 +1,5 @@
 import type { Request } from 'express';
+import type { z } from 'zod';
 import type { RequestContext, Role } from './request-context';
 
 /**
@@ -37,6 +38,14 @@ export interface RouteDef {
   readonly body: BodyKind;
   /** Maximum body size in bytes (default: 1 MB for JSON). */
   readonly maxBodyBytes?: number | (() => number);
+  /**
+   * The query parameters the route accepts, as a zod object (the same schema the handler parses
+   * with). The app answers 400 for a parameter the schema does not name or a value it refuses
+   * (identity-api.md "Errors": unknown filter); the OpenAPI document lists them.
+   */
+  readonly query?: z.ZodObject;
+  /** The JSON body schema the handler parses with; the OpenAPI document's request body. */
+  readonly requestBody?: z.ZodType;
   readonly handler: (ctx: RequestContext, req: Request) => Promise<Reply>;
   /**
    * Optional ingest/analysis span of a successful call (identity-api.md "Spans"); the app
