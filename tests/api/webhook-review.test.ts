@@ -9,7 +9,8 @@ let receiver: WebhookReceiver;
 const PATH = '/orgs/default/integrations/review-webhook';
 
 beforeAll(async () => {
-  server = await startTestServer();
+  // The receiver listens on loopback, which the egress policy refuses unless the operator allowlists it.
+  server = await startTestServer({ overrides: { egress: { allowlist: ['127.0.0.1'] } } });
   receiver = await startWebhookReceiver();
 });
 afterAll(async () => {

@@ -1,7 +1,8 @@
 import { createHmac } from 'node:crypto';
 import type { EngineContext } from '../context';
-import { NotFoundError, ValidationError } from '../errors';
+import { NotFoundError } from '../errors';
 import type { FindingDoc } from '../findings/finding-store';
+import { assertEgressAllowed, egressFetch, STRICT_EGRESS } from '../net/egress';
 import type { ReviewWebhookDoc } from './review-webhook-store';
 
 /**
@@ -17,24 +18,14 @@ export function presentReviewWebhook(doc: ReviewWebhookDoc) {
   return { url: doc.url, enabled: doc.enabled, has_secret: doc.secret_sealed !== null, created_at: doc.created_at, updated_at: doc.updated_at };
 }
 
-/** A target must be an absolute http(s) URL without credentials; else ValidationError (422). */
-function checkUrl(url: string): void {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new ValidationError('url: not an absolute URL');
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new ValidationError('url: only http and https are allowed');
-  if (parsed.username || parsed.password) throw new ValidationError('url: credentials in the URL are not allowed');
-}
-
 /**
  * PUT /orgs/{org_id}/integrations/review-webhook: replaces the whole config; a null or omitted
- * secret clears the stored one. Returns the presented config. Throws ValidationError (422).
+ * secret clears the stored one. Returns the presented config. Throws EgressRefusedError (422)
+ * when the URL fails the egress policy's static check (net/egress.ts: scheme, credentials,
+ * literal addresses in refused ranges, reserved host names; the detail names the rule).
  */
 export async function putReviewWebhook(ctx: EngineContext, orgId: string, input: { url: string; secret: string | null; enabled: boolean }) {
-  checkUrl(input.url);
+  assertEgressAllowed(input.url, ctx.egress ?? STRICT_EGRESS);
   const doc = await ctx.stores.reviewWebhooks.put(orgId, {
     url: input.url,
     enabled: input.enabled,
@@ -63,7 +54,9 @@ export function signatureFor(secret: string, rawBody: string): string {
 
 /**
  * Fires `finding.needs_review` for `finding` to the org's enabled review webhook, best effort:
- * never throws, never retries, gives up after REVIEW_WEBHOOK_TIMEOUT_MS. Callers do not await
+ * never throws, never retries, gives up after REVIEW_WEBHOOK_TIMEOUT_MS. The delivery goes
+ * through the egress policy (net/egress.ts): a refused URL or resolved address is logged and
+ * nothing is sent; no redirect is followed. Callers do not await
  * it (the returned promise exists for tests and settles when the attempt is over).
  * Body: `{event, org_id, resource_hash, rule_id, resource_address, severity, title, namespaces, trigger, timestamp}`.
  */
@@ -90,7 +83,6 @@ async function deliver(ctx: EngineContext, orgId: string, finding: FindingDoc, t
   });
   const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'Planwarden-Webhook' };
   if (config.secret_sealed) headers['X-Service-Signature'] = signatureFor(ctx.stores.box.open(config.secret_sealed), body);
-  const response = await fetch(config.url, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(REVIEW_WEBHOOK_TIMEOUT_MS) });
-  await response.body?.cancel();
-  if (!response.ok) ctx.log.warn({ org_id: orgId, status: response.status }, 'review webhook answered with an error status');
+  const response = await egressFetch(config.url, { method: 'POST', headers, body, timeoutMs: REVIEW_WEBHOOK_TIMEOUT_MS, maxResponseBytes: 64 * 1024 }, ctx.egress ?? STRICT_EGRESS);
+  if (response.status < 200 || response.status >= 300) ctx.log.warn({ org_id: orgId, status: response.status }, 'review webhook answered with a non-2xx status');
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { deleteReviewWebhook, getReviewWebhook, putReviewWebhook } from '@planwarden/engine/notify/review-webhook';
 import { route, type RouteDef } from '../http/route';
 import { ownOrg } from './org-path';
-import { parseBody } from './shared';
+import { NO_QUERY, parseBody } from './shared';
 
 /** PUT body: replaces the whole config; an omitted secret clears the stored one. */
 export const ReviewWebhookSchema = z.object({
@@ -13,23 +13,27 @@ export const ReviewWebhookSchema = z.object({
 
 const PATH = '/orgs/:org_id/integrations/review-webhook';
 
-/** analysis-api.md "Review webhook (legacy; still fires alongside channels)": all admin. */
+/**
+ * analysis-api.md "Review webhook (legacy; still fires alongside channels)": all admin. The URL
+ * goes through the egress policy (engine/src/net/egress.ts): 422 naming the rule at PUT, and
+ * the resolved address is checked again at every delivery.
+ */
 export function reviewWebhookRoutes(): RouteDef[] {
   return [
     route({
-      method: 'put', path: PATH, policy: 'admin', body: 'json',
+      method: 'put', path: PATH, policy: 'admin', body: 'json', requestBody: ReviewWebhookSchema, query: NO_QUERY,
       handler: async (ctx, req) => {
         return { body: await putReviewWebhook(ctx.engine, ownOrg(ctx, req), parseBody(ReviewWebhookSchema, req)) };
       },
     }),
     route({
-      method: 'get', path: PATH, policy: 'admin', body: 'none',
+      method: 'get', path: PATH, policy: 'admin', body: 'none', query: NO_QUERY,
       handler: async (ctx, req) => {
         return { body: await getReviewWebhook(ctx.engine, ownOrg(ctx, req)) };
       },
     }),
     route({
-      method: 'delete', path: PATH, policy: 'admin', body: 'none',
+      method: 'delete', path: PATH, policy: 'admin', body: 'none', query: NO_QUERY,
       handler: async (ctx, req) => {
         return { body: await deleteReviewWebhook(ctx.engine, ownOrg(ctx, req)) };
       },

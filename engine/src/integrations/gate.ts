@@ -1,0 +1,37 @@
+import { SEVERITY_ORDER, type Severity } from '../analysis/payload';
+import type { EngineContext } from '../context';
+
+/** The gate over a set of analysed resources: what blocks, and the counts a message shows. */
+export interface GateOutcome {
+  /** An open finding at or above the gate severity exists. */
+  readonly blocking: boolean;
+  /** Open findings per severity (every severity present, 0 when none). */
+  readonly open: Readonly<Record<Severity, number>>;
+  /** Open findings at or above the gate severity. */
+  readonly openAtOrAbove: number;
+  readonly needsReview: number;
+}
+
+/**
+ * Evaluates the gate over the triage records of `hashes` (analysis-api.md "Commit status posted
+ * to a pull request": an open finding at or above the gate blocks — the spec's gate is HIGH —
+ * needs_review findings are counted apart; suppressed, acknowledged and false_positive never
+ * block). `gate` is the least severe level that blocks.
+ */
+export async function evaluateGate(ctx: EngineContext, orgId: string, hashes: readonly string[], gate: Severity): Promise<GateOutcome> {
+  const records = hashes.length === 0 ? [] : await ctx.stores.findings.forResources(orgId, hashes);
+  const open = Object.fromEntries(SEVERITY_ORDER.map((s) => [s, 0])) as Record<Severity, number>;
+  let needsReview = 0;
+  for (const record of records) {
+    if (record.status === 'open') open[record.severity] += 1;
+    else if (record.status === 'needs_review') needsReview += 1;
+  }
+  const blockingLevels = SEVERITY_ORDER.slice(0, SEVERITY_ORDER.indexOf(gate) + 1);
+  const openAtOrAbove = blockingLevels.reduce((sum, s) => sum + open[s], 0);
+  return { blocking: openAtOrAbove > 0, open, openAtOrAbove, needsReview };
+}
+
+/** One line for a check's summary: `Open findings: CRITICAL 0, HIGH 2, ...; awaiting review: 1.` */
+export function gateCounts(outcome: GateOutcome): string {
+  return `Open findings: ${SEVERITY_ORDER.map((s) => `${s} ${outcome.open[s]}`).join(', ')}; awaiting review: ${outcome.needsReview}.`;
+}
