@@ -79,6 +79,8 @@ describe('registration, login and sessions', () => {
     expect(codes).toHaveLength(10);
     expect(new Set(codes).size).toBe(10);
 
+    // The confirming code is spent (RFC 6238 §5.2): sign in with the next step's code.
+    clock.advance(30_000);
     const c = new Client(server);
     const step1 = await c.post('/auth/session', { email: 'totp@example.com', password: 'correct-horse-1' });
     expect(step1.body).toEqual({ mfa_token: expect.any(String), methods: expect.arrayContaining(['totp']) });
@@ -101,6 +103,7 @@ describe('registration, login and sessions', () => {
     expect((await client.post('/auth/me/2fa/disable', { current_password: 'nope-nope-nope' })).status).toBe(401);
     expect((await client.post('/auth/me/2fa/disable', { current_password: 'correct-horse-1' })).status).toBe(200);
     expect((await client.post('/auth/me/2fa/confirm', { code: '123456' })).status).toBe(400);
+    clock.advance(-30_000);
   });
 
   it('profile, org list, switch and API-key principals on human endpoints', async () => {

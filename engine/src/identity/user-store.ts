@@ -50,6 +50,31 @@ export class UserStore {
     );
   }
 
+  /**
+   * Records `step` as the account's last accepted TOTP time step, only when it is later than the
+   * one recorded (RFC 6238 §5.2: a code is accepted once). Atomic: of two requests presenting the
+   * same code, one gets true. False also for an unknown account.
+   */
+  async claimTotpStep(userId: string, step: number, now: string): Promise<boolean> {
+    const update = { $set: { 'two_factor.last_totp_step': step, updated_at: now } };
+    const later = await this.users.updateOne({ user_id: userId, 'two_factor.last_totp_step': { $lt: step } }, update);
+    if (later.matched > 0) return true;
+    return (await this.users.updateOne({ user_id: userId, 'two_factor.last_totp_step': { $exists: false } }, update)).matched > 0;
+  }
+
+  /**
+   * Removes one unused recovery code (its SHA-256 hex) from `remaining`, the account's list as
+   * read; false when the code is not (or no longer) on the account, so a code is used once even
+   * by concurrent requests.
+   */
+  async consumeRecoveryCode(userId: string, codeHash: string, remaining: readonly string[], now: string): Promise<boolean> {
+    const result = await this.users.updateOne(
+      { user_id: userId, 'two_factor.recovery_codes': codeHash },
+      { $set: { 'two_factor.recovery_codes': remaining.filter((c) => c !== codeHash), updated_at: now } },
+    );
+    return result.matched > 0;
+  }
+
   /** Whether any superadmin exists (default-admin bootstrap). */
   async count(): Promise<number> {
     return this.users.count({});

@@ -4,7 +4,7 @@ import { hashPassword, sha256Hex, verifyPassword } from '@planwarden/engine/iden
 import type { OrgRole, UserDoc } from '@planwarden/engine/identity/types';
 import { landingMembership, presentUser } from '@planwarden/engine/identity/user-service';
 import type { IdentityServices } from './identity';
-import { checkTotp, newRecoveryCodes, newTotpSecret, provisioningUri } from './totp';
+import { matchTotpStep, newRecoveryCodes, newTotpSecret, provisioningUri } from './totp';
 
 /** A minted session: the identity body and the cookie's token. */
 export interface SessionResult {
@@ -25,63 +25,6 @@ export async function mintSessionFor(ids: IdentityServices, ctx: IdentityCtx, us
     ids.config.session.access_ttl_minutes,
   );
   return { body: { user: presentUser(user), org_id: org, role: membership?.role ?? null, is_superadmin: user.is_superadmin }, token };
-}
-
-/**
- * POST /auth/session: password login. 401 bad credentials or inactive account (same message);
- * with 2FA enabled, `{mfa_token, methods}` and no session. Failures count per account and per
- * source IP (429 over the threshold). A locked or 2FA-requiring org does not block login.
- */
-export async function passwordLogin(ids: IdentityServices, ctx: IdentityCtx, input: { email: string; password: string }): Promise<SessionResult | { mfa: { mfa_token: string; methods: string[] } }> {
-  const account = input.email.toLowerCase();
-  await ids.guard.check('ip', ctx.actor.ip);
-  await ids.guard.check('login', account);
-  const user = await ctx.engine.stores.users.byEmail(account);
-  const ok = await verifyPassword(input.password, user?.password_hash ?? null);
-  if (!user || !ok || !user.is_active) {
-    await ids.guard.fail('login', account);
-    await ids.guard.fail('ip', ctx.actor.ip);
-    throw new UnauthorizedError('Invalid e-mail or password');
-  }
-  await ids.guard.reset('login', account);
-  if (user.two_factor.enabled) {
-    return { mfa: { mfa_token: await ids.signer.mintMfa(user.user_id, user.session_epoch), methods: ['totp', 'recovery_code'] } };
-  }
-  return mintSessionFor(ids, ctx, user);
-}
-
-/**
- * POST /auth/session/2fa: the code is tried as the current TOTP, then as an unused recovery
- * code (consumed). 401 expired/invalid token or wrong code; attempts count per account.
- */
-export async function secondFactorLogin(ids: IdentityServices, ctx: IdentityCtx, input: { mfa_token: string; code: string }): Promise<SessionResult> {
-  await ids.guard.check('ip', ctx.actor.ip);
-  const claims = await ids.signer.verifyMfa(input.mfa_token);
-  const user = claims ? await ctx.engine.stores.users.get(claims.userId) : null;
-  if (!claims || !user || !user.is_active || user.session_epoch !== claims.epoch || !user.two_factor.enabled) {
-    await ids.guard.fail('ip', ctx.actor.ip);
-    throw new UnauthorizedError('The sign-in challenge expired or is invalid');
-  }
-  await ids.guard.check('second_factor', user.user_id);
-  if (!(await consumeSecondFactor(ctx, user, input.code))) {
-    await ids.guard.fail('second_factor', user.user_id);
-    await ids.guard.fail('ip', ctx.actor.ip);
-    throw new UnauthorizedError('Invalid code');
-  }
-  await ids.guard.reset('second_factor', user.user_id);
-  return mintSessionFor(ids, ctx, user);
-}
-
-async function consumeSecondFactor(ctx: IdentityCtx, user: UserDoc, code: string): Promise<boolean> {
-  const secret = user.two_factor.secret ? ctx.engine.stores.box.open(user.two_factor.secret) : null;
-  if (secret && checkTotp(code, secret, ctx.engine.now())) return true;
-  const hash = sha256Hex(code.trim().toLowerCase());
-  if (!user.two_factor.recovery_codes.includes(hash)) return false;
-  await ctx.engine.stores.users.update(user.user_id, {
-    two_factor: { ...user.two_factor, recovery_codes: user.two_factor.recovery_codes.filter((c) => c !== hash) },
-    updated_at: isoNow(ctx),
-  });
-  return true;
 }
 
 async function sessionUser(ctx: IdentityCtx): Promise<UserDoc> {
@@ -122,16 +65,20 @@ export async function enrollTwoFactor(ctx: IdentityCtx) {
   return { secret_provisioning_uri: provisioningUri(user.email, secret), manual_entry_code: secret };
 }
 
-/** POST /auth/me/2fa/confirm: 400 no pending enrollment; 401 wrong code; 10 recovery codes once. */
+/**
+ * POST /auth/me/2fa/confirm: 400 no pending enrollment; 401 wrong code; 10 recovery codes once.
+ * The confirming code's time step counts as used (a sign-in needs a later code).
+ */
 export async function confirmTwoFactor(ctx: IdentityCtx, input: { code: string }) {
   const user = await sessionUser(ctx);
   requireLocal(user);
   const pending = user.two_factor.pending_secret;
   if (!pending) throw new BadRequestError('No pending two-factor enrollment');
-  if (!checkTotp(input.code, ctx.engine.stores.box.open(pending), ctx.engine.now())) throw new UnauthorizedError('Invalid code');
+  const step = matchTotpStep(input.code, ctx.engine.stores.box.open(pending), ctx.engine.now());
+  if (step === null) throw new UnauthorizedError('Invalid code');
   const codes = newRecoveryCodes(10);
   await ctx.engine.stores.users.update(user.user_id, {
-    two_factor: { enabled: true, secret: pending, pending_secret: null, recovery_codes: codes.map((c) => sha256Hex(c)) },
+    two_factor: { enabled: true, secret: pending, pending_secret: null, recovery_codes: codes.map((c) => sha256Hex(c)), last_totp_step: step },
     updated_at: isoNow(ctx),
   });
   return { recovery_codes: codes };

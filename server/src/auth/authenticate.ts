@@ -5,7 +5,7 @@ import { sha256Hex } from '@planwarden/engine/identity/secrets';
 import { DEFAULT_ORG_ID } from '@planwarden/engine/orgs/org-store';
 import type { Stores } from '@planwarden/engine/stores';
 import type { Principal } from '../http/request-context';
-import type { BruteForceGuard } from './brute-force';
+import { sourceKey, type BruteForceGuard } from './brute-force';
 import { clientIp, ipAllowed } from './ip';
 import { SESSION_COOKIE, type SessionSigner } from './sessions';
 
@@ -40,6 +40,8 @@ export function presentedSession(req: Request): string | null {
   return typeof value === 'string' && value.length > 0 ? value : null;
 }
 
+const SESSION_ENDED = 'Session expired or revoked; sign in again';
+
 export interface AuthenticatorDeps {
   readonly stores: Stores;
   readonly signer: SessionSigner;
@@ -52,11 +54,14 @@ export interface AuthenticatorDeps {
  * - `X-API-Key`/`api_key`: the bootstrap key (owner of the default org, superadmin, never
  *   stored), else a service-account key by SHA-256: 401 unknown or revoked, 403 from outside
  *   its ip_allowlist;
- * - the `mcp_session` cookie: a signed session; the account is re-read, and an inactive account
- *   or sessions revoked since issue answer 401;
+ * - the `mcp_session` cookie: a signed session; the account is re-read, and an inactive account,
+ *   sessions revoked since issue or this session logged out (its `jti`) answer 401;
  * - no credential: anonymous (owner of the default org, superadmin) only while auth is off
  *   (`auth.enabled` false and no bootstrap key), else 401.
- * Failed credentials count against the source IP (429 once over the brute-force threshold).
+ * Brute force (brute-force.ts, `ip` counter): a key is checked against the source's block
+ * before it is looked up (429), and an unknown key or a cookie we did not sign counts as a
+ * failure. A revoked key, an expired or revoked session are not guesses and do not count; a
+ * validly signed session is never refused for its source's block.
  */
 export class Authenticator {
   constructor(private readonly deps: AuthenticatorDeps) {}
@@ -70,30 +75,36 @@ export class Authenticator {
       throw new UnauthorizedError('Missing credentials: send X-API-Key or sign in');
     }
     const ip = clientIp(req, settings.trustProxy);
-    await this.deps.guard.check('ip', ip);
-    const principal = key !== null ? await this.fromKey(key, settings, ip) : await this.fromSession(token as string);
-    if (!principal) {
-      await this.deps.guard.fail('ip', ip);
-      throw new UnauthorizedError(key !== null ? 'Invalid API key' : 'Session expired or revoked; sign in again');
-    }
-    return principal;
+    return key !== null ? this.fromKey(key, settings, ip) : this.fromSession(token as string, ip);
   }
 
-  private async fromKey(key: string, settings: AuthSettings, ip: string | null): Promise<Principal | null> {
+  private async fromKey(key: string, settings: AuthSettings, ip: string | null): Promise<Principal> {
+    const source = sourceKey(ip);
+    await this.deps.guard.check('ip', source);
     if (settings.apiKey !== null && timingSafeEqual(digest(key), digest(settings.apiKey))) return BOOTSTRAP;
     const doc = await this.deps.stores.apiKeys.unsafeByHash(sha256Hex(key));
-    if (!doc || !doc.is_active) return null;
+    if (!doc) await this.deps.guard.fail('ip', source);
+    if (!doc || !doc.is_active) throw new UnauthorizedError('Invalid API key');
     if (doc.ip_allowlist && !ipAllowed(ip, doc.ip_allowlist)) throw new ForbiddenError('This key may not be used from this address');
     return { kind: 'api_key', orgId: doc.org_id, role: doc.role, isSuperadmin: false, userId: null, keyId: doc.key_id };
   }
 
-  private async fromSession(token: string): Promise<Principal | null> {
-    const claims = await this.deps.signer.verifySession(token);
-    if (!claims) return null;
-    const user = await this.deps.stores.users.get(claims.userId);
-    if (!user || !user.is_active || user.session_epoch !== claims.epoch) return null;
+  private async fromSession(token: string, ip: string | null): Promise<Principal> {
+    const result = await this.deps.signer.inspectSession(token);
+    if ('failure' in result) {
+      if (result.failure === 'forged') {
+        const source = sourceKey(ip);
+        await this.deps.guard.check('ip', source);
+        await this.deps.guard.fail('ip', source);
+      }
+      throw new UnauthorizedError(SESSION_ENDED);
+    }
+    const { session } = result;
+    const user = await this.deps.stores.users.get(session.userId);
+    if (!user || !user.is_active || user.session_epoch !== session.epoch) throw new UnauthorizedError(SESSION_ENDED);
+    if (await this.deps.stores.revokedTokens.isRevoked(session.sessionId)) throw new UnauthorizedError(SESSION_ENDED);
     return {
-      kind: 'session', orgId: claims.orgId, role: claims.role, isSuperadmin: claims.isSuperadmin,
+      kind: 'session', orgId: session.orgId, role: session.role, isSuperadmin: session.isSuperadmin,
       userId: user.user_id, keyId: null, email: user.email, twoFactorEnabled: user.two_factor.enabled,
     };
   }

@@ -1,4 +1,5 @@
-import { SignJWT, jwtVerify } from 'jose';
+import { randomUUID } from 'node:crypto';
+import { SignJWT, errors, jwtVerify, type JWTPayload } from 'jose';
 import type { OrgRole } from '@planwarden/engine/identity/types';
 import type { Config } from '../config/config';
 import { serverKeyMaterial } from '../config/key-file';
@@ -15,6 +16,26 @@ export interface SessionClaims {
   /** The account's session epoch at mint time; a later revocation bumps it. */
   readonly epoch: number;
 }
+
+/** A verified session token: its claims, its id (`jti`, what logout revokes) and its expiry. */
+export interface VerifiedSession extends SessionClaims {
+  readonly sessionId: string;
+  readonly expiresAt: Date;
+}
+
+/** A verified mfa_token: the account, its epoch, the token's id (single use) and expiry. */
+export interface VerifiedMfa {
+  readonly userId: string;
+  readonly epoch: number;
+  readonly tokenId: string;
+  readonly expiresAt: Date;
+}
+
+/**
+ * Why a token failed: `forged` (not a JWT we signed: a guess, counted against the source) or
+ * `stale` (ours, but expired or of another type: not a guess).
+ */
+export type TokenFailure = 'forged' | 'stale';
 
 /**
  * The JWT signing secret: config `jwt.secret` (PLANWARDEN_JWT_SECRET), else generated once into
@@ -33,53 +54,71 @@ export function jwtSecretMaterial(config: Config): Uint8Array {
 export class SessionSigner {
   constructor(private readonly secret: Uint8Array, private readonly now: () => Date) {}
 
-  /** A session token valid for `ttlMinutes`. */
+  /** A session token valid for `ttlMinutes`, with a fresh random `jti`. */
   async mintSession(claims: SessionClaims, ttlMinutes: number): Promise<string> {
+    return this.mint({ typ: 'session', org: claims.orgId, role: claims.role, sa: claims.isSuperadmin, ep: claims.epoch }, claims.userId, ttlMinutes);
+  }
+
+  /** The verified session, or null (bad signature, expired, wrong type, no `jti`). */
+  async verifySession(token: string): Promise<VerifiedSession | null> {
+    const result = await this.inspectSession(token);
+    return 'session' in result ? result.session : null;
+  }
+
+  /** As verifySession, telling a forged token from a stale one when it fails. */
+  async inspectSession(token: string): Promise<{ session: VerifiedSession } | { failure: TokenFailure }> {
+    const payload = await this.verify(token, 'session');
+    if (typeof payload === 'string') return { failure: payload };
+    return {
+      session: {
+        userId: String(payload.sub),
+        orgId: typeof payload.org === 'string' ? payload.org : null,
+        role: typeof payload.role === 'string' ? (payload.role as OrgRole) : null,
+        isSuperadmin: payload.sa === true,
+        epoch: typeof payload.ep === 'number' ? payload.ep : -1,
+        sessionId: payload.jti as string,
+        expiresAt: new Date((payload.exp as number) * 1000),
+      },
+    };
+  }
+
+  /** An mfa_token for `userId` (5 minutes, single use through its `jti`), bound to the session epoch. */
+  async mintMfa(userId: string, epoch: number): Promise<string> {
+    return this.mint({ typ: 'mfa', ep: epoch }, userId, MFA_TOKEN_MINUTES);
+  }
+
+  /** The verified mfa_token, or null. */
+  async verifyMfa(token: string): Promise<VerifiedMfa | null> {
+    const payload = await this.verify(token, 'mfa');
+    if (typeof payload === 'string') return null;
+    return {
+      userId: String(payload.sub),
+      epoch: typeof payload.ep === 'number' ? payload.ep : -1,
+      tokenId: payload.jti as string,
+      expiresAt: new Date((payload.exp as number) * 1000),
+    };
+  }
+
+  private async mint(claims: Record<string, unknown>, subject: string, ttlMinutes: number): Promise<string> {
     const iat = Math.floor(this.now().getTime() / 1000);
-    return new SignJWT({ typ: 'session', org: claims.orgId, role: claims.role, sa: claims.isSuperadmin, ep: claims.epoch })
+    return new SignJWT(claims)
       .setProtectedHeader({ alg: 'HS256' })
-      .setSubject(claims.userId)
+      .setSubject(subject)
+      .setJti(randomUUID())
       .setIssuedAt(iat)
       .setExpirationTime(iat + ttlMinutes * 60)
       .sign(this.secret);
   }
 
-  /** The claims of a valid session token, or null (bad signature, expired, wrong type). */
-  async verifySession(token: string): Promise<SessionClaims | null> {
-    const payload = await this.verify(token, 'session');
-    if (!payload) return null;
-    return {
-      userId: String(payload.sub),
-      orgId: typeof payload.org === 'string' ? payload.org : null,
-      role: typeof payload.role === 'string' ? (payload.role as OrgRole) : null,
-      isSuperadmin: payload.sa === true,
-      epoch: typeof payload.ep === 'number' ? payload.ep : -1,
-    };
-  }
-
-  /** An mfa_token for `userId` (5 minutes), bound to the account's session epoch. */
-  async mintMfa(userId: string, epoch: number): Promise<string> {
-    const iat = Math.floor(this.now().getTime() / 1000);
-    return new SignJWT({ typ: 'mfa', ep: epoch })
-      .setProtectedHeader({ alg: 'HS256' })
-      .setSubject(userId)
-      .setIssuedAt(iat)
-      .setExpirationTime(iat + MFA_TOKEN_MINUTES * 60)
-      .sign(this.secret);
-  }
-
-  /** `{userId, epoch}` of a valid mfa_token, or null. */
-  async verifyMfa(token: string): Promise<{ userId: string; epoch: number } | null> {
-    const payload = await this.verify(token, 'mfa');
-    return payload ? { userId: String(payload.sub), epoch: typeof payload.ep === 'number' ? payload.ep : -1 } : null;
-  }
-
-  private async verify(token: string, typ: string) {
+  /** The payload of a valid token of type `typ` (with sub, jti and exp), else why not. */
+  private async verify(token: string, typ: string): Promise<JWTPayload | TokenFailure> {
     try {
       const { payload } = await jwtVerify(token, this.secret, { algorithms: ['HS256'], currentDate: this.now() });
-      return payload.typ === typ && typeof payload.sub === 'string' ? payload : null;
-    } catch {
-      return null;
+      const complete = typeof payload.sub === 'string' && typeof payload.jti === 'string' && typeof payload.exp === 'number';
+      return payload.typ === typ && complete ? payload : 'stale';
+    } catch (error) {
+      // jose checks claims only after the signature: a claim failure means the token is ours.
+      return error instanceof errors.JWTExpired || error instanceof errors.JWTClaimValidationFailed ? 'stale' : 'forged';
     }
   }
 }

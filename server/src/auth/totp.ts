@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { authenticator } from 'otplib';
 
 const ISSUER = 'Planwarden';
+/** RFC 6238 time step in seconds (otplib's default). */
+const STEP_SECONDS = 30;
 
 /** A new base32 TOTP secret (RFC 6238, otplib defaults: SHA-1, 6 digits, 30 s). */
 export function newTotpSecret(): string {
@@ -13,13 +15,18 @@ export function provisioningUri(email: string, secret: string): string {
   return authenticator.keyuri(email, ISSUER, secret);
 }
 
-/** Whether `code` is the TOTP of `secret` at `now` (one step of drift either way). */
-export function checkTotp(code: string, secret: string, now: Date): boolean {
+/**
+ * The RFC 6238 time step (Unix seconds / 30) whose TOTP of `secret` is `code`, allowing one
+ * step of drift either way around `now`; null when the code matches none. Callers refuse a step
+ * at or before the last one accepted (RFC 6238 §5.2: each code is accepted once).
+ */
+export function matchTotpStep(code: string, secret: string, now: Date): number | null {
   const clock = authenticator.clone({ epoch: now.getTime(), window: 1 });
   try {
-    return clock.check(code.replace(/\s+/g, ''), secret);
+    const delta = clock.checkDelta(code.replace(/\s+/g, ''), secret);
+    return delta === null ? null : Math.floor(now.getTime() / 1000 / STEP_SECONDS) + delta;
   } catch {
-    return false;
+    return null;
   }
 }
 

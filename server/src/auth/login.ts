@@ -1,0 +1,106 @@
+import { randomBytes } from 'node:crypto';
+import { UnauthorizedError } from '@planwarden/engine/errors';
+import { isoNow, type IdentityCtx } from '@planwarden/engine/identity/context';
+import { hashPassword, sha256Hex, verifyPassword } from '@planwarden/engine/identity/secrets';
+import type { UserDoc } from '@planwarden/engine/identity/types';
+import { mintSessionFor, type SessionResult } from './account-service';
+import { loginSubject, sourceKey } from './brute-force';
+import type { IdentityServices } from './identity';
+import { matchTotpStep } from './totp';
+
+let dummyHash: Promise<string> | null = null;
+
+/** The scrypt hash unknown e-mails are checked against (made once per process, same parameters). */
+export function primeDummyHash(): Promise<string> {
+  dummyHash ??= hashPassword(randomBytes(18).toString('base64'));
+  return dummyHash;
+}
+
+/**
+ * Checks `password` against `stored`; without a stored hash (unknown e-mail, SSO account) it
+ * still runs one scrypt against a dummy hash and answers false, so the response time does not
+ * tell which e-mails have an account.
+ */
+async function verifyAccountPassword(password: string, stored: string | null): Promise<boolean> {
+  if (stored) return verifyPassword(password, stored);
+  await verifyPassword(password, await primeDummyHash());
+  return false;
+}
+
+/**
+ * POST /auth/session: password login (identity-api.md "Registration, login, sessions"). 401 bad
+ * credentials or inactive account (one message, one timing); with 2FA enabled,
+ * `{mfa_token, methods}` and no session. 429 + Retry-After while this source is backed off for
+ * this account or for every account (brute-force.ts). A locked or 2FA-requiring org does not
+ * block login.
+ */
+export async function passwordLogin(ids: IdentityServices, ctx: IdentityCtx, input: { email: string; password: string }): Promise<SessionResult | { mfa: { mfa_token: string; methods: string[] } }> {
+  const account = input.email.toLowerCase();
+  const source = sourceKey(ctx.actor.ip);
+  const pair = loginSubject(ctx.actor.ip, account);
+  await ids.guard.check('ip', source);
+  await ids.guard.check('login', pair);
+  const user = await ctx.engine.stores.users.byEmail(account);
+  const ok = await verifyAccountPassword(input.password, user?.password_hash ?? null);
+  if (!user || !ok || !user.is_active) {
+    await ids.guard.fail('login', pair);
+    await ids.guard.fail('ip', source);
+    throw new UnauthorizedError('Invalid e-mail or password');
+  }
+  await ids.guard.reset('login', pair);
+  if (user.two_factor.enabled) {
+    return { mfa: { mfa_token: await ids.signer.mintMfa(user.user_id, user.session_epoch), methods: ['totp', 'recovery_code'] } };
+  }
+  return mintSessionFor(ids, ctx, user);
+}
+
+/**
+ * POST /auth/session/2fa: redeems an mfa_token once. The code is tried as a TOTP of a step later
+ * than the last one accepted (RFC 6238 §5.2), then as an unused recovery code (consumed).
+ * 401 expired, invalid or already redeemed token, or wrong code (the token then stays usable);
+ * 429 + Retry-After while the account's second factor or the source is backed off.
+ */
+export async function secondFactorLogin(ids: IdentityServices, ctx: IdentityCtx, input: { mfa_token: string; code: string }): Promise<SessionResult> {
+  const source = sourceKey(ctx.actor.ip);
+  await ids.guard.check('ip', source);
+  const claims = await ids.signer.verifyMfa(input.mfa_token);
+  const user = claims ? await ctx.engine.stores.users.get(claims.userId) : null;
+  if (!claims || !user || !user.is_active || user.session_epoch !== claims.epoch || !user.two_factor.enabled) {
+    await ids.guard.fail('ip', source);
+    throw new UnauthorizedError('The sign-in challenge expired or is invalid');
+  }
+  await ids.guard.check('second_factor', user.user_id);
+  const tokens = ctx.engine.stores.revokedTokens;
+  const redeemed = await tokens.consume({ token_id: claims.tokenId, kind: 'mfa', user_id: user.user_id, expires_at: claims.expiresAt.toISOString(), created_at: isoNow(ctx) });
+  if (!redeemed) throw new UnauthorizedError('The sign-in challenge expired or is invalid');
+  if (!(await consumeSecondFactor(ctx, user, input.code))) {
+    await tokens.release(claims.tokenId);
+    await ids.guard.fail('second_factor', user.user_id);
+    await ids.guard.fail('ip', source);
+    throw new UnauthorizedError('Invalid code');
+  }
+  await ids.guard.reset('second_factor', user.user_id);
+  return mintSessionFor(ids, ctx, user);
+}
+
+async function consumeSecondFactor(ctx: IdentityCtx, user: UserDoc, code: string): Promise<boolean> {
+  const users = ctx.engine.stores.users;
+  const secret = user.two_factor.secret ? ctx.engine.stores.box.open(user.two_factor.secret) : null;
+  const step = secret ? matchTotpStep(code, secret, ctx.engine.now()) : null;
+  if (step !== null) return users.claimTotpStep(user.user_id, step, isoNow(ctx));
+  return users.consumeRecoveryCode(user.user_id, sha256Hex(code.trim().toLowerCase()), user.two_factor.recovery_codes, isoNow(ctx));
+}
+
+/**
+ * POST /auth/logout: revokes the calling session by its `jti` until the token's own expiry, on
+ * the store (every replica refuses it from the next request), and the route clears the cookie.
+ * Other sessions of the account are untouched. `token` is the cookie the caller authenticated
+ * with; a token that does not verify is ignored.
+ */
+export async function logout(ids: IdentityServices, ctx: IdentityCtx, token: string | null): Promise<void> {
+  const session = token ? await ids.signer.verifySession(token) : null;
+  if (!session) return;
+  await ctx.engine.stores.revokedTokens.revoke({
+    token_id: session.sessionId, kind: 'session', user_id: session.userId, expires_at: session.expiresAt.toISOString(), created_at: isoNow(ctx),
+  });
+}
