@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeProvider, type FakeProvider } from '../fakes/llm-provider-server';
 import { corpusFile, countResourceChanges, startTestServer, waitForJob, type TestServer } from '../helpers/test-server';
+import { spawnServer } from '../helpers/server-process';
 
 const PLAN = corpusFile('tfplan-json/checkov-aws-github-oidc-iam-modules.json').toString();
 
@@ -84,4 +85,39 @@ describe('background jobs survive a server restart (sqlite)', () => {
       await server.close();
     }
   });
+
+  it('kill -9 mid-job: a new process resumes at once and every unit is billed exactly once', async () => {
+    const killDir = mkdtempSync(join(tmpdir(), 'planwarden-kill-'));
+    const plan = corpusFile('tfplan-json/infracost-aws-modules-tf014-large.json').toString();
+    const env = { PLANWARDEN_ANALYSIS_MAX_CONCURRENT_UNITS: '4', PLANWARDEN_JOBS_LEASE_SECONDS: '3600' };
+    fake.reset();
+    fake.setLatency(150);
+    let proc = await spawnServer({ dataDir: killDir, fake, env });
+    try {
+      await proc.api('/orgs/default/llm-credentials', { method: 'POST', json: { provider: 'openai', api_key: 'sk-stored' } });
+      const res = await proc.api('/terraform/killed/analyze', { method: 'POST', json: { llm_backend: 'openai', model: 'gpt-4o-mini', raw_input: plan } });
+      expect(res.status).toBe(202);
+      const { job_id } = await res.json() as { job_id: string };
+      for (let i = 0; i < 500; i += 1) {
+        const job = await (await proc.api(`/jobs/${job_id}`)).json() as { processed_count: number };
+        if (job.processed_count >= 3) break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      await proc.kill(); // no shutdown: the lease (an hour) stays with the dead process
+      fake.setLatency(0);
+      proc = await spawnServer({ dataDir: killDir, fake, env });
+      let job: Record<string, any> = {};
+      for (let i = 0; i < 1200 && !['done', 'failed'].includes(job.status); i += 1) {
+        job = await (await proc.api(`/jobs/${job_id}`)).json() as Record<string, any>;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(job).toMatchObject({ status: 'done', processed_count: job.total_count });
+      const usage = await (await proc.api('/orgs/default/usage')).json() as { event_count: number; resource_count: number };
+      expect(usage).toMatchObject({ event_count: job.resource_count, resource_count: job.resource_count });
+      expect(proc.logLines().some((l) => l.msg === 'job resumed' && l.job_id === job_id)).toBe(true);
+    } finally {
+      await proc.kill();
+      rmSync(killDir, { recursive: true, force: true });
+    }
+  }, 180_000);
 });

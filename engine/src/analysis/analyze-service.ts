@@ -7,6 +7,7 @@ import { ingestAuto, ingestWithAnalyzer } from './ingest-service';
 import type { JobDoc } from './job-store';
 import { renderNamespaceReport } from './namespace-report';
 import { runJob, type RunSettings } from './run-job';
+import { assertRuleVariant } from './ruleset-service';
 
 /** analysis-api.md "Server-side analysis" request body. */
 export const AnalyzeRequestSchema = z.object({
@@ -56,9 +57,10 @@ export async function requireCatalogueModel(ctx: EngineContext, backend: string,
  * POST /{analyzer_name}/{namespace}/analyze and POST /{namespace}/analyze/auto
  * (analysis-api.md "Server-side analysis"). `analyzerName` null = auto-routing.
  * Ingests, then analyses inline (≤ sync_analysis_max_units units: returns `{status: 200, body}`)
- * or queues a background job (`{status: 202, body: {job_id, status: 'queued'}}`).
- * Throws 400 (key, catalogue), 402 (cap), 404 (analyzer), 413 (size), 422 (body, nothing
- * matched), 501 (no ingestion), 502 with `job_id` when the inline run fails.
+ * or queues a background job (`{status: 202, body: {job_id, status: 'queued'}}`); both carry
+ * `ingested: {resource_count, analyzers_used}` (for the ingest span, not the response body).
+ * Throws 400 (key, catalogue), 402 (cap), 404 (analyzer), 413 (size), 422 (body, a rule_type
+ * that is not a variant of the analyzer, nothing matched), 501 (no ingestion), 502 with `job_id` when the inline run fails.
  */
 export async function startAnalysis(deps: AnalysisDeps, orgId: string, analyzerName: string | null, namespace: string, body: unknown) {
   const { ctx } = deps;
@@ -72,6 +74,7 @@ export async function startAnalysis(deps: AnalysisDeps, orgId: string, analyzerN
   if (analyzerName !== null) {
     const analyzer = await requireAnalyzer(ctx, orgId, analyzerName);
     if (!analyzer.ingest) throw new NotImplementedError(`Analyzer '${analyzer.name}' has no ingestion`);
+    assertRuleVariant(analyzer, request.rule_type ?? null);
   }
   const catalogue = await requireCatalogueModel(ctx, request.llm_backend, request.model);
   const key = await resolveApiKey(ctx, orgId, request.llm_backend, request.api_key);
@@ -102,9 +105,11 @@ export async function startAnalysis(deps: AnalysisDeps, orgId: string, analyzerN
     key_source: key.source,
   }, ctx.now().toISOString());
 
+  // What was ingested, for the caller's ingest span (identity-api.md "Span"): the 202 body does not say.
+  const ingested = { resource_count: hashes.length, analyzers_used: analyzerName === null ? routed.analyzers_used : [analyzerName] };
   if (!sync) {
     deps.enqueue(job, key.apiKey);
-    return { status: 202, body: { job_id: job.job_id, status: 'queued' as const } };
+    return { status: 202, body: { job_id: job.job_id, status: 'queued' as const }, ingested };
   }
   const final = await runJob(ctx, job, {
     provider: deps.providerFor(request.llm_backend, key.apiKey),
@@ -129,5 +134,5 @@ export async function startAnalysis(deps: AnalysisDeps, orgId: string, analyzerN
     response.analyzers_used = final.analyzers_used;
     response.detections = final.detections;
   }
-  return { status: 200, body: response };
+  return { status: 200, body: response, ingested };
 }

@@ -1,8 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import type { EngineContext } from '../context';
 import { ConflictError, NotFoundError, ValidationError } from '../errors';
 import type { AnalysisDeps } from './analyze-service';
 import { requireCatalogueModel, resolveApiKey } from './analyze-service';
-import type { JobDoc, JobStatus } from './job-store';
+import { TERMINAL_JOB_STATUSES, type JobDoc, type JobStatus } from './job-store';
 import type { LlmBackend } from '../llm/types';
 
 /** analysis-api.md "Job" (the full shape of GET /jobs/{job_id}). */
@@ -67,10 +68,22 @@ export async function cancelJob(ctx: EngineContext, orgId: string, jobId: string
   return { job_id: jobId, status: 'cancelled' as const, was: job.status as 'queued' | 'running' };
 }
 
+/** ConflictError (409) when a retry of `job` is still queued or running. */
+async function assertNoRetryInFlight(ctx: EngineContext, job: JobDoc): Promise<void> {
+  if (!job.active_retry) return;
+  const previous = await ctx.stores.jobs.get(job.org_id, job.active_retry);
+  if (previous && !TERMINAL_JOB_STATUSES.includes(previous.status)) {
+    throw new ConflictError(`A retry of this job is already ${previous.status}: job ${previous.job_id}`);
+  }
+}
+
 /**
  * POST /jobs/{job_id}/retry: a new async job over the original's still-unanalysed resources.
- * Throws NotFoundError, ConflictError (nothing left, not resumable, code-host job),
- * ValidationError (nothing was ingested), BadRequestError (key, catalogue), 402 (cap).
+ * At most one retry of a job is in flight (queued or running): the new job's id is reserved on
+ * the original by an atomic compare-and-set before it is created, so of two concurrent retries
+ * exactly one answers 202 and the other 409, and no unit is analysed (or billed) twice.
+ * Throws NotFoundError, ConflictError (nothing left, not resumable, code-host job, a retry in
+ * flight), ValidationError (nothing was ingested), BadRequestError (key, catalogue), 402 (cap).
  */
 export async function retryJob(deps: AnalysisDeps, orgId: string, jobId: string, inlineKey: string | null | undefined) {
   const { ctx } = deps;
@@ -79,6 +92,7 @@ export async function retryJob(deps: AnalysisDeps, orgId: string, jobId: string,
   const resumable = job.status === 'failed' || job.status === 'cancelled' || (job.status === 'done' && job.quota_exceeded);
   if (!resumable) throw new ConflictError(`Job is ${job.status}: nothing to resume`);
   if (!Array.isArray(job.hashes) || job.hashes.length === 0) throw new ValidationError('Nothing was ingested by this job');
+  await assertNoRetryInFlight(ctx, job);
   const resources = await ctx.stores.resources.getMany(orgId, job.hashes);
   const pending = new Set(resources.filter((r) => r.analysis === null).map((r) => r.hash));
   const hashes = job.hashes.filter((h) => pending.has(h));
@@ -86,7 +100,12 @@ export async function retryJob(deps: AnalysisDeps, orgId: string, jobId: string,
   await requireCatalogueModel(ctx, job.llm_backend, job.model);
   const key = await resolveApiKey(ctx, orgId, job.llm_backend as LlmBackend, inlineKey);
   await deps.assertBudget?.(orgId);
+  const retryId = randomUUID();
+  if (!(await ctx.stores.jobs.claimRetrySlot(orgId, jobId, job.active_retry ?? null, retryId))) {
+    throw new ConflictError('A retry of this job is already in flight');
+  }
   const retry = await ctx.stores.jobs.create({
+    job_id: retryId,
     org_id: orgId,
     namespace: job.namespace,
     analyzer: job.analyzer,
@@ -103,7 +122,10 @@ export async function retryJob(deps: AnalysisDeps, orgId: string, jobId: string,
     retry_of: job.job_id,
     hashes,
     key_source: key.source,
-  }, ctx.now().toISOString());
+  }, ctx.now().toISOString()).catch(async (error: unknown) => {
+    await ctx.stores.jobs.releaseRetrySlot(orgId, jobId, retryId);
+    throw error;
+  });
   deps.enqueue(retry, key.apiKey);
   return { job_id: retry.job_id, status: 'queued' as const, retry_of: job.job_id };
 }

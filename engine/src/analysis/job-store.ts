@@ -49,6 +49,11 @@ export interface JobDoc {
   /** Runner lease (DESIGN.md "Scale-out"): who runs it and until when ('' = not leased). */
   lease_owner: string | null;
   lease_expires_at: string;
+  /**
+   * The job id of this job's latest retry (POST /jobs/{id}/retry): at most one retry of a job is
+   * in flight, reserved by compare-and-set on this field (claimRetrySlot). Absent on older jobs.
+   */
+  active_retry?: string | null;
 }
 
 export const JOB_INDEXES: Record<string, IndexSpec[]> = {
@@ -59,7 +64,8 @@ export const JOB_INDEXES: Record<string, IndexSpec[]> = {
   ],
 };
 
-export type NewJob = Omit<JobDoc, '_id' | 'job_id' | 'status' | 'created_at' | 'updated_at' | 'finished_at' | 'processed_count' | 'current_resource' | 'quota_exceeded' | 'error' | 'lease_owner' | 'lease_expires_at'> & { status?: JobStatus };
+export type NewJob = Omit<JobDoc, '_id' | 'job_id' | 'status' | 'created_at' | 'updated_at' | 'finished_at' | 'processed_count' | 'current_resource' | 'quota_exceeded' | 'error' | 'lease_owner' | 'lease_expires_at' | 'active_retry'>
+  & { status?: JobStatus; /** A job id reserved beforehand (a retry's); default a fresh UUID. */ job_id?: string };
 
 /** Typed store for jobs. Tenant methods take the org first; cross-tenant runner methods are `unsafe*`. */
 export class JobStore {
@@ -72,7 +78,7 @@ export class JobStore {
   async create(job: NewJob, now: string): Promise<JobDoc> {
     const doc: JobDoc = {
       ...job,
-      job_id: randomUUID(),
+      job_id: job.job_id ?? randomUUID(),
       status: job.status ?? 'queued',
       created_at: now,
       updated_at: now,
@@ -116,6 +122,22 @@ export class JobStore {
     );
   }
 
+  /**
+   * Reserves the single retry slot of a job (analysis-api.md POST /jobs/{job_id}/retry): sets
+   * `active_retry` to `retryId` only if it still holds `expected` (null = no retry yet), in one
+   * atomic compare-and-set, so of two racing retries exactly one wins. Returns whether it did.
+   */
+  async claimRetrySlot(orgId: string, jobId: string, expected: string | null, retryId: string): Promise<boolean> {
+    const current = expected === null ? { $exists: false } : expected;
+    const claimed = await this.jobs.findOneAndUpdate({ org_id: orgId, job_id: jobId, active_retry: current }, { $set: { active_retry: retryId } });
+    return claimed !== null;
+  }
+
+  /** Gives the retry slot back when the reserved retry could not be created. */
+  async releaseRetrySlot(orgId: string, jobId: string, retryId: string): Promise<void> {
+    await this.jobs.updateOne({ org_id: orgId, job_id: jobId, active_retry: retryId }, { $set: { active_retry: null } });
+  }
+
   /** Progress report: stamps updated_at (the stuck sweep reads it). */
   progress(orgId: string, jobId: string, changes: Partial<JobDoc>, now: string): Promise<JobDoc | null> {
     return this.jobs.findOneAndUpdate(
@@ -126,21 +148,38 @@ export class JobStore {
   }
 
   /**
-   * Cross-tenant (the runner serves every org): atomically leases the oldest job that is queued,
-   * or running with an expired lease (its replica died). Returns null when there is none.
+   * Cross-tenant (the runner serves every org): atomically leases the oldest async job that is
+   * queued, or running with an expired lease (its replica died), among those matching `where`
+   * (extra equality/operator conditions). Returns null when there is none.
    */
-  unsafeClaimNext(owner: string, now: string, leaseUntil: string): Promise<JobDoc | null> {
+  unsafeClaimNext(owner: string, now: string, leaseUntil: string, where: Filter = {}): Promise<JobDoc | null> {
     // An unleased job holds lease_expires_at '' which sorts before every timestamp.
     return this.jobs.findOneAndUpdate(
-      { mode: 'async', status: { $in: ['queued', 'running'] }, lease_expires_at: { $lt: now } },
+      { ...where, mode: 'async', status: { $in: ['queued', 'running'] }, lease_expires_at: { $lt: now } },
       { $set: { lease_owner: owner, lease_expires_at: leaseUntil, updated_at: now } },
       { sort: { created_at: 1 }, returnDocument: 'after' },
     );
   }
 
-  /** Releases a lease (the job finished or was cancelled here). */
+  /** Cross-tenant (the runner at start): unfinished async jobs that hold a lease. */
+  unsafeLeased(): Promise<JobDoc[]> {
+    return this.jobs.find({ mode: 'async', status: { $in: ['queued', 'running'] }, lease_owner: { $exists: true } });
+  }
+
+  /**
+   * Cross-tenant (the runner): gives back a lease just claimed and keeps the job unclaimable
+   * until `until` (ISO), e.g. a retry whose original still finishes its units in flight.
+   */
+  unsafeDeferClaim(jobId: string, owner: string, until: string): Promise<JobDoc | null> {
+    return this.jobs.findOneAndUpdate({ job_id: jobId, lease_owner: owner }, { $set: { lease_owner: null, lease_expires_at: until } });
+  }
+
+  /**
+   * Releases a lease (the run here ended): the job is claimable at once. lease_owner keeps the
+   * last runner, which tells the others an inline-key job's key holder has let go of it.
+   */
   unsafeReleaseLease(jobId: string, owner: string): Promise<JobDoc | null> {
-    return this.jobs.findOneAndUpdate({ job_id: jobId, lease_owner: owner }, { $set: { lease_owner: null, lease_expires_at: '' } });
+    return this.jobs.findOneAndUpdate({ job_id: jobId, lease_owner: owner }, { $set: { lease_expires_at: '' } });
   }
 
   /** Cross-tenant (the runner): extends a lease it holds; null when it lost it. */

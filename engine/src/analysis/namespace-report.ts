@@ -1,14 +1,17 @@
 import type { EngineContext } from '../context';
-import { NotFoundError } from '../errors';
 import { buildReportModel } from '../report/model';
 import { renderReport } from '../report/render';
+import { serializeSarif } from '../report/sarif';
+import { buildNamespaceSarif, SARIF_CONTENT_TYPE } from '../report/sarif-service';
 import { renderUntrusted } from '../report/template-sandbox';
-import { assertNamespace } from './ingest-service';
+import { loadNamespaceReportData } from './report-input';
 
 export type ReportFormat = 'markdown' | 'markdown_light' | 'html';
+/** The template formats plus `sarif` (SARIF 2.1.0, report/sarif.ts), which has no template. */
+export type NamespaceReportFormat = ReportFormat | 'sarif';
 
 export interface NamespaceReportOptions {
-  readonly format: ReportFormat;
+  readonly format: NamespaceReportFormat;
   readonly includeSuppressed: boolean;
   /** A user template's source (already looked up in the org); null = the built-in. */
   readonly templateSource?: string | null;
@@ -21,56 +24,17 @@ export interface NamespaceReportOptions {
  * Renders the report of a namespace (analysis-api.md "Reports and report links") from its
  * resources, their analyses and the org's triage statuses. Throws NotFoundError (404) when the
  * namespace has no resources in the org, ValidationError (422) when a template fails to render.
+ * `sarif` ignores templates and always carries suppressed findings (as SARIF suppressions).
  * Returns `{content, contentType}`.
  */
 export async function renderNamespaceReport(ctx: EngineContext, orgId: string, namespace: string, options: NamespaceReportOptions) {
-  assertNamespace(namespace);
-  const members = await ctx.stores.resources.listMembers(orgId, namespace);
-  if (members.length === 0 && !(await ctx.stores.resources.namespaceExists(orgId, namespace))) {
-    throw new NotFoundError(`Namespace '${namespace}' not found`);
+  if (options.format === 'sarif') {
+    const log = await buildNamespaceSarif(ctx, orgId, namespace, { job: options.job });
+    return { content: serializeSarif(log), contentType: SARIF_CONTENT_TYPE };
   }
-  const hashes = members.map((m) => m.hash);
-  // Without a job of its own, the report says when the namespace's latest run stopped at the monthly cap.
-  const job = options.job !== undefined ? options.job : await latestCappedJob(ctx, orgId, namespace);
-  const [resources, triage] = await Promise.all([
-    ctx.stores.resources.getMany(orgId, hashes),
-    ctx.stores.findings.forResources(orgId, hashes),
-  ]);
-  const statusOf = new Map(triage.map((t) => [`${t.resource_hash}\u0000${t.rule_id}`, t.status]));
-  const byHash = new Map(resources.map((r) => [r.hash, r]));
-  const model = buildReportModel({
-    namespace,
-    generatedAt: ctx.now().toISOString(),
-    includeSuppressed: options.includeSuppressed,
-    report_html_url: options.reportHtmlUrl ?? null,
-    dashboard_url: options.dashboardUrl ?? null,
-    quota_exceeded: job?.quota_exceeded ?? false,
-    job: job ? { job_id: job.job_id, status: job.status } : null,
-    resources: members.flatMap((m) => {
-      const r = byHash.get(m.hash);
-      if (!r) return [];
-      return [{
-        hash: r.hash,
-        type: r.value.type,
-        name: r.value.name,
-        action: r.value.action,
-        analyzer: r.analyzer,
-        summary: r.analysis?.summary ?? null,
-        findings: (r.analysis?.findings ?? []).map((f) => ({
-          ...f,
-          status: statusOf.get(`${r.hash}\u0000${f.rule_id}`) ?? 'open',
-        })),
-      }];
-    }),
-  });
+  const { input } = await loadNamespaceReportData(ctx, orgId, namespace, options);
+  const model = buildReportModel(input);
   // An org template is untrusted: it renders in the sandbox worker, never on the request thread.
-  if (options.templateSource) return renderUntrusted(model, options.format, options.templateSource);
+  if (options.templateSource) return renderUntrusted(orgId, model, options.format, options.templateSource);
   return renderReport(model, { format: options.format });
-}
-
-async function latestCappedJob(ctx: EngineContext, orgId: string, namespace: string) {
-  const latest = await ctx.stores.jobs.latestForNamespace(orgId, namespace);
-  return latest && latest.status === 'done' && latest.quota_exceeded
-    ? { job_id: latest.job_id, status: latest.status, quota_exceeded: true }
-    : null;
 }

@@ -5,7 +5,7 @@ import { assertNamespace } from './ingest-service';
 import { requireAnalyzer } from './analyzer-access';
 import { AnalysisPayloadSchema, type AnalysisPayload } from './payload';
 import type { ResourceDoc } from './resource-store';
-import { resolveRuleset, unitRuleVariant } from './ruleset-service';
+import { assertKnownRuleType, resolveRuleset, unitRuleVariant } from './ruleset-service';
 
 /** analysis-api.md "Stored resource": `{hash, value, analysis}`. */
 export function presentResource(doc: ResourceDoc) {
@@ -17,9 +17,11 @@ export function presentResource(doc: ResourceDoc) {
  * null when every resource of the namespace is analysed (the route answers 208). Throws
  * NotFoundError (404) for a namespace nothing was ingested into.
  * `rules` is null when the originating analyzer cannot be determined (or is now disabled).
+ * Throws ValidationError (422) for a `ruleType` no installed analyzer has as a rule variant.
  */
 export async function nextResource(ctx: EngineContext, orgId: string, namespace: string, ruleType: string | null) {
   assertNamespace(namespace);
+  assertKnownRuleType(ctx.analyzers, ruleType);
   const member = await ctx.stores.resources.nextUnanalysed(orgId, namespace);
   if (!member) {
     // A namespace nothing was ever ingested into (a typo, another org's) is not "all analysed".

@@ -1,6 +1,6 @@
 import type { Analyzer } from '../analyzers/types';
-import type { EngineContext } from '../context';
-import { NotFoundError, NotImplementedError } from '../errors';
+import type { AnalyzerRegistry, EngineContext } from '../context';
+import { NotFoundError, NotImplementedError, ValidationError } from '../errors';
 import { applySeedOverrides } from '../rules/custom-builtin';
 import type { CustomRuleDoc } from '../rules/custom-rule-store';
 import { ensureRulesSeeded } from '../rules/custom-seed';
@@ -21,6 +21,31 @@ export interface ResolvedRuleset {
  */
 export function unitRuleVariant(analyzer: Analyzer, resource: { value: { type: string }; metadata: Record<string, unknown> }, variant: string | null): string | null {
   return variant ?? analyzer.ruleVariantFor?.({ type: resource.value.type, metadata: resource.metadata }) ?? null;
+}
+
+/**
+ * Checked before any work (analysis-api.md POST /{analyzer_name}/{namespace}/analyze `rule_type`):
+ * a `ruleType` that is not one of `analyzer`'s rule variants throws ValidationError (422) naming
+ * the variants it has; null passes.
+ */
+export function assertRuleVariant(analyzer: Analyzer, ruleType: string | null): void {
+  if (ruleType === null) return;
+  const variants = analyzer.ruleVariants ?? [];
+  if (variants.includes(ruleType)) return;
+  const known = variants.length > 0 ? `one of: ${variants.join(', ')}` : 'it has no rules';
+  throw new ValidationError(`rule_type '${ruleType}' is not a rule variant of analyzer '${analyzer.name}' (${known})`);
+}
+
+/**
+ * Checked before any work (analysis-api.md GET /{namespace}/resource/next `rule_type`): a
+ * `ruleType` that no installed analyzer has as a rule variant throws ValidationError (422)
+ * listing the known variants; null passes. A namespace may mix analyzers, so any one suffices.
+ */
+export function assertKnownRuleType(analyzers: AnalyzerRegistry, ruleType: string | null): void {
+  if (ruleType === null) return;
+  const known = [...new Set(analyzers.list().flatMap((a) => a.ruleVariants ?? []))].sort();
+  if (known.includes(ruleType)) return;
+  throw new ValidationError(`Unknown rule_type '${ruleType}' (known rule variants: ${known.join(', ')})`);
 }
 
 /** A custom rule applies to (analyzer, variant) when it targets the analyzer and its rule_type is null or the variant. */

@@ -2,12 +2,12 @@ import type { AnalysisUnit, UnitAction } from '../analyzers/types';
 import type { EngineContext } from '../context';
 import { AppError } from '../errors';
 import { analyseUnit, UnitAnalysisError } from '../llm/analyse-unit';
-import { costUsd } from '../llm/cost';
 import type { LlmProvider } from '../llm/types';
 import type { JobDoc } from './job-store';
 import type { ResourceDoc } from './resource-store';
 import { calibrationText, DEFAULT_RULE_HEALTH_SETTINGS, type RuleHealthSettings } from '../findings/rule-health';
 import { saveAnalysis } from './resource-service';
+import { meterUnitCalls } from '../usage/meter-unit';
 import { resolveRuleset, unitRuleVariant, type ResolvedRuleset } from './ruleset-service';
 
 export interface RunSettings {
@@ -39,7 +39,8 @@ type Outcome = { kind: 'ok' } | { kind: 'failed'; message: string };
  * Runs the analysis loop of one job (analysis-api.md "Job status"): every resource of
  * `job.hashes` not yet analysed with the current ruleset digest is sent to the model, at most
  * `max_concurrent_units` at a time; each success is stored with its triage records and
- * reported as progress (processed_count, current_resource); each call is metered.
+ * reported as progress (processed_count, current_resource); each call is metered, and a
+ * unit at most once per job (usage/meter-unit.ts).
  *
  * Ends the job `done` (all processed, or quota_exceeded), `failed` (a unit failed after its
  * attempts: `error` holds the provider's message) or leaves it as the canceller set it.
@@ -112,13 +113,15 @@ export async function runJob(ctx: EngineContext, job: JobDoc, options: RunJobOpt
         sleep: options.sleep,
         random: options.random,
       });
-      await meter(ctx, job, resource.hash, calls, options.pricing);
+      // Metered before saving: a crash in between re-analyses the unit on resume, and
+      // meterUnitCalls then bills it no second time.
+      await meterUnitCalls(ctx, job, resource.hash, calls, options.pricing);
       await saveAnalysis(ctx, orgId, resource, payload, 'server', ruleset.digest);
       await reportProgress(resource);
       return { kind: 'ok' };
     } catch (error) {
       if (error instanceof UnitAnalysisError) {
-        await meter(ctx, job, resource.hash, error.calls, options.pricing);
+        await meterUnitCalls(ctx, job, resource.hash, error.calls, options.pricing);
         return { kind: 'failed', message: error.message };
       }
       throw error;
@@ -162,27 +165,4 @@ function toUnit(resource: ResourceDoc): AnalysisUnit {
     body: resource.value.body,
     metadata: resource.metadata,
   };
-}
-
-async function meter(
-  ctx: EngineContext,
-  job: JobDoc,
-  resourceHash: string,
-  calls: readonly { attempt: number; inputTokens: number; outputTokens: number; durationMs: number; error: string | null }[],
-  pricing: RunJobOptions['pricing'],
-): Promise<void> {
-  const now = ctx.now().toISOString();
-  await ctx.stores.llmCalls.record(job.org_id, calls.map((c) => ({
-    job_id: job.job_id,
-    resource_hash: resourceHash,
-    llm_backend: job.llm_backend,
-    model: job.model,
-    attempt: c.attempt,
-    input_tokens: c.inputTokens,
-    output_tokens: c.outputTokens,
-    cost_usd: costUsd(pricing, c.inputTokens, c.outputTokens),
-    duration_ms: c.durationMs,
-    error: c.error,
-    created_at: now,
-  })));
 }

@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import type { EngineContext } from '@planwarden/engine/context';
 import type { JobDoc } from '@planwarden/engine/analysis/job-store';
 import { runJob, type RunSettings } from '@planwarden/engine/analysis/run-job';
 import type { LlmBackend, LlmProvider } from '@planwarden/engine/llm/types';
+import { leaseOwnerIsDead, markOwnerLive, newLeaseOwner } from './lease-owner';
 
 export interface JobRunnerOptions {
   readonly ctx: EngineContext;
@@ -13,22 +13,38 @@ export interface JobRunnerOptions {
   readonly maxParallelJobs?: number;
   /** Poll for queued/abandoned jobs this often (ms); an enqueue also wakes the runner at once. */
   readonly pollIntervalMs?: number;
-  /** Single-process storage (sqlite, memory): leases of a previous process are dead at start. */
+  /**
+   * Storage shared only within one host (sqlite, memory): at start, leases held by a dead
+   * process of this host are released at once instead of waiting for them to expire; leases
+   * of live replicas are left alone.
+   */
   readonly reclaimOnStart?: boolean;
   readonly budgetExhausted?: (orgId: string) => Promise<boolean>;
   readonly sleep?: (ms: number) => Promise<void>;
 }
 
+/** The job facts of a lifecycle log line. */
+function jobFacts(job: JobDoc) {
+  return {
+    job_id: job.job_id, org_id: job.org_id, namespace: job.namespace, status: job.status, trigger: job.trigger,
+    retry_of: job.retry_of, resource_count: job.resource_count, processed_count: job.processed_count, total_count: job.total_count,
+  };
+}
+
 /**
  * The background job runner (DESIGN.md "Scale-out"): claims async jobs with an atomic lease,
  * renews the lease while running, and resumes jobs whose runner died (lease expired). A job
- * resumed elsewhere skips the units already analysed, so nothing analysed is lost or paid twice.
+ * resumed elsewhere skips the units already analysed, so nothing analysed is lost or paid twice
+ * (usage/meter-unit.ts). Several replicas may share one store: each job runs in one at a time.
+ * A retry waits until its original's runner has let go of it (units in flight finished).
+ * Lifecycle lines (queued, started, resumed, finished, failed, cancelled) go to the context's
+ * logger at info with the job id, org, namespace and counts.
  *
  * An inline `api_key` is kept only in this process's memory: a job that outlives its process
  * and has no stored credential fails with a message saying to retry it with a key.
  */
 export class JobRunner {
-  readonly owner = `runner-${randomUUID()}`;
+  readonly owner = newLeaseOwner();
   private readonly keys = new Map<string, string | null>();
   private readonly active = new Map<string, Promise<void>>();
   private timer: NodeJS.Timeout | null = null;
@@ -40,11 +56,11 @@ export class JobRunner {
 
   async start(): Promise<void> {
     const { ctx } = this.options;
+    markOwnerLive(this.owner, true);
     if (this.options.reclaimOnStart) {
-      await ctx.stores.store.collection('jobs').updateMany(
-        { mode: 'async', status: { $in: ['queued', 'running'] } },
-        { $set: { lease_owner: null, lease_expires_at: '' } },
-      );
+      for (const job of await ctx.stores.jobs.unsafeLeased()) {
+        if (job.lease_owner && leaseOwnerIsDead(job.lease_owner)) await ctx.stores.jobs.unsafeReleaseLease(job.job_id, job.lease_owner);
+      }
     }
     this.timer = setInterval(() => void this.kick(), this.options.pollIntervalMs ?? 2000);
     this.timer.unref();
@@ -59,6 +75,7 @@ export class JobRunner {
   /** Accepts a freshly created async job; `apiKey` is held in memory only. */
   enqueue(job: JobDoc, apiKey: string | null): void {
     this.keys.set(job.job_id, apiKey);
+    this.options.ctx.log.info(jobFacts(job), 'job queued');
     void this.kick();
   }
 
@@ -76,6 +93,7 @@ export class JobRunner {
     if (this.timer) clearInterval(this.timer);
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     await Promise.allSettled([...this.active.values()]);
+    markOwnerLive(this.owner, false);
   }
 
   private async kick(): Promise<void> {
@@ -85,8 +103,9 @@ export class JobRunner {
       const limit = this.options.maxParallelJobs ?? 2;
       while (!this.stopped && this.active.size < limit) {
         const now = this.options.ctx.now();
-        const job = await this.options.ctx.stores.jobs.unsafeClaimNext(this.owner, now.toISOString(), this.leaseUntil(now));
+        const job = await this.claim(now);
         if (!job) break;
+        if (await this.deferredBehindOriginal(job, now)) continue;
         const run = this.run(job).finally(() => {
           this.active.delete(job.job_id);
           void this.kick();
@@ -96,6 +115,38 @@ export class JobRunner {
     } finally {
       this.claiming = false;
     }
+  }
+
+  /**
+   * Leases the next job this runner may run: first those whose inline api_key this process
+   * holds, then those any replica can run (stored credential, keyless), then inline-key jobs
+   * whose key holder let go of them or died (they fail here: the key is gone). A queued
+   * inline-key job is left to the process that accepted it.
+   */
+  private async claim(now: Date): Promise<JobDoc | null> {
+    const jobs = this.options.ctx.stores.jobs;
+    const at = now.toISOString();
+    const until = this.leaseUntil(now);
+    if (this.keys.size > 0) {
+      const mine = await jobs.unsafeClaimNext(this.owner, at, until, { job_id: { $in: [...this.keys.keys()] } });
+      if (mine) return mine;
+    }
+    return (await jobs.unsafeClaimNext(this.owner, at, until, { key_source: { $ne: 'inline' } }))
+      ?? jobs.unsafeClaimNext(this.owner, at, until, { key_source: 'inline', lease_owner: { $exists: true } });
+  }
+
+  /**
+   * A retry whose original is still leased (its runner finishes the units in flight after a
+   * cancel) is given back and left unclaimable for one poll interval, so no unit is analysed by
+   * both. Returns whether the job was deferred.
+   */
+  private async deferredBehindOriginal(job: JobDoc, now: Date): Promise<boolean> {
+    if (!job.retry_of) return false;
+    const original = await this.options.ctx.stores.jobs.get(job.org_id, job.retry_of);
+    if (!original?.lease_owner || original.lease_expires_at <= now.toISOString()) return false;
+    const until = new Date(now.getTime() + (this.options.pollIntervalMs ?? 2000)).toISOString();
+    await this.options.ctx.stores.jobs.unsafeDeferClaim(job.job_id, this.owner, until);
+    return true;
   }
 
   private leaseUntil(now: Date): string {
@@ -110,17 +161,19 @@ export class JobRunner {
     }, Math.max(1000, (this.options.leaseSeconds * 1000) / 3));
     renew.unref();
     try {
+      ctx.log.info(jobFacts(job), job.status === 'running' ? 'job resumed' : 'job started');
       const apiKey = await this.keyFor(job);
       if (apiKey === undefined) {
         const now = ctx.now().toISOString();
-        await stores.jobs.transition(job.org_id, job.job_id, ['queued', 'running'], {
+        const failed = await stores.jobs.transition(job.org_id, job.job_id, ['queued', 'running'], {
           status: 'failed', finished_at: now, updated_at: now,
           error: 'The api_key given with this job is not stored and was lost when its server process stopped; retry the job with an api_key',
         });
+        if (failed) this.logOutcome(failed);
         return;
       }
       const catalogue = await stores.models.get(job.llm_backend, job.model);
-      await runJob(ctx, job, {
+      const final = await runJob(ctx, job, {
         provider: this.options.providerFor(job.llm_backend as LlmBackend, apiKey),
         pricing: catalogue ?? { input_price_per_1m_usd: 0, output_price_per_1m_usd: 0 },
         settings: this.options.settings(),
@@ -132,17 +185,26 @@ export class JobRunner {
         budgetExhausted: this.options.budgetExhausted ? () => this.options.budgetExhausted!(job.org_id) : undefined,
         sleep: this.options.sleep,
       });
+      this.logOutcome(final);
     } catch (error) {
       ctx.log.error({ err: error, job_id: job.job_id }, 'job run crashed');
       const now = ctx.now().toISOString();
-      await stores.jobs.transition(job.org_id, job.job_id, ['queued', 'running'], {
+      const failed = await stores.jobs.transition(job.org_id, job.job_id, ['queued', 'running'], {
         status: 'failed', error: 'Internal error while running the job', finished_at: now, updated_at: now,
       });
+      if (failed) this.logOutcome(failed);
     } finally {
       clearInterval(renew);
       this.keys.delete(job.job_id);
       await stores.jobs.unsafeReleaseLease(job.job_id, this.owner);
     }
+  }
+
+  /** The lifecycle line for how a run here ended; a run that stopped with the job still running (lease lost, shutdown) says so. */
+  private logOutcome(job: JobDoc): void {
+    const facts = { ...jobFacts(job), quota_exceeded: job.quota_exceeded, error: job.error };
+    const message = { done: 'job finished', failed: 'job failed', cancelled: 'job cancelled', queued: 'job left queued', running: 'job left running for another runner' }[job.status];
+    this.options.ctx.log.info(facts, message);
   }
 
   /** The key to use: in-memory inline key, the org's stored credential, or null for keyless; undefined = lost. */
