@@ -9,12 +9,12 @@ const stub = (name: string, isFallback = false): Analyzer => ({
 });
 
 describe('createAnalyzerRegistry', () => {
-  it('registers terraform and blackhole, fallback last', () => {
+  it('registers the built-in analyzers, fallback last', () => {
     const registry = createAnalyzerRegistry();
-    expect(registry.list().map((a) => a.name)).toEqual(['terraform', 'blackhole']);
+    expect(registry.list().map((a) => a.name)).toEqual(['terraform', 'kubernetes', 'dockerfile', 'github-actions', 'cloudformation', 'blackhole']);
     expect(registry.get('terraform')).toBe(terraformAnalyzer);
     expect(registry.get('blackhole')).toBe(blackholeAnalyzer);
-    expect(registry.get('kubernetes')).toBeUndefined();
+    expect(registry.get('helm')).toBeUndefined();
   });
 
   it('accepts more analyzers and keeps fallbacks after specific ones', () => {

@@ -6,10 +6,21 @@
  * add it to BUILT_IN_ANALYZERS before `blackholeAnalyzer`.
  */
 import { blackholeAnalyzer } from './blackhole/index';
+import { cloudformationAnalyzer } from './cloudformation/index';
+import { dockerfileAnalyzer } from './dockerfile/index';
+import { githubActionsAnalyzer } from './github-actions/index';
+import { kubernetesAnalyzer } from './kubernetes/index';
 import { terraformAnalyzer } from './terraform/index';
 import type { Analyzer } from './types';
 
-export const BUILT_IN_ANALYZERS: readonly Analyzer[] = [terraformAnalyzer, blackholeAnalyzer];
+export const BUILT_IN_ANALYZERS: readonly Analyzer[] = [
+  terraformAnalyzer,
+  kubernetesAnalyzer,
+  dockerfileAnalyzer,
+  githubActionsAnalyzer,
+  cloudformationAnalyzer,
+  blackholeAnalyzer,
+];
 
 export interface AnalyzerRegistry {
   /** All analyzers in routing order (fallback last). */

@@ -63,6 +63,13 @@ export interface Analyzer {
   /** Content sniffing for a non-diff blob; null = not mine. */
   sniff?(content: string): SniffResult | null;
   /**
+   * True: a diff file that no analyzer's globs claim is also offered to `sniff`, on the text the
+   * diff shows of it (post-image; pre-image for deletions), so a manifest named `app.yaml` is
+   * still claimed by content. For analyzers whose files carry generic names (`.yaml`, `.json`);
+   * analyzers whose sniff would misfire on prose (HCL examples in a README) leave it unset.
+   */
+  readonly sniffsDiffFiles?: boolean;
+  /**
    * Splits a raw input (a whole file or tool output) into units.
    * Throws ValidationError (422) when the input cannot be parsed as anything this analyzer reads.
    * Absent = the analyzer has no ingestion (501).

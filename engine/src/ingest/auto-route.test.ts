@@ -15,17 +15,25 @@ const analyzers = createAnalyzerRegistry().list();
 const all = (): boolean => true;
 const except = (...names: string[]) => (name: string): boolean => !names.includes(name);
 
+/** The analyzer a corpus diff file belongs to, judged by a reader from its path and content. */
+const EXPECTED_ANALYZER: readonly [RegExp, string][] = [
+  [/\.tf$/, 'terraform'],
+  [/(^|\/)Dockerfile$/, 'dockerfile'],
+  [/^kubernetes-manifests\/|^examples\/karpenter\/.*\.yaml$/, 'kubernetes'],
+];
+
 describe('autoRoute: corpus diffs', () => {
-  it.each(DIFFS)('%s → one detection per diff file, .tf to terraform, the rest to the fallback', (rel) => {
+  it.each(DIFFS)('%s → one detection per diff file, each to its analyzer, the rest to the fallback', (rel) => {
     const text = read(rel);
     const paths = text.split('\n').filter((l) => l.startsWith('diff --git ')).map((l) => l.split(' b/')[1]);
     const result = autoRoute(text, analyzers, all);
     expect(result.detections.map((d) => d.path)).toEqual(paths);
     for (const d of result.detections) {
-      if (d.path.endsWith('.tf')) expect(d).toEqual({ path: d.path, detected_kind: 'terraform', analyzer: 'terraform', confidence: 1, reason: null, fallback: false });
+      const expected = EXPECTED_ANALYZER.find(([re]) => re.test(d.path))?.[1];
+      if (expected) expect(d).toMatchObject({ path: d.path, analyzer: expected, reason: null, fallback: false });
       else expect(d).toMatchObject({ analyzer: 'blackhole', fallback: true, reason: REASON_UNRECOGNISED, confidence: 0.1 });
     }
-    for (const unit of result.units) expect(['terraform', 'blackhole']).toContain(unit.metadata.analyzer);
+    for (const unit of result.units) expect(result.analyzers_used).toContain(unit.metadata.analyzer);
     expect(new Set(result.units.map((u) => u.hash)).size).toBe(result.units.length);
     expect(autoRoute(text, analyzers, all).units.map((u) => u.hash)).toEqual(result.units.map((u) => u.hash));
   });
@@ -34,12 +42,14 @@ describe('autoRoute: corpus diffs', () => {
     const result = autoRoute(read('diff-mixed/tf-aws-eks-9fa75c0d-karpenter-tf-and-k8s-yaml.diff'), analyzers, all);
     expect(result.detections.map((d) => [d.path, d.detected_kind, d.analyzer])).toEqual([
       ['examples/karpenter/README.md', 'markdown', 'blackhole'],
-      ['examples/karpenter/inflate.yaml', 'yaml', 'blackhole'],
-      ['examples/karpenter/karpenter.yaml', 'yaml', 'blackhole'],
+      ['examples/karpenter/inflate.yaml', 'kubernetes-manifest', 'kubernetes'],
+      ['examples/karpenter/karpenter.yaml', 'kubernetes-manifest', 'kubernetes'],
       ['examples/karpenter/main.tf', 'terraform', 'terraform'],
       ['examples/karpenter/versions.tf', 'terraform', 'terraform'],
     ]);
-    expect(result.analyzers_used).toEqual(['blackhole', 'terraform']);
+    expect(result.analyzers_used).toEqual(['blackhole', 'kubernetes', 'terraform']);
+    expect(result.units.filter((u) => u.metadata.analyzer === 'kubernetes').map((u) => [u.name, u.action]))
+      .toEqual([['Deployment/inflate', 'create'], ['EC2NodeClass/default', 'create'], ['NodePool/default', 'create']]);
     const tfNames = result.units.filter((u) => u.metadata.analyzer === 'terraform').map((u) => u.name);
     expect(tfNames).toContain('kubectl_manifest.karpenter_node_pool');
     expect(tfNames).toContain('terraform');
@@ -70,7 +80,7 @@ describe('autoRoute: corpus diffs', () => {
 
   it('nothing matched and no enabled fallback → ValidationError', () => {
     const text = read('diff-mixed/msdemo-d91b7722f-cartservice-unprivileged-dockerfile-k8s.diff');
-    expect(() => autoRoute(text, analyzers, except('blackhole'))).toThrow(ValidationError);
+    expect(() => autoRoute(text, analyzers, except('blackhole', 'kubernetes', 'dockerfile'))).toThrow(ValidationError);
     expect(() => autoRoute(read('diff-tf/tf-aws-vpc-b3e7803-public-default-routes.diff'), analyzers, () => false)).toThrow(/analyzer disabled for the org/);
   });
 
@@ -81,6 +91,27 @@ describe('autoRoute: corpus diffs', () => {
     const result = autoRoute(text, analyzers, all);
     expect(result.detections.map((d) => [d.path, d.analyzer])).toEqual([['old.tf', 'terraform'], ['notes.md', 'blackhole']]);
     expect(result.units.map((u) => [u.name, u.action])).toEqual([['aws_iam_user.u', 'destroy'], ['notes.md', 'destroy']]);
+  });
+});
+
+describe('autoRoute: globs and sniffing of diff files', () => {
+  const added = (path: string, lines: string[]): string =>
+    [`diff --git a/${path} b/${path}`, 'new file mode 100644', '--- /dev/null', `+++ b/${path}`, `@@ -0,0 +1,${lines.length} @@`, ...lines.map((l) => `+${l}`), ''].join('\n');
+
+  it('matches globs naming a directory, and claims oddly named files by content (opt-in analyzers only)', () => {
+    const text = [
+      added('deploy/k8s/web.yml', ['apiVersion: v1', 'kind: Service', 'metadata:', '  name: web']),
+      added('ops/app.conf', ['apiVersion: v1', 'kind: Pod', 'metadata:', '  name: p', 'spec:', '  hostNetwork: true']),
+      added('build/web.containerfile.txt', ['FROM node:20', 'USER node']),
+      added('docs/README.md', ['# Example', '', 'resource "aws_s3_bucket" "b" {', '}']),
+    ].join('');
+    const result = autoRoute(text, analyzers, all);
+    expect(result.detections.map((d) => [d.path, d.analyzer, d.confidence])).toEqual([
+      ['deploy/k8s/web.yml', 'kubernetes', 1],
+      ['ops/app.conf', 'kubernetes', 0.9],
+      ['build/web.containerfile.txt', 'dockerfile', 0.85],
+      ['docs/README.md', 'blackhole', 0.1],
+    ]);
   });
 });
 
@@ -99,9 +130,21 @@ describe('autoRoute: blobs', () => {
   });
 
   it('gives an unrecognised blob to the fallback, with the path when known', () => {
-    const result = autoRoute(read('k8s-yaml/k8s-examples-minio-standalone-latest.yaml'), analyzers, all, { path: 'minio.yaml' });
-    expect(result.detections).toEqual([{ path: 'minio.yaml', detected_kind: 'yaml', analyzer: 'blackhole', confidence: 0.1, reason: REASON_UNRECOGNISED, fallback: true }]);
-    expect(result.units.map((u) => [u.name, u.metadata.analyzer])).toEqual([['minio.yaml', 'blackhole']]);
+    const result = autoRoute('replicaCount: 3\nimage:\n  tag: latest\n', analyzers, all, { path: 'values.yaml' });
+    expect(result.detections).toEqual([{ path: 'values.yaml', detected_kind: 'yaml', analyzer: 'blackhole', confidence: 0.1, reason: REASON_UNRECOGNISED, fallback: true }]);
+    expect(result.units.map((u) => [u.name, u.metadata.analyzer])).toEqual([['values.yaml', 'blackhole']]);
+  });
+
+  it.each([
+    ['k8s-yaml/k8s-examples-minio-standalone-latest.yaml', 'kubernetes', 'kubernetes-manifest'],
+    ['dockerfile/msdemo-frontend.Dockerfile', 'dockerfile', 'dockerfile'],
+    ['gha-workflow/checkov-security-pull-request-target.yml', 'github-actions', 'github-actions-workflow'],
+    ['cfn-template/awslabs-static-website-s3buckets.json', 'cloudformation', 'cloudformation-template'],
+  ])('sniffs a %s blob to %s', (rel, analyzer, kind) => {
+    const result = autoRoute(read(rel), analyzers, all, { path: 'oddly-named.txt' });
+    expect(result.detections[0]).toMatchObject({ analyzer, detected_kind: kind, fallback: false });
+    const off = autoRoute(read(rel), analyzers, except(analyzer));
+    expect(off.detections[0]).toMatchObject({ analyzer: 'blackhole', reason: REASON_DISABLED, fallback: true });
   });
 
   it('falls back when the sniffed analyzer rejects the input (truncated plan)', () => {

@@ -4,7 +4,10 @@
  *
  * - A unified diff is split per file; a file goes to the first enabled non-fallback analyzer
  *   (registry order) whose `fileGlobs` match its path (micromatch, `dot: true`, basename matching
- *   for slash-less globs). One detection entry per diff file, deletions included.
+ *   for slash-less globs). When no glob matches, analyzers that opt in (`sniffsDiffFiles`) sniff
+ *   the text the diff shows of the file (post-image; pre-image for a deletion), highest
+ *   confidence first, so a manifest named `app.yaml` is claimed by content. One detection entry
+ *   per diff file, deletions included.
  * - Any other input is one blob, matched by the analyzers' sniff hooks: the highest-confidence
  *   enabled analyzer wins (ties: registry order); with no sniff hit, `options.path` is matched
  *   against the globs.
@@ -54,7 +57,8 @@ export interface AutoRouteOptions {
 export const REASON_UNRECOGNISED = 'unrecognised content';
 export const REASON_DISABLED = 'analyzer disabled for the org';
 const FALLBACK_CONFIDENCE = 0.1;
-const GLOB_OPTIONS = { dot: true, matchBase: true };
+const PATH_GLOB_OPTIONS = { dot: true };
+const BASENAME_GLOB_OPTIONS = { dot: true, matchBase: true };
 
 interface Candidate {
   readonly analyzer: Analyzer;
@@ -109,9 +113,14 @@ interface Ctx {
 }
 
 function routeDiffFile(file: DiffFile, ctx: Ctx): Routed {
-  const candidates: Candidate[] = specific(ctx)
-    .filter((a) => (a.ingestDiffFile || a.ingest) && matchesGlobs(file.path, a))
+  const readers = specific(ctx).filter((a) => a.ingestDiffFile || a.ingest);
+  let candidates: Candidate[] = readers
+    .filter((a) => matchesGlobs(file.path, a))
     .map((a) => ({ analyzer: a, kind: a.name, confidence: 1 }));
+  if (candidates.length === 0) {
+    const shown = imageText(file, file.status === 'deleted' ? 'old' : 'new');
+    candidates = sniffed(readers.filter((a) => a.sniffsDiffFiles), shown);
+  }
   const run = (a: Analyzer): AnalysisUnit[] =>
     a.ingestDiffFile ? a.ingestDiffFile(file) : a.ingest!(imageText(file, 'new'), { path: file.path });
   return route(file.path, candidates, guessFileKind(file.path), ctx, run);
@@ -119,12 +128,7 @@ function routeDiffFile(file: DiffFile, ctx: Ctx): Routed {
 
 function routeBlob(input: string, ctx: Ctx): Routed {
   const path = ctx.options.path;
-  let candidates: Candidate[] = specific(ctx)
-    .filter((a) => a.ingest && a.sniff)
-    .map((a) => ({ analyzer: a, result: a.sniff!(input) }))
-    .filter((c) => c.result !== null && c.result.confidence > 0)
-    .map((c) => ({ analyzer: c.analyzer, kind: c.result!.kind, confidence: c.result!.confidence }))
-    .sort((x, y) => y.confidence - x.confidence); // stable: ties keep registry order
+  let candidates: Candidate[] = sniffed(specific(ctx).filter((a) => a.ingest), input);
   if (candidates.length === 0 && path) {
     candidates = specific(ctx)
       .filter((a) => a.ingest && matchesGlobs(path, a))
@@ -171,12 +175,26 @@ function route(
   return { units: [], detection: { path, detected_kind: kind, analyzer: null, confidence: 0, reason, fallback: false } };
 }
 
+/** Analyzers whose sniff hook claims `text`, highest confidence first (ties keep registry order). */
+function sniffed(analyzers: readonly Analyzer[], text: string): Candidate[] {
+  return analyzers
+    .filter((a) => a.sniff)
+    .map((a) => ({ analyzer: a, result: a.sniff!(text) }))
+    .filter((c) => c.result !== null && c.result.confidence > 0)
+    .map((c) => ({ analyzer: c.analyzer, kind: c.result!.kind, confidence: c.result!.confidence }))
+    .sort((x, y) => y.confidence - x.confidence); // stable: ties keep registry order
+}
+
 function specific(ctx: Ctx): Analyzer[] {
   return ctx.analyzers.filter((a) => !a.isFallback);
 }
 
+/**
+ * Basename matching applies to slash-less globs only: micromatch's `matchBase` would otherwise
+ * match every glob against the basename, so a glob naming a directory (`k8s/` anywhere in the path) never matched.
+ */
 function matchesGlobs(path: string, analyzer: Analyzer): boolean {
-  return analyzer.fileGlobs.length > 0 && micromatch.isMatch(path, [...analyzer.fileGlobs], GLOB_OPTIONS);
+  return analyzer.fileGlobs.some((glob) => micromatch.isMatch(path, glob, glob.includes('/') ? PATH_GLOB_OPTIONS : BASENAME_GLOB_OPTIONS));
 }
 
 function tag(units: readonly AnalysisUnit[], analyzer: string): AnalysisUnit[] {

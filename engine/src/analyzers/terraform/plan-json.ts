@@ -13,6 +13,7 @@
  */
 import { ValidationError } from '../../errors';
 import { hashUnit } from '../../ingest/hash';
+import { assertJsonDepth } from '../../ingest/json-depth';
 import type { AnalysisUnit, UnitAction } from '../types';
 import { isRecord, prepareChange } from './plan-values';
 import { renderResourceChange } from './render-change';
@@ -56,11 +57,13 @@ export function extractPlanJson(text: string): Record<string, unknown> {
 
 /**
  * Units for every `resource_changes` entry of a parsed plan, in plan order.
- * Throws ValidationError when `resource_changes` is not an array of change objects.
+ * Throws ValidationError when `resource_changes` is not an array of change objects, or nests
+ * deeper than MAX_JSON_DEPTH (json-depth.ts).
  */
 export function planJsonUnits(plan: Record<string, unknown>, analyzer: string): AnalysisUnit[] {
   const changes = plan.resource_changes ?? [];
   if (!Array.isArray(changes)) throw new ValidationError('Plan JSON: resource_changes must be an array');
+  assertJsonDepth(changes); // the per-change walks below recurse: refuse what would overflow the stack
   return changes.map((rc, i) => {
     try {
       return changeUnit(rc, i, analyzer);

@@ -1,0 +1,71 @@
+/**
+ * A CloudFormation template (YAML or JSON, SAM included) → one unit per entry of `Resources`
+ * (analysis-api.md "Analysis unit").
+ *
+ * - Unit: type = the resource's `Type` (`AWS::S3::Bucket`; `cloudformation_resource` when it has
+ *   none), name = the logical id, action `create`.
+ * - Body: `# file:` line, a comment naming the resource, then its source lines verbatim (for
+ *   JSON, from `"LogicalId": {` to its closing brace).
+ * - Parameters, Conditions and Mappings are not copied into units: a `!Ref` to a parameter is
+ *   shown as written and its default is in `metadata.parameters` only.
+ */
+import { isMap, isScalar, type Node, type YAMLMap } from 'yaml';
+import { ValidationError } from '../../errors';
+import type { AnalysisUnit } from '../types';
+import { fileHeader, makeUnit } from '../shared/unit';
+import { isEmptyDocument, pairSpan, parseYamlSource, sliceLines, type YamlSource } from '../shared/yaml-source';
+import { CFN_TAGS } from './intrinsics';
+
+export const DEFAULT_RESOURCE_TYPE = 'cloudformation_resource';
+
+/** Parses with the intrinsic tags. Throws ValidationError on bad YAML/JSON. */
+export function parseTemplate(text: string): YamlSource {
+  return parseYamlSource(text, CFN_TAGS);
+}
+
+/** The template's `Resources` map (node and plain data), or a ValidationError saying why the text is not a template. */
+function resourcesOf(source: YamlSource): { node: YAMLMap; value: Record<string, unknown> } {
+  const docs = source.docs.filter((d) => !isEmptyDocument(d));
+  if (docs.length !== 1 || !isMap(docs[0].contents)) throw new ValidationError('The input is not a CloudFormation template: expected one YAML or JSON map');
+  const resources = docs[0].contents.get('Resources', true);
+  if (!isMap(resources) || resources.items.length === 0) throw new ValidationError('The input is not a CloudFormation template: no Resources map');
+  const plain = (docs[0].toJS({ maxAliasCount: 1000 }) as { Resources?: unknown }).Resources;
+  return { node: resources, value: (plain && typeof plain === 'object' ? plain : {}) as Record<string, unknown> };
+}
+
+/** Units of one template. Throws ValidationError on bad YAML/JSON or a text that is not a template. */
+export function templateUnits(text: string, path: string | undefined, analyzer: string): AnalysisUnit[] {
+  const source = parseTemplate(text);
+  const { node: resources, value: plainResources } = resourcesOf(source);
+  const format = text.trimStart().startsWith('{') ? 'json' : 'yaml';
+  return resources.items.map((pair) => {
+    const logicalId = isScalar(pair.key) ? String(pair.key.value) : '';
+    const plain = plainResources[logicalId];
+    const resource = (plain && typeof plain === 'object' ? plain : {}) as Record<string, unknown>;
+    const type = typeof resource.Type === 'string' && resource.Type !== '' ? resource.Type : DEFAULT_RESOURCE_TYPE;
+    const span = pairSpan(source, pair.key as Node, pair.value as Node | null);
+    const body = [...fileHeader(path), `# CloudFormation resource ${logicalId} (${type})`, ...sliceLines(source, span)].join('\n');
+    return makeUnit(analyzer, { type, name: logicalId, action: 'create', body }, {
+      source: 'cloudformation', path: path ?? null, format, logical_id: logicalId, start_line: span.start, end_line: span.end,
+      condition: typeof resource.Condition === 'string' ? resource.Condition : null,
+      deletion_policy: typeof resource.DeletionPolicy === 'string' ? resource.DeletionPolicy : null,
+    });
+  });
+}
+
+/**
+ * Sniff hook: `AWSTemplateFormatVersion` → 0.95; a `Resources` map with an `AWS::` type → 0.85;
+ * else null.
+ */
+export function sniffTemplate(content: string): { kind: string; confidence: number } | null {
+  const versioned = /["']?AWSTemplateFormatVersion["']?\s*:/.test(content);
+  if (!versioned && !/["']?Type["']?\s*:\s*["']?AWS::/.test(content)) return null;
+  try {
+    const { value } = resourcesOf(parseTemplate(content));
+    if (versioned) return { kind: 'cloudformation-template', confidence: 0.95 };
+    const types = Object.values(value).map((r) => (r && typeof r === 'object' ? (r as { Type?: unknown }).Type : undefined));
+    return types.some((t) => typeof t === 'string' && t.startsWith('AWS::')) ? { kind: 'cloudformation-template', confidence: 0.85 } : null;
+  } catch {
+    return null;
+  }
+}

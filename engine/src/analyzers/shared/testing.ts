@@ -1,0 +1,36 @@
+/**
+ * Test helpers shared by the analyzers' corpus tests (not used by product code): the checks every
+ * whole-file analyzer must pass on a corpus file.
+ */
+import { expect } from 'vitest';
+import { corpusFile } from '../../../../tests/corpus';
+import type { AnalysisUnit, Analyzer } from '../types';
+
+/**
+ * Ingests corpus file `rel` with `analyzer` and checks: `expected` units; hashes are 64-hex,
+ * unique and identical on a second ingest (and on CRLF input); every body starts with the
+ * `# file:` line and every other non-comment body line is a line of the source, so evidence
+ * quoted from a body can be found in the file. Returns the units.
+ */
+export function expectCorpusUnits(analyzer: Analyzer, rel: string, expected: number): AnalysisUnit[] {
+  const text = corpusFile(rel).toString('utf8');
+  const units = analyzer.ingest!(text, { path: rel });
+  expect(units).toHaveLength(expected);
+  const hashes = units.map((u) => u.hash);
+  for (const hash of hashes) expect(hash).toMatch(/^[0-9a-f]{64}$/);
+  expect(new Set(hashes).size).toBe(units.length);
+  expect(analyzer.ingest!(text, { path: rel }).map((u) => u.hash)).toEqual(hashes);
+  const lf = text.replace(/\r\n?/g, '\n');
+  expect(analyzer.ingest!(lf.replace(/\n/g, '\r\n'), { path: rel }).map((u) => u.hash)).toEqual(analyzer.ingest!(lf, { path: rel }).map((u) => u.hash));
+  const sourceLines = new Set(lf.split('\n'));
+  for (const unit of units) {
+    const lines = unit.body.split('\n');
+    expect(lines[0]).toBe(`# file: ${rel}`);
+    const content = lines.filter((l) => !l.startsWith('# ') && l !== 'jobs:' && l.trim() !== '');
+    expect(content.length, unit.name).toBeGreaterThan(0);
+    for (const line of content) expect(sourceLines.has(line), `${unit.name}: ${line}`).toBe(true);
+    expect(unit.action).toBe('create');
+    expect(unit.metadata.path).toBe(rel);
+  }
+  return units;
+}
