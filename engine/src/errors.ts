@@ -36,6 +36,17 @@ export class ConflictError extends AppError {
 export class PayloadTooLargeError extends AppError {
   constructor(detail: string, extra?: Record<string, unknown>) { super(413, detail, extra); }
 }
+/** 415: a JSON endpoint given a body of another media type. */
+export class UnsupportedMediaTypeError extends AppError {
+  constructor(detail: string, extra?: Record<string, unknown>) { super(415, detail, extra); }
+}
+/**
+ * 429: a bounded resource is full. `retryAfterSeconds` is sent as the Retry-After header
+ * (RFC 9110 section 10.2.3) by the server's error middleware.
+ */
+export class TooManyRequestsError extends AppError {
+  constructor(detail: string, readonly retryAfterSeconds: number | null = null, extra?: Record<string, unknown>) { super(429, detail, extra); }
+}
 export class ValidationError extends AppError {
   constructor(detail: string, extra?: Record<string, unknown>) { super(422, detail, extra); }
 }

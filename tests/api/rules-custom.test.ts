@@ -165,10 +165,10 @@ describe('categories and custom rules', () => {
     expect((await server.api(RULES, { method: 'POST', json: newRule({ severity: 'SEVERE' }) })).status).toBe(422);
     expect((await server.api(RULES, { method: 'POST', json: newRule({ analyzers: [] }) })).status).toBe(422);
     expect((await server.api(RULES, { method: 'POST', json: newRule({ category: 'nope', title: 'Unknown category' }) })).status).toBe(422);
-    expect((await server.api(RULES, { method: 'POST', json: newRule({ analyzers: ['kubernetes'], title: 'Unknown analyzer' }) })).status).toBe(404);
+    expect((await server.api(RULES, { method: 'POST', json: newRule({ analyzers: ['cobol'], title: 'Unknown analyzer' }) })).status).toBe(404);
     expect((await server.api(`${RULES}/CUSTOM-NO-PUBLIC-S3-BUCKETS`, { method: 'PATCH', json: { rule_id: 'X' } })).status).toBe(422);
     expect((await server.api(`${RULES}/CUSTOM-NOPE`, { method: 'PATCH', json: { enabled: false } })).status).toBe(404);
-    expect((await server.api(`${RULES}?enabled=maybe`)).status).toBe(422);
+    expect((await server.api(`${RULES}?enabled=maybe`)).status).toBe(400); // unknown filter value
     expect((await server.api(CATEGORIES, { method: 'POST', json: { name: '!!!' } })).status).toBe(422);
   });
 });

@@ -239,11 +239,11 @@ describe('findings: roles, tenancy, validation', () => {
     expect((await patch(f, { status: 'closed' })).status).toBe(422);
     expect((await patch(f, { status: 'suppressed', reason_code: 'because' })).status).toBe(422);
     expect((await patch({ ...f, resource_hash: 'unknown' }, { status: 'open' })).status).toBe(404);
-    for (const q of ['limit=0', 'limit=1001', 'offset=-1', 'status=closed', 'severity=SEVERE']) {
-      expect((await server.api(`/findings?${q}`)).status).toBe(422);
-    }
+    for (const q of ['limit=0', 'limit=1001', 'offset=-1']) expect((await server.api(`/findings?${q}`)).status).toBe(422);
+    // Unknown filter values and parameters are 400 (identity-api.md "Errors": unknown filter).
+    for (const q of ['status=closed', 'severity=SEVERE', 'colour=red']) expect((await server.api(`/findings?${q}`)).status).toBe(400);
     for (const days of ['0', '366', 'x']) expect((await server.api(`/findings/summary?days=${days}`)).status).toBe(422);
     expect((await server.api('/feedback?limit=1001')).status).toBe(422);
-    expect((await server.api('/rule-proposals?status=maybe')).status).toBe(422);
+    expect((await server.api('/rule-proposals?status=maybe')).status).toBe(400);
   });
 });

@@ -3,6 +3,7 @@ import { ValidationError } from '../errors';
 import type { ReportModel } from './model';
 import { TEMPLATE_LIMITS, type RenderedReport, type ReportFormat } from './render';
 import type { SandboxJob, SandboxReply } from './template-sandbox-impl';
+import { FairQueue, TEMPLATE_SANDBOX_DEFAULTS, type SandboxLimits } from './template-sandbox-queue';
 
 /**
  * Org templates run off the main thread (analysis-api.md "Report templates": rendering is
@@ -10,107 +11,170 @@ import type { SandboxJob, SandboxReply } from './template-sandbox-impl';
  * anything but its variables fails with 422 quickly and never stalls the server).
  *
  * LiquidJS's own limits (render/parse/memory, own properties only; report/render.ts) still
- * apply inside the worker; the worker adds what a thread of its own can: the event loop that
+ * apply inside a worker; each worker adds what a thread of its own can: the event loop that
  * serves requests never runs template code, a heap cap (`resourceLimits`) and a wall-clock
  * watchdog that terminates the worker (then replaced) if a render outlives its budget.
- * Jobs run one at a time on one worker, in order.
+ *
+ * Issue 14: a pool of workers shared fairly between orgs (template-sandbox-queue.ts): each org
+ * has a concurrency cap and a bounded queue, so one org's slow templates delay only its own
+ * renders, and its overflow answers 429 with Retry-After.
  */
 
 /** Watchdog: LiquidJS's renderLimit plus this grace, then the worker is terminated. */
 const WATCHDOG_GRACE_MS = 2_000;
 const WORKER_HEAP_MB = 256;
+/** Retry-After of a refused render: the longest one render may hold a worker, in seconds. */
+const RETRY_AFTER_SECONDS = Math.ceil((TEMPLATE_LIMITS.renderMs + WATCHDOG_GRACE_MS) / 1000);
 
-type Pending = { job: SandboxJob; resolve: (r: SandboxReply) => void };
 type JobInput = SandboxJob extends infer J ? (J extends SandboxJob ? Omit<J, 'id'> : never) : never;
 
-class SandboxPool {
-  private worker: Worker | null = null;
+/** One worker thread running one job at a time; restarted lazily after it dies or is killed. */
+class SandboxWorker {
   private ready: Promise<Worker> | null = null;
-  private readonly queue: Pending[] = [];
-  private running: Pending | null = null;
-  private timer: NodeJS.Timeout | null = null;
+  private thread: Worker | null = null;
+  private current: { id: number; worker: Worker; resolve: (r: SandboxReply) => void; timer: NodeJS.Timeout } | null = null;
   private nextId = 1;
 
-  run(job: JobInput): Promise<SandboxReply> {
+  /** Runs `job`; never rejects (a failure is an `ok: false` reply). */
+  async run(job: JobInput): Promise<SandboxReply> {
+    const id = this.nextId++;
+    let worker: Worker;
+    try {
+      worker = await this.start();
+    } catch (error) {
+      this.ready = null;
+      return { type: 'result', id, ok: false, message: `template sandbox unavailable: ${(error as Error).message}` };
+    }
     return new Promise((resolve) => {
-      this.queue.push({ job: { ...job, id: this.nextId++ } as SandboxJob, resolve });
-      void this.pump();
+      const timer = setTimeout(() => {
+        this.fail(worker, `template failed to render: exceeded ${TEMPLATE_LIMITS.renderMs} ms`);
+        void worker.terminate();
+      }, TEMPLATE_LIMITS.renderMs + WATCHDOG_GRACE_MS);
+      timer.unref();
+      this.current = { id, worker, resolve, timer };
+      worker.postMessage({ ...job, id } as SandboxJob);
     });
+  }
+
+  /** Stops the thread (when the pool shrinks); only called while idle. */
+  retire(): void {
+    void this.thread?.terminate();
+    this.thread = null;
+    this.ready = null;
   }
 
   private start(): Promise<Worker> {
     if (this.ready) return this.ready;
-    this.ready = new Promise<Worker>((resolve, reject) => {
+    const ready = new Promise<Worker>((resolve, reject) => {
       const worker = new Worker(new URL('./template-sandbox-worker.mjs', import.meta.url), {
         resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
         stdout: false, stderr: false,
       });
       worker.unref();
       worker.on('message', (msg: SandboxReply | { type: 'ready' }) => {
-        if (msg.type === 'ready') { this.worker = worker; resolve(worker); return; }
+        if (msg.type === 'ready') { this.thread = worker; resolve(worker); return; }
         this.finish(msg);
       });
       worker.on('error', (error) => {
-        if (this.worker !== worker) reject(error);
+        reject(error); // no-op once ready
         this.fail(worker, `template failed to render: ${error.message}`);
       });
       worker.on('exit', () => this.fail(worker, 'template failed to render: sandbox stopped'));
     });
-    return this.ready;
-  }
-
-  private async pump(): Promise<void> {
-    if (this.running || this.queue.length === 0) return;
-    const next = this.queue.shift()!;
-    this.running = next;
-    let worker: Worker;
-    try {
-      worker = await this.start();
-    } catch (error) {
-      this.ready = null;
-      this.finish({ type: 'result', id: next.job.id, ok: false, message: `template sandbox unavailable: ${(error as Error).message}` });
-      return;
-    }
-    this.timer = setTimeout(() => {
-      this.fail(worker, `template failed to render: exceeded ${TEMPLATE_LIMITS.renderMs} ms`);
-      void worker.terminate();
-    }, TEMPLATE_LIMITS.renderMs + WATCHDOG_GRACE_MS);
-    this.timer.unref();
-    worker.postMessage(next.job);
+    this.ready = ready;
+    return ready;
   }
 
   private finish(reply: SandboxReply): void {
-    if (!this.running || this.running.job.id !== reply.id) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    const done = this.running;
-    this.running = null;
+    if (!this.current || this.current.id !== reply.id) return;
+    const done = this.current;
+    this.current = null;
+    clearTimeout(done.timer);
     done.resolve(reply);
-    void this.pump();
   }
 
-  /** The worker died or was killed: fail the job in flight, replace the worker for the rest. */
+  /** `worker` died or was killed: fail its job in flight; the next job starts a new thread. */
   private fail(worker: Worker, message: string): void {
-    if (this.worker === worker || this.worker === null) { this.worker = null; this.ready = null; }
-    if (this.running) this.finish({ type: 'result', id: this.running.job.id, ok: false, message });
+    if (this.thread === worker) { this.thread = null; this.ready = null; }
+    if (this.current?.worker !== worker) return;
+    this.finish({ type: 'result', id: this.current.id, ok: false, message });
+  }
+}
+
+type Pending = { job: JobInput; resolve: (r: SandboxReply) => void };
+
+/** Workers plus fair admission: a free worker takes the next job FairQueue allows. */
+class SandboxPool {
+  private readonly queue = new FairQueue<Pending>(TEMPLATE_SANDBOX_DEFAULTS, RETRY_AFTER_SECONDS);
+  private readonly idle: SandboxWorker[] = [];
+  private workers = 0;
+
+  configure(limits: SandboxLimits): void {
+    this.queue.setLimits(limits);
+    this.pump();
+  }
+
+  /** Queues `job` for `orgId`; TooManyRequestsError (429) when its queue is full. */
+  run(orgId: string, job: JobInput): Promise<SandboxReply> {
+    return new Promise((resolve) => {
+      this.queue.enqueue(orgId, { job, resolve });
+      this.pump();
+    });
+  }
+
+  private pump(): void {
+    while (this.idle.length > this.queue.poolSize) { this.idle.pop()!.retire(); this.workers -= 1; }
+    for (;;) {
+      if (this.idle.length === 0 && this.workers >= this.queue.poolSize) return;
+      const next = this.queue.take();
+      if (!next) return;
+      let worker = this.idle.pop();
+      if (!worker) { worker = new SandboxWorker(); this.workers += 1; }
+      void this.runOn(worker, next.orgId, next.job);
+    }
+  }
+
+  private async runOn(worker: SandboxWorker, orgId: string, pending: Pending): Promise<void> {
+    const reply = await worker.run(pending.job);
+    this.queue.done(orgId);
+    this.idle.push(worker);
+    pending.resolve(reply);
+    this.pump();
   }
 }
 
 const pool = new SandboxPool();
 
 /**
- * Renders `model` with an org template `source` in the sandbox worker. Returns
- * `{content, contentType}`; throws ValidationError (422) "template failed to render: ..." for
- * any failure (syntax, strict variables, time, memory, output size, a killed worker).
+ * Sets the sandbox's capacity (config `templates`): pool size, per-org concurrency, per-org and
+ * total queue lengths. Applies to jobs started from now on; workers over a smaller pool size
+ * stop when idle. The pool is process-wide, so the last call wins.
  */
-export async function renderUntrusted(model: ReportModel, format: ReportFormat, source: string): Promise<RenderedReport> {
-  const reply = await pool.run({ op: 'render', model, format, source });
-  if (!reply.ok) throw new ValidationError(reply.message.startsWith('template failed to render') ? reply.message : `template failed to render: ${reply.message}`);
+export function configureTemplateSandbox(limits: SandboxLimits): void {
+  pool.configure(limits);
+}
+
+function renderError(message: string): ValidationError {
+  return new ValidationError(message.startsWith('template failed to render') ? message : `template failed to render: ${message}`);
+}
+
+/**
+ * Renders `model` with an org template `source` in a sandbox worker, queued fairly among
+ * `orgId`'s renders. Returns `{content, contentType}`; throws ValidationError (422) "template
+ * failed to render: ..." for any failure (syntax, strict variables, time, memory, output size,
+ * a killed worker) and TooManyRequestsError (429, Retry-After) when the org's queue is full.
+ */
+export async function renderUntrusted(orgId: string, model: ReportModel, format: ReportFormat, source: string): Promise<RenderedReport> {
+  const reply = await pool.run(orgId, { op: 'render', model, format, source });
+  if (!reply.ok) throw renderError(reply.message);
   return { content: reply.content, contentType: reply.contentType as RenderedReport['contentType'] };
 }
 
-/** validateTemplateSource (report/render.ts) in the sandbox worker; ValidationError (422) on failure. */
-export async function validateUntrusted(source: string, format: ReportFormat): Promise<void> {
-  const reply = await pool.run({ op: 'validate', format, source });
-  if (!reply.ok) throw new ValidationError(reply.message.startsWith('template failed to render') ? reply.message : `template failed to render: ${reply.message}`);
+/**
+ * validateTemplateSource (report/render.ts) in a sandbox worker for `orgId`; ValidationError
+ * (422) on failure, TooManyRequestsError (429) when the org's queue is full.
+ */
+export async function validateUntrusted(orgId: string, source: string, format: ReportFormat): Promise<void> {
+  const reply = await pool.run(orgId, { op: 'validate', format, source });
+  if (!reply.ok) throw renderError(reply.message);
 }

@@ -60,7 +60,7 @@ export async function createTemplate(ctx: IdentityCtx, orgId: string, input: z.i
     org_id: orgId, template_id: templateSlug(input.name), name: input.name, format: input.format, source: input.source,
     is_default: input.is_default, is_builtin_seed: false, created_by: actor(ctx), created_at: ctx.engine.now().toISOString(), updated_at: null,
   };
-  await validateUntrusted(input.source, input.format);
+  await validateUntrusted(orgId, input.source, input.format);
   try {
     await ctx.engine.stores.templates.insert({ ...doc });
   } catch (error) {
@@ -94,7 +94,7 @@ export async function getTemplate(ctx: EngineContext, orgId: string, templateId:
  */
 export async function updateTemplate(ctx: IdentityCtx, orgId: string, templateId: string, input: z.infer<typeof UpdateTemplateSchema>) {
   const before = await requireTemplate(ctx.engine, orgId, templateId);
-  if (input.source !== undefined) await validateUntrusted(input.source, before.format);
+  if (input.source !== undefined) await validateUntrusted(orgId, input.source, before.format);
   const after = await ctx.engine.stores.templates.update(orgId, templateId, { ...input, updated_at: ctx.engine.now().toISOString() });
   if (!after) throw new NotFoundError(`Template '${templateId}' not found`);
   if (input.is_default) await ctx.engine.stores.templates.clearDefaults(orgId, after.format, templateId);

@@ -46,6 +46,25 @@ export function param(req: Request, name: string): string {
 
 export const booleanQuery = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
+/**
+ * The `query` of a route that takes no query parameters: the app answers 400 for any parameter
+ * but the credential the auth layer reads (identity-api.md "Errors": unknown filter).
+ */
+export const NO_QUERY = z.object({});
+
+/**
+ * A `since`/`until` query value (identity-api.md "Metrics and audit": ISO-8601, inclusive): a
+ * date-time with `Z` or an offset, or a plain date `YYYY-MM-DD` read in UTC. Returns the ISO
+ * instant string: a plain date is its first millisecond for `bound` 'start' (since) and its last
+ * for 'end' (until), so both bounds include the whole day. Anything else fails validation (422).
+ */
+export function instantQuery(bound: 'start' | 'end') {
+  return z.union([z.iso.datetime({ offset: true }), z.iso.date()]).transform((v) => {
+    if (v.includes('T')) return new Date(v).toISOString();
+    return `${v}T${bound === 'start' ? '00:00:00.000' : '23:59:59.999'}Z`;
+  });
+}
+
 /** Pagination query fields (limit bounded as the spec's page sizes). */
 export function pageQuery(maxLimit: number, defaultLimit: number) {
   return {
