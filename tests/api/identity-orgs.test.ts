@@ -21,9 +21,10 @@ describe('organizations, members, keys, teams and invitations', () => {
   });
   afterAll(async () => { await server.close(); });
 
-  it('org info: 401 / 404 other org / 200 for any member', async () => {
+  it('org info: 401 / 403 not a member / 404 unknown / 200 for any member', async () => {
     expect((await anon().get(`/orgs/${orgId}`)).status).toBe(401);
-    expect((await outsider.client.get(`/orgs/${orgId}`)).status).toBe(404);
+    expect((await outsider.client.get(`/orgs/${orgId}`)).status).toBe(403);
+    expect((await outsider.client.get('/orgs/org_missing')).status).toBe(404);
     const info = await viewer.client.get(`/orgs/${orgId}`);
     expect(info.body).toEqual({
       org_id: orgId, name: 'Org One', plan_tier: 'free', quota: { monthly_budget_usd: null },

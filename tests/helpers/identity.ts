@@ -71,8 +71,22 @@ export async function registerUser(server: TestServer, email: string, options: {
   return { client, userId: res.body.user_id as string, orgId: res.body.org_id as string | null, role: res.body.role as string | null };
 }
 
-/** Adds a registered user to `owner`'s org at `role` and signs them in again so the session carries the org. */
+/**
+ * Registers a user who joins `owner`'s org at `role` by accepting an invitation addressed to
+ * them (so the org administers the account, unlike an add by e-mail); the session is scoped to
+ * the org.
+ */
 export async function memberOf(server: TestServer, owner: Client, orgId: string, email: string, role: string) {
+  const user = await registerUser(server, email);
+  const invite = await owner.post(`/orgs/${orgId}/invites`, { email, role });
+  if (invite.status !== 201) throw new Error(`invite ${email}: ${invite.status} ${invite.text}`);
+  const accepted = await user.client.post(`/auth/me/invitations/${invite.body.invite_id}/accept`);
+  if (accepted.status !== 200) throw new Error(`accept ${email}: ${accepted.status} ${accepted.text}`);
+  return user;
+}
+
+/** Registers a user and adds them to `owner`'s org by e-mail (POST /orgs/{org_id}/members), then switches the session there. */
+export async function addedByEmail(server: TestServer, owner: Client, orgId: string, email: string, role: string) {
   const user = await registerUser(server, email);
   const added = await owner.post(`/orgs/${orgId}/members`, { email, role });
   if (added.status !== 201) throw new Error(`add ${email}: ${added.status} ${added.text}`);

@@ -22,6 +22,6 @@ export async function otherOrg(server: TestServer): Promise<{ orgId: string; hea
   const orgId = `org_${randomBytes(6).toString('hex')}`;
   await engine.stores.orgs.ensure({ org_id: orgId, name: `Other ${orgId}`, slug: orgId }, engine.now().toISOString());
   const actor = { userId: null, keyId: null, email: null, isSuperadmin: false, ip: null, requestId: null };
-  const key = await createApiKey({ engine, actor }, orgId, { role: 'owner', name: 'other-org', ip_allowlist: null });
+  const key = await createApiKey({ engine, actor }, orgId, { role: 'owner', name: 'other-org', ip_allowlist: null }, 'owner');
   return { orgId, headers: { 'X-API-Key': key.key } };
 }

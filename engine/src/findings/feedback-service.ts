@@ -52,10 +52,14 @@ export function feedbackActor(ctx: IdentityCtx): string | null {
 export async function appendFeedback(
   ctx: EngineContext,
   orgId: string,
-  finding: Pick<FindingDoc, 'resource_hash' | 'rule_id' | 'severity'>,
-  entry: { verdict: Verdict; reason_code: ReasonCode | null; comment: string; source: FeedbackSource; actor: string | null; trusted?: boolean },
+  finding: Pick<FindingDoc, 'resource_hash' | 'rule_id'> & { severity: FindingDoc['severity'] | null },
+  entry: {
+    verdict: Verdict; reason_code: ReasonCode | null; comment: string; source: FeedbackSource; actor: string | null; trusted?: boolean;
+    /** Code-host sources: where the decision was made, and the analysis (namespace) it is about. */
+    provenance?: FeedbackDoc['provenance']; namespace?: string;
+  },
 ): Promise<FeedbackDoc> {
-  const namespaces = await ctx.stores.resources.namespacesOf(orgId, finding.resource_hash);
+  const namespaces = entry.namespace ? [entry.namespace] : await ctx.stores.resources.namespacesOf(orgId, finding.resource_hash);
   const doc: FeedbackDoc = {
     org_id: orgId,
     feedback_id: sortableId('fb'),
@@ -69,7 +73,7 @@ export async function appendFeedback(
     source: entry.source,
     actor: entry.actor,
     trusted: entry.trusted ?? (entry.source === 'dashboard_triage' || entry.source === 'api'),
-    provenance: { provider: null, repo: null, pr_number: null, comment_id: null },
+    provenance: entry.provenance ?? { provider: null, repo: null, pr_number: null, comment_id: null },
     created_at: ctx.now().toISOString(),
   };
   await ctx.stores.feedback.append({ ...doc });

@@ -1,8 +1,8 @@
-import { NotFoundError } from '../errors';
+import { ForbiddenError, NotFoundError } from '../errors';
 import { recordAudit } from '../audit/record';
 import { isoNow, type IdentityCtx } from './context';
 import { randomId, randomToken, sha256Hex } from './secrets';
-import type { ApiKeyDoc, OrgRole } from './types';
+import { ORG_ROLE_RANK, type ApiKeyDoc, type OrgRole } from './types';
 
 /** Presenter: identity-api.md "Service-account key" (never the raw key or its hash). */
 export function presentKey(k: ApiKeyDoc) {
@@ -12,9 +12,14 @@ export function presentKey(k: ApiKeyDoc) {
 /**
  * POST /auth/keys: creates a service-account key in `orgId`. The raw key is returned once and
  * only its SHA-256 is stored. `ipAllowlist` entries are validated by the caller's schema.
- * Audited api_key.create.
+ * `grantorRole` is the caller's effective role: a key never carries more than its creator
+ * holds now (an admin cannot mint an owner key; a demoted session cannot mint its old role),
+ * else ForbiddenError (403). Audited api_key.create.
  */
-export async function createApiKey(ctx: IdentityCtx, orgId: string, input: { role: OrgRole; name: string | null; ip_allowlist: string[] | null }) {
+export async function createApiKey(ctx: IdentityCtx, orgId: string, input: { role: OrgRole; name: string | null; ip_allowlist: string[] | null }, grantorRole: OrgRole) {
+  if (ORG_ROLE_RANK[input.role] > ORG_ROLE_RANK[grantorRole]) {
+    throw new ForbiddenError(`A key cannot have a role (${input.role}) above yours (${grantorRole})`);
+  }
   const raw = randomToken('pwk_');
   const doc: ApiKeyDoc = {
     org_id: orgId, key_id: randomId('key'), key_hash: sha256Hex(raw), role: input.role, name: input.name,

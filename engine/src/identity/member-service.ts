@@ -1,5 +1,6 @@
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../errors';
 import { recordAudit } from '../audit/record';
+import { assertOrgAdministersAccount } from './account-stewardship';
 import { isoNow, type IdentityCtx } from './context';
 import { hashPassword, randomPassword } from './secrets';
 import type { MembershipDoc, OrgRole, UserDoc } from './types';
@@ -42,13 +43,15 @@ export async function getMember(ctx: IdentityCtx, orgId: string, userId: string)
 /**
  * POST /orgs/{org_id}/members: adds an already-registered account by e-mail. 404 unknown
  * e-mail; 409 already a member; 422 (schema) owner role. Returns `{user_id, org_id, role}`.
+ * The membership is marked `added_by_email`: the account did not choose the org, so the org
+ * never administers it (no org resets of its password or 2FA; account-stewardship.ts).
  */
 export async function addMember(ctx: IdentityCtx, orgId: string, input: { email: string; role: OrgRole }) {
   const user = await ctx.engine.stores.users.byEmail(input.email);
   if (!user) throw new NotFoundError('No account with that e-mail');
   if (await ctx.engine.stores.memberships.get(orgId, user.user_id)) throw new ConflictError('Already a member');
   const now = isoNow(ctx);
-  const m = await ctx.engine.stores.memberships.insert({ org_id: orgId, user_id: user.user_id, role: input.role, is_active: true, created_at: now, updated_at: now });
+  const m = await ctx.engine.stores.memberships.insert({ org_id: orgId, user_id: user.user_id, role: input.role, is_active: true, added_by_email: true, created_at: now, updated_at: now });
   await recordAudit(ctx, { orgId, action: 'member.add', targetType: 'membership', targetId: user.user_id, before: null, after: snapshot(m) });
   return { user_id: user.user_id, org_id: orgId, role: m.role };
 }
@@ -107,37 +110,75 @@ export async function leaveOrganization(ctx: IdentityCtx, userId: string, orgId:
   return { left_org_id: orgId, org_id: next?.org_id ?? null, role: next?.role ?? null };
 }
 
-async function localAccount(ctx: IdentityCtx, orgId: string | null, userId: string): Promise<UserDoc> {
-  if (orgId !== null) await target(ctx, orgId, userId);
+async function account(ctx: IdentityCtx, userId: string): Promise<UserDoc> {
   const user = await ctx.engine.stores.users.get(userId);
   if (!user) throw new NotFoundError('Member not found');
   return user;
 }
 
-/**
- * Resets a member's password to a random one returned once, ending every session of the
- * account (identity-api.md "Session"). 400 self or SSO/social account; 404. `orgId` null is the
- * account-wide admin variant. Audited member.password_reset / user.password_reset.
- */
-export async function resetPassword(ctx: IdentityCtx, orgId: string | null, userId: string): Promise<{ temporary_password: string }> {
-  const user = await localAccount(ctx, orgId, userId);
+async function localAccount(ctx: IdentityCtx, orgId: string | null, userId: string): Promise<UserDoc> {
+  if (orgId !== null) await target(ctx, orgId, userId);
+  return account(ctx, userId);
+}
+
+/** An org admin's reset target: a member (400 self, 404) the org administers (403 otherwise). */
+async function administeredAccount(ctx: IdentityCtx, orgId: string, userId: string, callerRole: OrgRole): Promise<UserDoc> {
+  const membership = await target(ctx, orgId, userId);
+  const user = await account(ctx, userId);
+  await assertOrgAdministersAccount(ctx, membership, user, callerRole);
+  return user;
+}
+
+async function setTemporaryPassword(ctx: IdentityCtx, orgId: string | null, user: UserDoc): Promise<{ temporary_password: string }> {
   if (user.auth_provider !== 'local') throw new BadRequestError('The account signs in through an identity provider');
   const temporary = randomPassword();
-  await ctx.engine.stores.users.revokeSessions(userId, isoNow(ctx), { password_hash: await hashPassword(temporary) });
-  await recordAudit(ctx, { orgId, action: orgId ? 'member.password_reset' : 'user.password_reset', targetType: 'user', targetId: userId, before: null, after: { password_reset: true } });
+  await ctx.engine.stores.users.revokeSessions(user.user_id, isoNow(ctx), { password_hash: await hashPassword(temporary) });
+  await recordAudit(ctx, { orgId, action: orgId ? 'member.password_reset' : 'user.password_reset', targetType: 'user', targetId: user.user_id, before: null, after: { password_reset: true } });
   return { temporary_password: temporary };
 }
 
-/**
- * Clears a member's 2FA (secret and recovery codes) and ends their sessions. 400 self; 404.
- * Audited member.2fa_reset / user.2fa_reset.
- */
-export async function resetTwoFactor(ctx: IdentityCtx, orgId: string | null, userId: string): Promise<{ detail: string }> {
-  const user = await localAccount(ctx, orgId, userId);
-  await ctx.engine.stores.users.revokeSessions(userId, isoNow(ctx), { two_factor: { enabled: false, secret: null, pending_secret: null, recovery_codes: [] } });
+async function clearTwoFactor(ctx: IdentityCtx, orgId: string | null, user: UserDoc): Promise<{ detail: string }> {
+  await ctx.engine.stores.users.revokeSessions(user.user_id, isoNow(ctx), { two_factor: { enabled: false, secret: null, pending_secret: null, recovery_codes: [] } });
   await recordAudit(ctx, {
-    orgId, action: orgId ? 'member.2fa_reset' : 'user.2fa_reset', targetType: 'user', targetId: userId,
+    orgId, action: orgId ? 'member.2fa_reset' : 'user.2fa_reset', targetType: 'user', targetId: user.user_id,
     before: { two_factor_enabled: user.two_factor.enabled }, after: { two_factor_enabled: false },
   });
   return { detail: 'Two-factor authentication was reset' };
+}
+
+/**
+ * A platform administrator's password reset (the /admin mirrors only: no stewardship check):
+ * a random password returned once, every session of the account ended (identity-api.md
+ * "Session"). `orgId` names the org of the member mirror (400 self, 404 not a member), null the
+ * account-wide variant (404 unknown account). 400 SSO/social account. Audited
+ * member.password_reset / user.password_reset. Org routes use `orgResetPassword`.
+ */
+export async function resetPassword(ctx: IdentityCtx, orgId: string | null, userId: string): Promise<{ temporary_password: string }> {
+  return setTemporaryPassword(ctx, orgId, await localAccount(ctx, orgId, userId));
+}
+
+/**
+ * A platform administrator's 2FA reset (the /admin mirrors only): clears the secret and
+ * recovery codes and ends the account's sessions. 400 self; 404. Audited member.2fa_reset /
+ * user.2fa_reset. Org routes use `orgResetTwoFactor`.
+ */
+export async function resetTwoFactor(ctx: IdentityCtx, orgId: string | null, userId: string): Promise<{ detail: string }> {
+  return clearTwoFactor(ctx, orgId, await localAccount(ctx, orgId, userId));
+}
+
+/**
+ * POST /orgs/{org_id}/members/{user_id}/reset-password by an org admin whose effective role is
+ * `callerRole`: as `resetPassword`, but only for an account the org administers
+ * (account-stewardship.ts), else 403 naming why. 400 self or SSO account; 404 not a member.
+ */
+export async function orgResetPassword(ctx: IdentityCtx, orgId: string, userId: string, callerRole: OrgRole): Promise<{ temporary_password: string }> {
+  return setTemporaryPassword(ctx, orgId, await administeredAccount(ctx, orgId, userId, callerRole));
+}
+
+/**
+ * POST /orgs/{org_id}/members/{user_id}/reset-2fa (or 2fa-reset) by an org admin at
+ * `callerRole`: as `resetTwoFactor`, only for an account the org administers, else 403.
+ */
+export async function orgResetTwoFactor(ctx: IdentityCtx, orgId: string, userId: string, callerRole: OrgRole): Promise<{ detail: string }> {
+  return clearTwoFactor(ctx, orgId, await administeredAccount(ctx, orgId, userId, callerRole));
 }

@@ -13,22 +13,56 @@ export interface GateOutcome {
 }
 
 /**
+ * How a rule's findings weigh on the gate when it is not the plain severity rule: `off` never
+ * counts, `review` counts as awaiting review while unresolved, `fail` blocks while unresolved
+ * (the injection scanner's `analysis.injection_scan_gate`).
+ */
+export type RuleGateMode = 'off' | 'review' | 'fail';
+
+export interface GateOptions {
+  /** Per rule id, a mode replacing the severity rule for that rule's findings. */
+  readonly ruleModes?: ReadonlyMap<string, RuleGateMode>;
+}
+
+/**
  * Evaluates the gate over the triage records of `hashes` (analysis-api.md "Commit status posted
  * to a pull request": an open finding at or above the gate blocks — the spec's gate is HIGH —
  * needs_review findings are counted apart; suppressed, acknowledged and false_positive never
- * block). `gate` is the least severe level that blocks.
+ * block). `gate` is the least severe level that blocks. A rule named in `options.ruleModes`
+ * follows its mode instead while its finding is open or needs_review.
  */
-export async function evaluateGate(ctx: EngineContext, orgId: string, hashes: readonly string[], gate: Severity): Promise<GateOutcome> {
+export async function evaluateGate(ctx: EngineContext, orgId: string, hashes: readonly string[], gate: Severity, options: GateOptions = {}): Promise<GateOutcome> {
   const records = hashes.length === 0 ? [] : await ctx.stores.findings.forResources(orgId, hashes);
   const open = Object.fromEntries(SEVERITY_ORDER.map((s) => [s, 0])) as Record<Severity, number>;
   let needsReview = 0;
+  let forcedBlocking = 0;
   for (const record of records) {
+    const unresolved = record.status === 'open' || record.status === 'needs_review';
+    const mode = options.ruleModes?.get(record.rule_id);
+    if (mode !== undefined) {
+      if (!unresolved || mode === 'off') continue;
+      if (mode === 'fail') forcedBlocking += 1;
+      else needsReview += 1;
+      continue;
+    }
     if (record.status === 'open') open[record.severity] += 1;
     else if (record.status === 'needs_review') needsReview += 1;
   }
   const blockingLevels = SEVERITY_ORDER.slice(0, SEVERITY_ORDER.indexOf(gate) + 1);
-  const openAtOrAbove = blockingLevels.reduce((sum, s) => sum + open[s], 0);
+  const openAtOrAbove = blockingLevels.reduce((sum, s) => sum + open[s], 0) + forcedBlocking;
   return { blocking: openAtOrAbove > 0, open, openAtOrAbove, needsReview };
+}
+
+/** A commit status state (GitHub "Commit statuses"). */
+export type CommitState = 'failure' | 'pending' | 'success';
+
+/**
+ * analysis-api.md "Commit status posted to a pull request (context `service-core`)": failure
+ * when the gate blocks, else pending when a finding awaits review, else success.
+ */
+export function commitState(outcome: GateOutcome): CommitState {
+  if (outcome.blocking) return 'failure';
+  return outcome.needsReview > 0 ? 'pending' : 'success';
 }
 
 /** One line for a check's summary: `Open findings: CRITICAL 0, HIGH 2, ...; awaiting review: 1.` */

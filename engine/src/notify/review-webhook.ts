@@ -1,17 +1,18 @@
-import { createHmac } from 'node:crypto';
 import type { EngineContext } from '../context';
 import { NotFoundError } from '../errors';
 import type { FindingDoc } from '../findings/finding-store';
-import { assertEgressAllowed, egressFetch, STRICT_EGRESS } from '../net/egress';
+import { assertEgressAllowed, STRICT_EGRESS } from '../net/egress';
+import { notifyChannels } from './channel-delivery';
+import { FINDING_NEEDS_REVIEW } from './events';
 import type { ReviewWebhookDoc } from './review-webhook-store';
+import { postJson } from './signed-delivery';
+
+export { signatureFor } from './signed-delivery';
 
 /**
  * The legacy review webhook (analysis-api.md "Review webhook", "Outbound: review webhook"):
  * one config per org, and the `finding.needs_review` delivery.
  */
-
-/** Bounded delivery time (the spec's `notifications.timeout_seconds` default, 5 s). */
-export const REVIEW_WEBHOOK_TIMEOUT_MS = 5_000;
 
 /** analysis-api.md "Review webhook config": never the secret, only `has_secret`. */
 export function presentReviewWebhook(doc: ReviewWebhookDoc) {
@@ -47,23 +48,27 @@ export async function deleteReviewWebhook(ctx: EngineContext, orgId: string) {
   return { detail: 'Review webhook deleted' };
 }
 
-/** `sha256=<hex>` HMAC-SHA256 of the raw body under `secret` (the `X-Service-Signature` value). */
-export function signatureFor(secret: string, rawBody: string): string {
-  return `sha256=${createHmac('sha256', secret).update(rawBody, 'utf8').digest('hex')}`;
-}
-
 /**
- * Fires `finding.needs_review` for `finding` to the org's enabled review webhook, best effort:
- * never throws, never retries, gives up after REVIEW_WEBHOOK_TIMEOUT_MS. The delivery goes
- * through the egress policy (net/egress.ts): a refused URL or resolved address is logged and
- * nothing is sent; no redirect is followed. Callers do not await
- * it (the returned promise exists for tests and settles when the attempt is over).
- * Body: `{event, org_id, resource_hash, rule_id, resource_address, severity, title, namespaces, trigger, timestamp}`.
+ * Fires `finding.needs_review` for `finding`, best effort: to the org's enabled review webhook
+ * (never throws, never retries, gives up after `notifications.timeout_seconds`; the delivery
+ * goes through the egress policy, a refused URL or resolved address is logged and nothing is
+ * sent; no redirect is followed) and to every enabled channel subscribed to the event
+ * (analysis-api.md "Finding status": "needs_review fires the review webhook and matching
+ * notification channels"). Callers do not await it (the returned promise exists for tests
+ * and settles when every attempt is over).
+ * Webhook body: `{event, org_id, resource_hash, rule_id, resource_address, severity, title, namespaces, trigger, timestamp}`.
  */
 export function fireNeedsReview(ctx: EngineContext, orgId: string, finding: FindingDoc, trigger: 'auto' | 'manual'): Promise<void> {
-  return deliver(ctx, orgId, finding, trigger).catch((error: unknown) => {
+  const webhook = deliver(ctx, orgId, finding, trigger).catch((error: unknown) => {
     ctx.log.warn({ err: error, org_id: orgId, rule_id: finding.rule_id }, 'review webhook delivery failed');
   });
+  const channels = ctx.stores.resources.namespacesOf(orgId, finding.resource_hash).then((namespaces) => notifyChannels(ctx, orgId, {
+    event: FINDING_NEEDS_REVIEW,
+    text: `Finding needs review: [${finding.severity}] ${finding.title} (${finding.rule_id}) on ${finding.resource_address}`,
+    url: null,
+    data: { resource_hash: finding.resource_hash, rule_id: finding.rule_id, resource_address: finding.resource_address, severity: finding.severity, title: finding.title, namespaces, trigger },
+  })).catch((error: unknown) => ctx.log.warn({ err: error, org_id: orgId }, 'needs_review notification failed'));
+  return Promise.all([webhook, channels]).then(() => undefined);
 }
 
 async function deliver(ctx: EngineContext, orgId: string, finding: FindingDoc, trigger: 'auto' | 'manual'): Promise<void> {
@@ -81,8 +86,7 @@ async function deliver(ctx: EngineContext, orgId: string, finding: FindingDoc, t
     trigger,
     timestamp: ctx.now().toISOString(),
   });
-  const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'Planwarden-Webhook' };
-  if (config.secret_sealed) headers['X-Service-Signature'] = signatureFor(ctx.stores.box.open(config.secret_sealed), body);
-  const response = await egressFetch(config.url, { method: 'POST', headers, body, timeoutMs: REVIEW_WEBHOOK_TIMEOUT_MS, maxResponseBytes: 64 * 1024 }, ctx.egress ?? STRICT_EGRESS);
-  if (response.status < 200 || response.status >= 300) ctx.log.warn({ org_id: orgId, status: response.status }, 'review webhook answered with a non-2xx status');
+  const secret = config.secret_sealed ? ctx.stores.box.open(config.secret_sealed) : null;
+  const result = await postJson(ctx, config.url, body, secret, 'Planwarden-Webhook');
+  if (!result.ok) ctx.log.warn({ org_id: orgId, status: result.status_code, error: result.error }, 'review webhook delivery failed');
 }

@@ -94,7 +94,7 @@ export async function createCustomRule(ctx: IdentityCtx, orgId: string, input: C
     throw error;
   }
   const presented = presentCustomRule(rule);
-  await recordAudit(ctx, { orgId, action: 'rule.create', targetType: 'rule', targetId: rule.rule_id, before: null, after: presented });
+  await recordAudit(ctx, { orgId, action: 'rule.create', targetType: 'custom_rule', targetId: rule.rule_id, before: null, after: presented });
   return presented;
 }
 
@@ -126,7 +126,7 @@ export async function updateCustomRule(ctx: IdentityCtx, orgId: string, ruleId: 
   const after = await engine.stores.customRules.update(orgId, ruleId, changes);
   if (!after) throw new NotFoundError(`Rule '${ruleId}' not found`);
   const presented = presentCustomRule(after);
-  await recordAudit(ctx, { orgId, action: 'rule.update', targetType: 'rule', targetId: ruleId, before: presentCustomRule(before), after: presented });
+  await recordAudit(ctx, { orgId, action: 'rule.update', targetType: 'custom_rule', targetId: ruleId, before: presentCustomRule(before), after: presented });
   return presented;
 }
 
@@ -134,7 +134,7 @@ export async function updateCustomRule(ctx: IdentityCtx, orgId: string, ruleId: 
 export async function deleteCustomRule(ctx: IdentityCtx, orgId: string, ruleId: string) {
   const before = await ctx.engine.stores.customRules.get(orgId, ruleId);
   if (!before || !(await ctx.engine.stores.customRules.delete(orgId, ruleId))) throw new NotFoundError(`Rule '${ruleId}' not found`);
-  await recordAudit(ctx, { orgId, action: 'rule.delete', targetType: 'rule', targetId: ruleId, before: presentCustomRule(before), after: null });
+  await recordAudit(ctx, { orgId, action: 'rule.delete', targetType: 'custom_rule', targetId: ruleId, before: presentCustomRule(before), after: null });
   return { detail: `Rule '${ruleId}' deleted` };
 }
 
@@ -150,6 +150,6 @@ export async function requiresReviewRuleIds(ctx: EngineContext, orgId: string): 
  */
 export async function seedBuiltinRulesFor(ctx: IdentityCtx, orgId: string) {
   const result = await seedBuiltinRules(ctx.engine, orgId, actorId(ctx));
-  await recordAudit(ctx, { orgId, action: 'rule.seed_builtin', targetType: 'rule', targetId: null, before: null, after: result });
+  await recordAudit(ctx, { orgId, action: 'rule.seed_builtin', targetType: 'custom_rule', targetId: null, before: null, after: result });
   return result;
 }

@@ -51,14 +51,16 @@ export function authInfoFor(principal: Principal, requestId: string, ip: string 
  * Builds the RequestContext of one MCP call from the principal the endpoint resolved for the
  * HTTP request that carried it (orgId from the principal only, as the HTTP routes), after the
  * HTTP routes' own check `authorizeRoute` with `policy` (org exists, not locked → 423, active
- * membership and 2FA policy for sessions, role). Throws UnauthorizedError (no principal, which
+ * membership and 2FA policy for sessions, effective role = lower of the session's role claim and
+ * its current membership role); the context carries that effective principal. Throws UnauthorizedError (no principal, which
  * the endpoint never lets happen), ForbiddenError, NotFoundError or LockedError.
  */
 export async function mcpContext(deps: McpDeps, extra: AuthCarrier, policy: Policy): Promise<RequestContext> {
   const carried = extra.authInfo?.extra as { principal?: Principal; requestId?: string; ip?: string | null } | undefined;
-  const principal = carried?.principal;
-  if (!principal) throw new UnauthorizedError('Missing credentials: send X-API-Key');
-  await authorizeRoute(principal, { policy }, {}, deps.services.engine.stores);
+  if (!carried?.principal) throw new UnauthorizedError('Missing credentials: send X-API-Key');
+  // The tool runs as the effective principal: a session at the lower of its role claim and its
+  // membership's current role, re-read on every call (the MCP session may outlive a demotion).
+  const principal = await authorizeRoute(carried.principal, { policy }, {}, deps.services.engine.stores);
   return {
     principal,
     orgId: principal.orgId ?? '',

@@ -3,19 +3,20 @@ import { leaveOrganization } from '@planwarden/engine/identity/member-service';
 import { createOrganization, getOrganization, presentOrgInfo } from '@planwarden/engine/identity/org-service';
 import { currentUser, mintSessionFor } from '../auth/account-service';
 import { identityCtx } from '../auth/identity';
+import { authorizeOrgMember } from '../auth/policy';
 import { route, type RouteDef } from '../http/route';
 import type { ServerServices } from '../services';
 import { assertMayCreateOrg } from './auth';
 import { CreateOrgSchema } from './identity.schema';
 import { sessionReply } from './session-reply';
-import { param, parseBody } from './shared';
+import { NO_QUERY, param, parseBody } from './shared';
 
 /** identity-api.md "Organizations": create, info, leave (POST /orgs/{org_id}/leave, docs/decisions.md). */
 export function orgRoutes(services: ServerServices): RouteDef[] {
   const ids = services.identity;
   return [
     route({
-      method: 'post', path: '/orgs', policy: 'human', nonHumanStatus: 403, body: 'json',
+      method: 'post', path: '/orgs', policy: 'human', nonHumanStatus: 403, body: 'json', requestBody: CreateOrgSchema, query: NO_QUERY,
       handler: async (ctx, req) => {
         const input = parseBody(CreateOrgSchema, req);
         assertMayCreateOrg(services, ctx.principal.isSuperadmin);
@@ -26,11 +27,18 @@ export function orgRoutes(services: ServerServices): RouteDef[] {
       },
     }),
     route({
-      method: 'get', path: '/orgs/:org_id', policy: 'viewer', body: 'none',
-      handler: async (ctx) => ({ body: presentOrgInfo(await getOrganization(identityCtx(ctx), ctx.orgId)) }),
+      // "Member of that org": 403 not a member, 404 unknown (identity-api.md), so the check is
+      // authorizeOrgMember's rather than the router's tenancy 404; it also serves a session's
+      // other orgs (at that membership's role).
+      method: 'get', path: '/orgs/:org_id', policy: 'authenticated', body: 'none', query: NO_QUERY,
+      handler: async (ctx, req) => {
+        const orgId = param(req, 'org_id');
+        await authorizeOrgMember(ctx.principal, orgId, ctx.engine.stores);
+        return { body: presentOrgInfo(await getOrganization(identityCtx(ctx), orgId)) };
+      },
     }),
     route({
-      method: 'post', path: '/orgs/:org_id/leave', policy: 'human', nonHumanStatus: 403, body: 'none',
+      method: 'post', path: '/orgs/:org_id/leave', policy: 'human', nonHumanStatus: 403, body: 'none', query: NO_QUERY,
       handler: async (ctx, req) => {
         if (param(req, 'org_id') !== ctx.principal.orgId) throw new NotFoundError('Organization not found');
         const ictx = identityCtx(ctx);
