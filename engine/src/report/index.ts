@@ -26,3 +26,19 @@ export {
   type RenderedReport,
   type ReportFormat,
 } from './render';
+export {
+  buildSarifLog,
+  lookForText,
+  pathToUri,
+  SARIF_FINGERPRINT_KEY,
+  SARIF_LEVEL,
+  SARIF_SCHEMA_URI,
+  SARIF_VERSION,
+  SECURITY_SEVERITY,
+  serializeSarif,
+  SUPPRESSED_STATUSES,
+  unitLocation,
+  type SarifInput,
+  type UnitLocation,
+} from './sarif';
+export { buildNamespaceSarif, SARIF_CONTENT_TYPE, SARIF_TOOL } from './sarif-service';

@@ -1,5 +1,7 @@
 import type { Request } from 'express';
 import { renderOrgReport } from '@planwarden/engine/report/report-link-service';
+import { serializeSarif } from '@planwarden/engine/report/sarif';
+import { buildNamespaceSarif, SARIF_CONTENT_TYPE } from '@planwarden/engine/report/sarif-service';
 import { API_BASE } from '../http/app';
 import { route, type RouteDef } from '../http/route';
 import type { ServerServices } from '../services';
@@ -20,11 +22,16 @@ export function reportLinkBase(services: ServerServices, req: Request): string {
 export function reportRoutes(services: ServerServices): RouteDef[] {
   return [
     route({
-      method: 'get', path: '/:namespace/report', policy: 'member', body: 'none',
+      method: 'get', path: '/:namespace/report', policy: 'member', body: 'none', query: ReportQuerySchema,
       handler: async (ctx, req) => {
         const query = parseQuery(ReportQuerySchema, req);
+        // SARIF has no templates: a template_id still overrides the format, as for the others.
+        if (query.format === 'sarif' && !query.template_id) {
+          const log = await buildNamespaceSarif(ctx.engine, ctx.orgId, param(req, 'namespace'));
+          return query.raw ? { contentType: SARIF_CONTENT_TYPE, body: serializeSarif(log) } : { body: { sarif_report: log } };
+        }
         const report = await renderOrgReport(ctx.engine, ctx.orgId, param(req, 'namespace'), {
-          format: query.format,
+          format: query.format === 'sarif' ? 'markdown' : query.format,
           templateId: query.template_id ?? null,
           includeSuppressed: query.include_suppressed,
           linkBase: reportLinkBase(services, req),

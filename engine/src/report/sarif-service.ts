@@ -1,0 +1,55 @@
+import type * as Sarif from 'sarif';
+import { loadNamespaceReportData, type ReportInputOptions } from '../analysis/report-input';
+import { resolveRuleset } from '../analysis/ruleset-service';
+import type { EngineContext } from '../context';
+import { AppError } from '../errors';
+import { parseRules, type RuleDef } from '../rules/ruleset';
+import { buildReportModel } from './model';
+import { buildSarifLog } from './sarif';
+
+/** Media type of a SARIF log (SARIF 2.1.0 §3.1, registered with IANA). */
+export const SARIF_CONTENT_TYPE = 'application/sarif+json';
+
+/** The tool a SARIF log names as its driver. */
+export const SARIF_TOOL = { name: 'Planwarden', version: '0.1.0' } as const;
+
+/**
+ * GET /{namespace}/report?format=sarif (analysis-api.md "Reports and report links"): the
+ * namespace's findings as a SARIF 2.1.0 log (report/sarif.ts). Every finding is included;
+ * those triaged suppressed or false_positive carry a SARIF suppression instead of being left
+ * out, so code scanning closes them as dismissed rather than fixed. Rule help comes from the
+ * org's rulesets (built-ins with the org's edits, plus custom rules) of each analyzer in the
+ * namespace. `options.job` as in renderNamespaceReport. Throws NotFoundError (404) for an
+ * unknown namespace, ValidationError (422) for a malformed one.
+ */
+export async function buildNamespaceSarif(
+  ctx: EngineContext, orgId: string, namespace: string, options: Pick<ReportInputOptions, 'job'> = {},
+): Promise<Sarif.Log> {
+  const data = await loadNamespaceReportData(ctx, orgId, namespace, { includeSuppressed: true, job: options.job });
+  const model = buildReportModel(data.input);
+  const analyzers = new Set(model.findings.map((f) => f.analyzer));
+  const units = new Map([...data.resources].map(([hash, r]) => [hash, r.metadata]));
+  const notes = new Map([...data.triage].map(([key, t]) => [key, t.note]));
+  return buildSarifLog({ model, units, notes, rules: await orgRules(ctx, orgId, analyzers), tool: SARIF_TOOL });
+}
+
+/** Every rule of every variant of `analyzerNames` as the org applies them; first definition of an id wins. */
+async function orgRules(ctx: EngineContext, orgId: string, analyzerNames: ReadonlySet<string>): Promise<Map<string, RuleDef>> {
+  const rules = new Map<string, RuleDef>();
+  for (const name of [...analyzerNames].sort()) {
+    const analyzer = ctx.analyzers.get(name);
+    if (!analyzer?.ruleVariants) continue;
+    for (const variant of analyzer.ruleVariants) {
+      let defs: RuleDef[];
+      try {
+        defs = parseRules((await resolveRuleset(ctx, orgId, analyzer, variant)).text);
+      } catch (error) {
+        // A ruleset that cannot be read only costs the rules their help text; the findings stay.
+        if (error instanceof AppError) continue;
+        throw error;
+      }
+      for (const def of defs) if (!rules.has(def.rule_id)) rules.set(def.rule_id, def);
+    }
+  }
+  return rules;
+}

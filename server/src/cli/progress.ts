@@ -1,0 +1,67 @@
+import { Presets, SingleBar } from 'cli-progress';
+
+/** Progress of one analysis job as the command shows it on stderr. */
+export interface Progress {
+  /** A line of its own (job queued, finished, warnings). */
+  note(message: string): void;
+  /** Units analysed so far of `total`; `current` = the address most recently completed. */
+  update(processed: number, total: number, current: string | null): void;
+  /** Ends the bar (if any). */
+  stop(): void;
+}
+
+/** Where progress goes: a stream, with `isTTY` when it is a terminal. */
+export interface ProgressStream extends NodeJS.WritableStream {
+  readonly isTTY?: boolean;
+}
+
+/**
+ * A cli-progress bar when `stream` is a terminal; otherwise plain lines, one per change
+ * (`progress: 3/10 units analysed (aws_s3_bucket.logs)`), which CI logs keep readable.
+ */
+export function createProgress(stream: ProgressStream): Progress {
+  return stream.isTTY ? terminalProgress(stream) : lineProgress(stream);
+}
+
+function lineProgress(stream: ProgressStream): Progress {
+  let last = '';
+  return {
+    note: (message) => { stream.write(`${message}\n`); },
+    update(processed, total, current) {
+      const key = `${processed}/${total}`;
+      if (key === last) return;
+      last = key;
+      stream.write(`progress: ${processed}/${total} units analysed${current ? ` (${current})` : ''}\n`);
+    },
+    stop() {},
+  };
+}
+
+function terminalProgress(stream: ProgressStream): Progress {
+  const bar = new SingleBar({
+    stream,
+    format: 'Analysing [{bar}] {value}/{total} units {resource}',
+    hideCursor: true,
+    clearOnComplete: false,
+  }, Presets.shades_classic);
+  let started = false;
+  return {
+    note(message) {
+      if (started) bar.stop();
+      started = false;
+      stream.write(`${message}\n`);
+    },
+    update(processed, total, current) {
+      if (!started) {
+        bar.start(total, processed, { resource: '' });
+        started = true;
+      }
+      bar.setTotal(total);
+      bar.update(processed, { resource: current ?? '' });
+    },
+    stop() {
+      if (started) bar.stop();
+      started = false;
+    },
+  };
+}
