@@ -31,7 +31,16 @@ const hasOrgParam = (def: RouteDef) => def.path.includes(':org_id');
 /** A tenant route naming an org in its path: another org's principal gets 404 (no signal). */
 const orgPathOf = (def: RouteDef) => hasOrgParam(def) && (isRole(def.policy) || def.policy === 'human');
 const isOrgInfo = (def: RouteDef) => def.method === 'get' && def.path === '/orgs/:org_id';
-const expectationOf = (principal: PrincipalCase, def: RouteDef): Outcome => (isOrgInfo(def) ? principal.orgInfo : principal.expect(def));
+/**
+ * The SCIM protocol surface authenticates with the org's SCIM bearer token only (identity-api.md
+ * "Authentication": a separate credential valid only on the SCIM surface), so no session or API
+ * key of the matrix opens it; tests/api/scim.test.ts covers the token itself.
+ */
+const isScimProtocol = (def: RouteDef): boolean => def.path.startsWith('/scim/v2/');
+const expectationOf = (principal: PrincipalCase, def: RouteDef): Outcome => {
+  if (isScimProtocol(def)) return 401;
+  return isOrgInfo(def) ? principal.orgInfo : principal.expect(def);
+};
 
 /**
  * A browser that keeps presenting one session cookie whatever the server sets (a stolen or

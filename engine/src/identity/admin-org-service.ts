@@ -1,14 +1,16 @@
 import { NotFoundError } from '../errors';
 import type { OrgDoc } from '../orgs/org-store';
 import type { IdentityCtx } from './context';
+import { presentSsoConnection } from './sso-service';
 
-/** identity-api.md "Organization summary (admin views)"; SSO is not implemented yet (sso_enabled false). */
+/** identity-api.md "Organization summary (admin views)": sso_enabled only for a configured and enabled connection. */
 async function summary(ctx: IdentityCtx, org: OrgDoc) {
   const now = ctx.engine.now();
   const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)).toISOString();
-  const [members, calls] = await Promise.all([
+  const [members, calls, sso] = await Promise.all([
     ctx.engine.stores.memberships.list(org.org_id),
     ctx.engine.stores.llmCalls.between(org.org_id, monthStart, now.toISOString()),
+    ctx.engine.stores.sso.get(org.org_id),
   ]);
   const expiresAt = typeof org.contract?.expires_at === 'string' ? org.contract.expires_at : null;
   return {
@@ -17,7 +19,7 @@ async function summary(ctx: IdentityCtx, org: OrgDoc) {
     contract_expired: org.plan_tier === 'enterprise' && expiresAt !== null && expiresAt < now.toISOString(),
     member_count: members.length, monthly_budget_usd: org.quota?.monthly_budget_usd ?? null,
     current_month_cost_usd: Math.round(calls.reduce((n, c) => n + c.cost_usd, 0) * 1e6) / 1e6,
-    created_at: org.created_at, locked: org.locked, require_2fa: org.require_2fa, sso_enabled: false,
+    created_at: org.created_at, locked: org.locked, require_2fa: org.require_2fa, sso_enabled: sso?.enabled ?? false,
     pending_deletion_at: org.pending_deletion_at ?? null,
   };
 }
@@ -28,11 +30,12 @@ export async function listOrgSummaries(ctx: IdentityCtx) {
   return Promise.all(orgs.map((o) => summary(ctx, o)));
 }
 
-/** GET /admin/organizations/{org_id}: the summary plus `sso` (null: no connection); 404 unknown. */
+/** GET /admin/organizations/{org_id}: the summary plus `sso` (the connection without its secret, or null); 404 unknown. */
 export async function orgSummary(ctx: IdentityCtx, orgId: string) {
   const org = await ctx.engine.stores.orgs.get(orgId);
   if (!org) throw new NotFoundError('Organization not found');
-  return { ...(await summary(ctx, org)), sso: null };
+  const sso = await ctx.engine.stores.sso.get(orgId);
+  return { ...(await summary(ctx, org)), sso: sso ? presentSsoConnection(sso) : null };
 }
 
 /** The org for an admin mirror call; NotFoundError when unknown. */

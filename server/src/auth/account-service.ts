@@ -15,13 +15,14 @@ export interface SessionResult {
 /**
  * Mints a session for `user` in `orgId` (or the landing org) with the membership's role, and
  * records the org as last scoped. The claims are fixed until the next login or switch.
+ * `ssoOrgId` marks a session established through that org's SSO connection (oidc-sign-in.ts).
  */
-export async function mintSessionFor(ids: IdentityServices, ctx: IdentityCtx, user: UserDoc, orgId?: string | null): Promise<SessionResult> {
+export async function mintSessionFor(ids: IdentityServices, ctx: IdentityCtx, user: UserDoc, orgId?: string | null, ssoOrgId: string | null = null): Promise<SessionResult> {
   const membership = await landingMembership(ctx, user, orgId === undefined ? user.last_org_id : orgId);
   const org = membership?.org_id ?? null;
   if (org !== user.last_org_id) await ctx.engine.stores.users.update(user.user_id, { last_org_id: org, updated_at: isoNow(ctx) });
   const token = await ids.signer.mintSession(
-    { userId: user.user_id, orgId: org, role: membership?.role ?? null, isSuperadmin: user.is_superadmin, epoch: user.session_epoch },
+    { userId: user.user_id, orgId: org, role: membership?.role ?? null, isSuperadmin: user.is_superadmin, epoch: user.session_epoch, ssoOrgId: ssoOrgId === org ? ssoOrgId : null },
     ids.config.session.access_ttl_minutes,
   );
   return { body: { user: presentUser(user), org_id: org, role: membership?.role ?? null, is_superadmin: user.is_superadmin }, token };

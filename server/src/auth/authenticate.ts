@@ -106,6 +106,7 @@ export class Authenticator {
     return {
       kind: 'session', orgId: session.orgId, role: session.role, isSuperadmin: session.isSuperadmin,
       userId: user.user_id, keyId: null, email: user.email, twoFactorEnabled: user.two_factor.enabled,
+      ssoOrgId: session.ssoOrgId ?? null,
     };
   }
 }

@@ -15,6 +15,11 @@ export interface SessionClaims {
   readonly isSuperadmin: boolean;
   /** The account's session epoch at mint time; a later revocation bumps it. */
   readonly epoch: number;
+  /**
+   * The org whose SSO connection established the session (identity-api.md "Single sign-on": an
+   * SSO-established session satisfies that org's require_2fa); absent for other sign-ins.
+   */
+  readonly ssoOrgId?: string | null;
 }
 
 /** A verified session token: its claims, its id (`jti`, what logout revokes) and its expiry. */
@@ -56,7 +61,8 @@ export class SessionSigner {
 
   /** A session token valid for `ttlMinutes`, with a fresh random `jti`. */
   async mintSession(claims: SessionClaims, ttlMinutes: number): Promise<string> {
-    return this.mint({ typ: 'session', org: claims.orgId, role: claims.role, sa: claims.isSuperadmin, ep: claims.epoch }, claims.userId, ttlMinutes);
+    const sso = claims.ssoOrgId ? { sso: claims.ssoOrgId } : {};
+    return this.mint({ typ: 'session', org: claims.orgId, role: claims.role, sa: claims.isSuperadmin, ep: claims.epoch, ...sso }, claims.userId, ttlMinutes);
   }
 
   /** The verified session, or null (bad signature, expired, wrong type, no `jti`). */
@@ -76,6 +82,7 @@ export class SessionSigner {
         role: typeof payload.role === 'string' ? (payload.role as OrgRole) : null,
         isSuperadmin: payload.sa === true,
         epoch: typeof payload.ep === 'number' ? payload.ep : -1,
+        ssoOrgId: typeof payload.sso === 'string' ? payload.sso : null,
         sessionId: payload.jti as string,
         expiresAt: new Date((payload.exp as number) * 1000),
       },
@@ -97,6 +104,22 @@ export class SessionSigner {
       tokenId: payload.jti as string,
       expiresAt: new Date((payload.exp as number) * 1000),
     };
+  }
+
+  /**
+   * A short-lived signed state token of type `typ` (the `sso_state` / `oauth_state` cookies of
+   * identity-api.md "Single sign-on", "Social sign-in"): `data` (JSON) under `dat`, expiring
+   * after `ttlMinutes` of the injected clock.
+   */
+  async mintState(typ: string, data: Record<string, unknown>, ttlMinutes: number): Promise<string> {
+    return this.mint({ typ, dat: data }, typ, ttlMinutes);
+  }
+
+  /** The data of a valid, unexpired state token of type `typ`, else null (tampered, expired, other type). */
+  async verifyState(token: string, typ: string): Promise<Record<string, unknown> | null> {
+    const payload = await this.verify(token, typ);
+    if (typeof payload === 'string' || typeof payload.dat !== 'object' || payload.dat === null) return null;
+    return payload.dat as Record<string, unknown>;
   }
 
   private async mint(claims: Record<string, unknown>, subject: string, ttlMinutes: number): Promise<string> {

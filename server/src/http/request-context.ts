@@ -16,6 +16,8 @@ export interface Principal {
   readonly email?: string | null;
   /** Whether the session's account has confirmed 2FA (re-read on every request). */
   readonly twoFactorEnabled?: boolean;
+  /** The org whose SSO connection established this session (it satisfies that org's require_2fa). */
+  readonly ssoOrgId?: string | null;
 }
 
 /** Built once per request by the auth middleware (STYLE.md "RequestContext"). */
