@@ -1,4 +1,5 @@
 import type { Analyzer } from './analyzers/types';
+import type { EgressPolicy } from './net/egress';
 import type { Stores } from './stores';
 
 /** Minimal structured logger (pino-compatible). */
@@ -23,6 +24,8 @@ export interface EngineContext {
   readonly analyzers: AnalyzerRegistry;
   readonly now: () => Date;
   readonly log: Logger;
+  /** Outbound requests to tenant-set URLs (net/egress.ts); absent = STRICT_EGRESS (no allowlist). */
+  readonly egress?: EgressPolicy;
 }
 
 export const silentLogger: Logger = { info() {}, warn() {}, error() {}, debug() {} };

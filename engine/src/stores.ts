@@ -13,6 +13,8 @@ import { InviteStore, INVITE_INDEXES } from './identity/invite-store';
 import { MembershipStore, MEMBERSHIP_INDEXES } from './identity/membership-store';
 import { TeamStore, TEAM_INDEXES } from './identity/team-store';
 import { UserStore, USER_INDEXES } from './identity/user-store';
+import { AuthThrottleStore, THROTTLE_INDEXES } from './identity/throttle-store';
+import { RevokedTokenStore, REVOKED_TOKEN_INDEXES } from './identity/revoked-token-store';
 import { SpanStore, SPAN_INDEXES } from './telemetry/span-store';
 import { FeedbackStore, FEEDBACK_INDEXES } from './findings/feedback-store';
 import { ProposalStore, PROPOSAL_INDEXES } from './findings/proposal-store';
@@ -20,6 +22,12 @@ import { CustomRuleStore, CUSTOM_RULE_INDEXES } from './rules/custom-rule-store'
 import { ReviewWebhookStore, REVIEW_WEBHOOK_INDEXES } from './notify/review-webhook-store';
 import { ReportTemplateStore, TEMPLATE_INDEXES } from './report/template-store';
 import { ReportLinkStore, REPORT_LINK_INDEXES } from './report/report-link-store';
+import { RunTaskConfigStore, RUN_TASK_INDEXES } from './integrations/run-task-store';
+import { CodehostStore, CODEHOST_INDEXES } from './codehost/codehost-store';
+import { ChannelStore, CHANNEL_INDEXES } from './notify/channel-store';
+import { SsoStore, SSO_INDEXES } from './identity/sso-store';
+import { ScimStore, SCIM_INDEXES } from './identity/scim-store';
+import { SocialIdentityStore, SOCIAL_INDEXES } from './identity/social-store';
 
 /** Every typed store, built once on one storage port. Services call only these. */
 export interface Stores {
@@ -44,6 +52,20 @@ export interface Stores {
   readonly reviewWebhooks: ReviewWebhookStore;
   readonly templates: ReportTemplateStore;
   readonly reportLinks: ReportLinkStore;
+  readonly runTasks: RunTaskConfigStore;
+  /** The code-hosting integration: configs, pull requests, deliveries, manifest states. */
+  readonly codehost: CodehostStore;
+  readonly channels: ChannelStore;
+  /** Brute-force failure counters shared by every server process on the store. */
+  readonly throttle: AuthThrottleStore;
+  /** Logged-out sessions and redeemed mfa_tokens, by JWT id. */
+  readonly revokedTokens: RevokedTokenStore;
+  /** Org SSO connections and their claimed e-mail domains. */
+  readonly sso: SsoStore;
+  /** SCIM configurations (token hashes) and the identity provider's external ids. */
+  readonly scim: ScimStore;
+  /** Social sign-in identities linked to accounts. */
+  readonly socialIdentities: SocialIdentityStore;
   /** Seals secrets at rest (TOTP secrets, LLM keys). */
   readonly box: SecretBox;
 }
@@ -52,7 +74,14 @@ const ALL_INDEXES: Record<string, IndexSpec[]>[] = [
   ORG_INDEXES, RESOURCE_INDEXES, FINDING_INDEXES, JOB_INDEXES, LLM_CALL_INDEXES, CREDENTIAL_INDEXES, MODEL_INDEXES,
   USER_INDEXES, MEMBERSHIP_INDEXES, API_KEY_INDEXES, INVITE_INDEXES, TEAM_INDEXES, AUDIT_INDEXES, SPAN_INDEXES,
   FEEDBACK_INDEXES, PROPOSAL_INDEXES, CUSTOM_RULE_INDEXES, REVIEW_WEBHOOK_INDEXES, TEMPLATE_INDEXES, REPORT_LINK_INDEXES,
+  THROTTLE_INDEXES, REVOKED_TOKEN_INDEXES, RUN_TASK_INDEXES, CODEHOST_INDEXES, CHANNEL_INDEXES,
+  SSO_INDEXES, SCIM_INDEXES, SOCIAL_INDEXES,
 ];
+
+/** The name of every collection the schema declares (the org purge walks them all). */
+export function schemaCollections(extra: Record<string, IndexSpec[]>[] = []): string[] {
+  return [...new Set([...ALL_INDEXES, ...extra].flatMap((group) => Object.keys(group)))];
+}
 
 /** Creates every collection's indexes (idempotent; run at startup and by storage preparation). */
 export async function ensureSchema(store: Store, extra: Record<string, IndexSpec[]>[] = []): Promise<number> {
@@ -89,6 +118,14 @@ export function createStores(store: Store, box: SecretBox): Stores {
     reviewWebhooks: new ReviewWebhookStore(store),
     templates: new ReportTemplateStore(store),
     reportLinks: new ReportLinkStore(store),
+    runTasks: new RunTaskConfigStore(store),
+    codehost: new CodehostStore(store),
+    channels: new ChannelStore(store),
+    throttle: new AuthThrottleStore(store),
+    revokedTokens: new RevokedTokenStore(store),
+    sso: new SsoStore(store),
+    scim: new ScimStore(store),
+    socialIdentities: new SocialIdentityStore(store),
     box,
   };
 }

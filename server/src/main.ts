@@ -1,17 +1,25 @@
+import { logStartBanner } from './banner';
 import { loadConfig } from './config/config';
+import { createLogger } from './logging';
 import { startServer } from './server';
 
-/** `npm start`: the team server on PLANWARDEN_HOST:PLANWARDEN_PORT (default 127.0.0.1:8000). */
+/**
+ * `npm start`: the team server on PLANWARDEN_HOST:PLANWARDEN_PORT (default 127.0.0.1:8000),
+ * logging to stdout in the configured format (logging.format, logging.level) and opening with
+ * the start banner (banner.ts). A failed start prints one line to stderr and exits 1.
+ */
 async function main(): Promise<void> {
   const config = loadConfig();
-  const server = await startServer(config);
-  process.stdout.write(`Planwarden listening on ${server.url} (API ${server.url}/api/v1, storage ${config.storage.backend})\n`);
-  const shutdown = async () => {
+  const log = createLogger(config);
+  const server = await startServer(config, { log });
+  logStartBanner(log, config, server.url);
+  const shutdown = async (signal: string) => {
+    log.info({ signal }, `Received ${signal}: shutting down`);
     await server.close();
     process.exit(0);
   };
-  process.once('SIGINT', () => void shutdown());
-  process.once('SIGTERM', () => void shutdown());
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
 }
 
 main().catch((error: unknown) => {

@@ -1,7 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import type { Server } from 'node:http';
-import pino from 'pino';
 import { createAnalyzerRegistry } from '@planwarden/engine/analyzers/registry';
 import type { EngineContext, Logger } from '@planwarden/engine/context';
 import { CURATED_MODELS } from '@planwarden/engine/llm/cost';
@@ -12,10 +11,19 @@ import { DEFAULT_ORG_ID } from '@planwarden/engine/orgs/org-store';
 import { openStore } from '@planwarden/engine/store/open-store';
 import { createStores, ensureSchema } from '@planwarden/engine/stores';
 import { ensureRulesSeeded } from '@planwarden/engine/rules/custom-seed';
+import { configureTemplateSandbox } from '@planwarden/engine/report/template-sandbox';
+import { configureNotifications } from '@planwarden/engine/notify/signed-delivery';
 import { assertBudget, budgetExhausted } from '@planwarden/engine/usage/usage-service';
 import type { Config } from './config/config';
 import { serverKeyMaterial } from './config/key-file';
-import { createApp } from './http/app';
+import { PlatformSettingsStore, SETTINGS_INDEXES } from '@planwarden/engine/admin/settings-store';
+import { SWEEP_INDEXES } from '@planwarden/engine/admin/sweep-store';
+import { SettingsService } from './config/settings-service';
+import { startPlatformTasks } from './jobs/platform-tasks';
+import { createLogger } from './logging';
+import { API_BASE, createApp } from './http/app';
+import { docsRouter } from './http/docs';
+import { dashboardRouter } from './http/dashboard';
 import { JobRunner } from './jobs/runner';
 import { createMcpEndpoint, MCP_PATH } from './mcp/endpoint';
 import { allRoutes } from './routes/index';
@@ -48,19 +56,29 @@ function secretKeyMaterial(config: Config): Buffer | string {
  * Builds the team server: storage, schema, seeds (default org, model catalogue), engine
  * context, job runner and the Express app. Does not listen.
  */
-export async function buildServer(config: Config, options: StartOptions = {}) {
-  const log: Logger = options.log ?? pino({ level: config.logging.level === 'silent' ? 'silent' : config.logging.level });
+export async function buildServer(baseConfig: Config, options: StartOptions = {}) {
+  const log: Logger = options.log ?? createLogger(baseConfig);
+  let config = baseConfig;
   const store = await openStore({
     backend: config.storage.backend,
     dataDir: resolve(config.data_dir),
     uri: config.storage.uri ?? undefined,
     database: config.storage.database,
   });
-  await ensureSchema(store);
+  await ensureSchema(store, [SETTINGS_INDEXES, SWEEP_INDEXES]);
   const secretBox = new SecretBox(secretKeyMaterial(config));
   const stores = createStores(store, secretBox);
+  // identity-api.md "Platform settings": file/environment ← PATCH /admin/settings overrides, read live.
+  const settingsService = new SettingsService(baseConfig, new PlatformSettingsStore(store), secretBox);
+  await settingsService.refresh();
+  config = settingsService.live;
   const now = options.now ?? (() => new Date());
-  const engine: EngineContext = { stores, analyzers: createAnalyzerRegistry(), now, log };
+  // `notifications.egress.*` is an alias merged into the one egress policy (docs/decisions.md).
+  const allowlist = [...config.egress.allowlist, ...config.notifications.egress.allowlist, ...config.notifications.egress.allowed_hosts];
+  const engine: EngineContext = { stores, analyzers: createAnalyzerRegistry(), now, log, egress: { allowlist } };
+  configureNotifications({ timeoutMs: config.notifications.timeout_seconds * 1000, maxChannelsPerOrg: config.notifications.max_channels_per_org });
+  const { pool_size, max_concurrent_per_org, max_queued_per_org, max_queued } = config.templates;
+  configureTemplateSandbox({ poolSize: pool_size, maxConcurrentPerOrg: max_concurrent_per_org, maxQueuedPerOrg: max_queued_per_org, maxQueued: max_queued });
   await stores.orgs.ensure({ org_id: DEFAULT_ORG_ID, name: 'Default organization', slug: 'default' }, now().toISOString());
   await stores.models.seed(CURATED_MODELS, now().toISOString());
   await ensureRulesSeeded(engine, DEFAULT_ORG_ID);
@@ -86,6 +104,8 @@ export async function buildServer(config: Config, options: StartOptions = {}) {
     reclaimOnStart: config.storage.backend !== 'docdb',
     sleep: options.sleep,
     budgetExhausted: (orgId) => budgetExhausted(engine, orgId),
+    // jobs/platform-tasks.ts schedules the stuck sweep (gated, recorded, shared by replicas).
+    sweepTimer: false,
   });
   const services: ServerServices = {
     config,
@@ -93,6 +113,7 @@ export async function buildServer(config: Config, options: StartOptions = {}) {
     secretBox,
     runner,
     identity,
+    settings: settingsService,
     analysis: {
       ctx: engine,
       settings,
@@ -106,14 +127,20 @@ export async function buildServer(config: Config, options: StartOptions = {}) {
   };
   const routes = allRoutes(services);
   const mcp = createMcpEndpoint({ services, log, routes, authenticate: (req) => identity.authenticator.authenticate(req) });
-  const app = createApp({ engine, log, routes, identity, mounts: [{ path: MCP_PATH, handler: mcp.router }] });
-  return { app, services, routes, store, runner, log, mcp };
+  const app = createApp({
+    engine, log, routes, identity,
+    beforeRoutes: [(_req, _res, next) => { settingsService.refresh().then(() => next(), next); }],
+    // The dashboard (issue 9) answers `/` and its client routes; without a build, docs.ts's landing page does.
+    mounts: [{ path: MCP_PATH, handler: mcp.router }, { path: '/', handler: dashboardRouter() }, { path: '/', handler: docsRouter(routes, API_BASE) }],
+  });
+  return { app, services, routes, store, runner, log, mcp, settings: settingsService };
 }
 
 /** Builds and starts the server on config.server.host:port (port 0 = a free port). */
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const built = await buildServer(config, options);
   await built.runner.start();
+  const platformTasks = startPlatformTasks(built.services, built.log);
   const server: Server = await new Promise((resolvePromise, reject) => {
     const s = built.app.listen(config.server.port, config.server.host, () => resolvePromise(s));
     s.once('error', reject);
@@ -124,6 +151,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     url,
     services: built.services,
     async close() {
+      platformTasks.stop();
       await built.runner.stop();
       await built.mcp.close();
       built.services.identity.guard.shutdown();

@@ -12,6 +12,12 @@ export interface TwoFactorState {
   pending_secret: string | null;
   /** SHA-256 hex of each unused recovery code. */
   recovery_codes: string[];
+  /**
+   * The RFC 6238 time step (Unix seconds / 30) of the last TOTP code accepted; a code of this
+   * step or an earlier one is refused (RFC 6238 §5.2, one use per code). Absent before the
+   * first accepted code.
+   */
+  last_totp_step?: number | null;
 }
 
 /** An account (platform-wide, not tenant data). */
@@ -43,6 +49,11 @@ export interface MembershipDoc {
   user_id: string;
   role: OrgRole;
   is_active: boolean;
+  /**
+   * Set when an org admin added the account by e-mail (POST /orgs/{org_id}/members): the
+   * account never chose this org, so the org does not administer it (member-service resets).
+   */
+  added_by_email?: boolean;
   created_at: string;
   updated_at: string;
 }
@@ -95,4 +106,32 @@ export interface TeamMemberDoc {
   team_id: string;
   user_id: string;
   added_at: string;
+}
+
+/**
+ * A brute-force failure counter (server/src/auth/brute-force.ts): `key` is the SHA-256 of the
+ * counter's name and subject (source address, account), so no e-mail or address is stored.
+ */
+export interface AuthThrottleDoc {
+  _id?: string;
+  key: string;
+  /** Failures since the record started; it restarts once `expires_at` has passed. */
+  failures: number;
+  /** Until when the subject is answered 429 (ISO), or null. */
+  blocked_until: string | null;
+  /** After this instant the record counts as absent (TTL-swept). */
+  expires_at: string;
+  updated_at: string;
+}
+
+/** A JWT id that may no longer be used: a logged-out session, or a redeemed mfa_token. */
+export interface RevokedTokenDoc {
+  _id?: string;
+  /** The token's `jti`. */
+  token_id: string;
+  kind: 'session' | 'mfa';
+  user_id: string;
+  /** The token's own expiry; afterwards the record is useless and TTL-swept. */
+  expires_at: string;
+  created_at: string;
 }

@@ -1,3 +1,4 @@
+import { ConflictError } from '../errors';
 import type { Collection, IndexSpec, Store } from '../store/port';
 
 /** analysis-api.md "Allowed model": the platform-wide catalogue. */
@@ -15,18 +16,26 @@ export interface AllowedModelDoc {
 
 export const MODEL_INDEXES: Record<string, IndexSpec[]> = {
   allowed_models: [{ name: 'backend_model', keys: { llm_backend: 1, model: 1 }, unique: true }],
+  /** Curated pairs an operator removed (DELETE /admin/models): the startup seed leaves them out. */
+  allowed_model_removals: [{ name: 'backend_model', keys: { llm_backend: 1, model: 1 }, unique: true }],
 };
+
+/** The price and switch fields PATCH /admin/models/{llm_backend}/{model} may change. */
+export type ModelChanges = Partial<Pick<AllowedModelDoc, 'input_price_per_1m_usd' | 'output_price_per_1m_usd' | 'enabled'>>;
 
 /** Typed store for the catalogue (platform-wide, not per org). */
 export class ModelStore {
   private readonly models: Collection<AllowedModelDoc>;
+  private readonly removals: Collection<{ _id?: string; llm_backend: string; model: string; removed_at: string }>;
   constructor(store: Store) {
     this.models = store.collection<AllowedModelDoc>('allowed_models');
+    this.removals = store.collection('allowed_model_removals');
   }
 
   /** Inserts the curated rows that are missing (run at every startup); never overwrites edits. */
   async seed(rows: readonly Pick<AllowedModelDoc, 'llm_backend' | 'model' | 'input_price_per_1m_usd' | 'output_price_per_1m_usd'>[], now: string): Promise<void> {
     for (const row of rows) {
+      if (await this.removals.findOne({ llm_backend: row.llm_backend, model: row.model })) continue;
       await this.models.updateOne(
         { llm_backend: row.llm_backend, model: row.model },
         { $setOnInsert: { ...row, enabled: true, created_by: null, created_at: now, updated_at: null } },
@@ -41,5 +50,26 @@ export class ModelStore {
 
   list(enabled?: boolean): Promise<AllowedModelDoc[]> {
     return this.models.find(enabled === undefined ? {} : { enabled }, { sort: { llm_backend: 1, model: 1 } });
+  }
+
+  /** POST /admin/models: adds a row. ConflictError (409) when the pair exists. */
+  async create(row: Omit<AllowedModelDoc, '_id' | 'updated_at'>): Promise<AllowedModelDoc> {
+    if (await this.get(row.llm_backend, row.model)) throw new ConflictError(`Model '${row.model}' of backend '${row.llm_backend}' is already on the catalogue`);
+    const doc = await this.models.insertOne({ ...row, updated_at: null });
+    await this.removals.deleteOne({ llm_backend: row.llm_backend, model: row.model });
+    return doc;
+  }
+
+  /** PATCH /admin/models/{llm_backend}/{model}: partial change; null when the pair is absent. */
+  update(backend: string, model: string, changes: ModelChanges, now: string): Promise<AllowedModelDoc | null> {
+    return this.models.findOneAndUpdate({ llm_backend: backend, model }, { $set: { ...changes, updated_at: now } }, { returnDocument: 'after' });
+  }
+
+  /** DELETE /admin/models/{llm_backend}/{model}: removes the row (and keeps the seed from restoring it); false when absent. */
+  async remove(backend: string, model: string, now: string): Promise<boolean> {
+    const deleted = await this.models.deleteOne({ llm_backend: backend, model });
+    if (deleted === 0) return false;
+    await this.removals.updateOne({ llm_backend: backend, model }, { $set: { removed_at: now } }, { upsert: true });
+    return true;
   }
 }

@@ -17,6 +17,8 @@ export interface OrgDoc {
   created_at: string;
   /** When the built-in rules were imported as custom-rule rows (rules/custom-seed.ts); absent = not yet. */
   rules_seeded_at?: string | null;
+  /** Analyses not counted against the demo quota (PATCH /admin/organizations/{org_id}/plan `demo_analyses_used`). */
+  demo_analyses_offset?: number;
 }
 
 /** Per-org analyzer switch (analysis-api.md "Analyzers and built-in rulesets"); no row = enabled. */
@@ -79,6 +81,11 @@ export class OrgStore {
       { upsert: true },
     );
     return (await this.get(org.org_id)) as OrgDoc;
+  }
+
+  /** Orgs whose deletion was requested before `before` (ISO); the purge's candidates. */
+  unsafePendingDeletionBefore(before: string): Promise<OrgDoc[]> {
+    return this.orgs.find({ pending_deletion_at: { $lt: before } }, { sort: { pending_deletion_at: 1 } });
   }
 
   async update(orgId: string, changes: Partial<OrgDoc>): Promise<OrgDoc | null> {

@@ -12,7 +12,7 @@ export type StoreBackend = 'sqlite' | 'memory' | 'docdb';
 
 export interface OpenStoreOptions {
   backend: StoreBackend;
-  /** sqlite: directory of `planwarden.sqlite` (created if missing), e.g. PLANWARDEN_DATA_DIR. */
+  /** sqlite: directory of `planwarden.sqlite` (created 0700 if missing), e.g. PLANWARDEN_DATA_DIR. */
   dataDir?: string;
   /** docdb: MongoDB connection string (MongoDB, Amazon DocumentDB, FerretDB). */
   uri?: string;
@@ -34,7 +34,7 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
       return openMemoryStore();
     case 'sqlite': {
       if (!options.dataDir) throw new Error('The sqlite backend needs dataDir');
-      mkdirSync(options.dataDir, { recursive: true });
+      mkdirSync(options.dataDir, { recursive: true, mode: 0o700 }); // private: holds the database and keys
       return new SqliteStore(join(options.dataDir, SQLITE_FILE_NAME), 'sqlite');
     }
     case 'docdb': {

@@ -64,9 +64,14 @@ async function monthSpend(ctx: EngineContext, orgId: string) {
   };
 }
 
+/** Every analysis job the org ever started (the demo quota's count before any admin offset). */
+export async function analysesStarted(ctx: EngineContext, org: OrgDoc): Promise<number> {
+  return (await ctx.stores.jobs.list(org.org_id, undefined, { limit: 1, offset: 0 })).total;
+}
+
 async function demoUsed(ctx: EngineContext, org: OrgDoc, settings: UsageSettings): Promise<number | null> {
   if (!settings.cloud || org.plan_tier !== 'free') return null;
-  return (await ctx.stores.jobs.list(org.org_id, undefined, { limit: 1, offset: 0 })).total;
+  return Math.max(0, (await analysesStarted(ctx, org)) - (org.demo_analyses_offset ?? 0));
 }
 
 /**

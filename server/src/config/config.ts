@@ -12,6 +12,9 @@ import { z } from 'zod';
  * the providers' own variables `OPENAI_BASE_URL`, `ANTHROPIC_BASE_URL`, `OLLAMA_HOST`.
  * Bounds are the spec's (analysis-api.md "Limits", identity-api.md "Platform settings").
  */
+/** A list of host names / addresses / CIDR blocks, as an array or a comma-separated string. */
+const hostList = z.union([z.array(z.string().min(1)), z.string()]).default([])
+  .transform((v) => (typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter(Boolean) : v));
 /** A boolean that also accepts the strings an environment variable carries ('false' stays false). */
 const flag = z.union([z.boolean(), z.enum(['true', 'false', '1', '0'])]).transform((v) => v === true || v === 'true' || v === '1');
 
@@ -55,12 +58,52 @@ export const ConfigSchema = z.object({
     terms_version: z.string().min(1).max(32).nullable().default(null),
     terms_url: z.string().url().nullable().default(null),
   }).prefault({}),
-  rate_limit: z.object({
+  /**
+   * Platform-wide social sign-in (identity-api.md "Social sign-in settings"; DESIGN.md: the two
+   * providers are google and microsoft). Read from config until PATCH /admin/settings exists.
+   * `*_issuer` are operator-set (trusted) OpenID issuers; microsoft's `{tenant}` is replaced by
+   * `microsoft_tenant` (common, organizations, consumers or a tenant id).
+   */
+  social_login: z.object({
     enabled: flag.default(false),
-    window_minutes: z.coerce.number().int().min(1).max(1440).default(15),
+    allow_signup: flag.default(true),
+    allow_auto_link: flag.default(false),
+    google_enabled: flag.default(false),
+    google_client_id: z.string().min(1).nullable().default(null),
+    google_client_secret: z.string().min(1).nullable().default(null),
+    google_issuer: z.string().url().default('https://accounts.google.com'),
+    microsoft_enabled: flag.default(false),
+    microsoft_client_id: z.string().min(1).nullable().default(null),
+    microsoft_client_secret: z.string().min(1).nullable().default(null),
+    microsoft_tenant: z.string().regex(/^[A-Za-z0-9.-]{1,64}$/).default('common'),
+    microsoft_issuer: z.string().default('https://login.microsoftonline.com/{tenant}/v2.0'),
+  }).prefault({}),
+  /**
+   * Org SSO (identity-api.md "Single sign-on"): lifetime of the `sso_state` cookie and the
+   * timeout of each request to an identity provider (discovery, token, JWKS).
+   */
+  sso: z.object({
+    state_ttl_minutes: z.coerce.number().int().min(1).max(60).default(10),
+    http_timeout_seconds: z.coerce.number().min(0.5).max(60).default(10),
+  }).prefault({}),
+  /**
+   * Brute-force protection (identity-api.md "Authentication", "Limits"; docs/decisions.md
+   * "Brute force"): the five thresholds. Counters live in the store, shared by every replica.
+   * Reaching a threshold answers 429 with Retry-After for 2^(failures - threshold) minutes,
+   * capped at `max_backoff_minutes`. `enabled` is config-file only.
+   */
+  rate_limit: z.object({
+    enabled: flag.default(true),
+    /** Failed password logins per account from one source (address, IPv6 /64) before backoff. */
     failed_logins_per_account: z.coerce.number().int().min(1).max(1000).default(5),
+    /** Failed second-factor codes per account (any source) before backoff. */
     second_factor_attempts_per_account: z.coerce.number().int().min(1).max(1000).default(5),
-    failed_credentials_per_ip: z.coerce.number().int().min(1).max(100_000).default(30),
+    /** Failed credentials of every type (password, code, unknown API key, forged cookie) per source. */
+    failed_credentials_per_ip: z.coerce.number().int().min(1).max(100_000).default(50),
+    /** Failures are forgotten this long after the last one (or after a block ends). */
+    window_minutes: z.coerce.number().int().min(1).max(1440).default(15),
+    /** Ceiling of the doubling backoff. */
+    max_backoff_minutes: z.coerce.number().int().min(1).max(1440).default(60),
   }).prefault({}),
   analysis: z.object({
     max_concurrent_units: z.coerce.number().int().min(1).max(32).default(4),
@@ -68,6 +111,11 @@ export const ConfigSchema = z.object({
     llm_max_attempts: z.coerce.number().int().min(1).max(6).default(3),
     llm_retry_backoff_seconds: z.coerce.number().min(0.1).max(30).default(1),
     llm_max_output_tokens: z.coerce.number().int().min(512).max(32_000).default(4096),
+    /** identity-api.md "Platform settings" analysis: the prompt-injection scanner (engine/src/codehost/injection-scanner.ts). */
+    injection_scan_enabled: flag.default(true),
+    injection_scan_semantic: flag.default(false),
+    /** What an injection finding does to a pull request's commit status: off / review (pending) / fail (failure). */
+    injection_scan_gate: z.enum(['off', 'review', 'fail']).default('review'),
   }).prefault({}),
   jobs: z.object({
     stuck_timeout_minutes: z.coerce.number().int().min(5).max(1440).default(60),
@@ -93,7 +141,54 @@ export const ConfigSchema = z.object({
     demo_analyses: z.coerce.number().int().min(0).max(1_000_000).default(100),
   }).prefault({}),
   logging: z.object({
-    level: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+    /** identity-api.md spells the level `warning`; `warn` is accepted too and means the same. */
+    level: z.enum(['debug', 'info', 'warn', 'warning', 'error', 'silent']).default('info').transform((l) => (l === 'warning' ? 'warn' : l)),
+    /** `pretty`: one human-readable line per event; `json`: one JSON object per line (pino). */
+    format: z.enum(['pretty', 'json']).default('pretty'),
+  }).prefault({}),
+  /**
+   * Outbound requests to URLs a tenant sets (review webhook, notification channels, run-task
+   * plan downloads and callbacks) go through one egress policy (docs/decisions.md): loopback,
+   * private, link-local, CGNAT and metadata addresses are refused unless the host or address
+   * is on `allowlist` (host names, IPs or CIDR blocks) set by the operator.
+   */
+  egress: z.object({
+    allowlist: z.union([z.array(z.string().min(1)), z.string()]).default([])
+      .transform((v) => (typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter(Boolean) : v)),
+  }).prefault({}),
+  /**
+   * The platform GitHub App (identity-api.md "Platform settings" codehost; analysis-api.md
+   * "Code-hosting integration"). `api_base_url` is operator-set and trusted (GitHub Enterprise
+   * Server: `https://host/api/v3`); `mention_prefix` is what reply commands start with (`@planwarden`).
+   */
+  codehost: z.object({
+    app_id: z.union([z.string(), z.number()]).transform(String).nullable().default(null),
+    private_key: z.string().nullable().default(null),
+    webhook_secret: z.string().nullable().default(null),
+    api_base_url: z.string().url().default('https://api.github.com'),
+    /** Where the manifest flow sends the browser (GitHub Enterprise Server: `https://host`). */
+    web_base_url: z.string().url().default('https://github.com'),
+    mention_prefix: z.string().min(1).max(64).default('planwarden'),
+  }).prefault({}),
+  /**
+   * Notification channels (analysis-api.md "Limits"): delivery timeout and channel quota.
+   * `egress.allowlist` here is an alias merged into the one `egress.allowlist` policy.
+   */
+  notifications: z.object({
+    timeout_seconds: z.coerce.number().min(0.1).max(60).default(5),
+    max_channels_per_org: z.coerce.number().int().min(1).max(1000).default(20),
+    /** Aliases of `egress.allowlist` (the spec's `allowed_hosts` spelling accepted too). */
+    egress: z.object({ allowlist: hostList, allowed_hosts: hostList }).prefault({}),
+  }).prefault({}),
+  /**
+   * The org-template sandbox (engine/src/report/template-sandbox*.ts): worker threads, renders
+   * one org may run at once, and renders waiting per org and in all (429 with Retry-After beyond).
+   */
+  templates: z.object({
+    pool_size: z.coerce.number().int().min(1).max(64).default(2),
+    max_concurrent_per_org: z.coerce.number().int().min(1).max(64).default(1),
+    max_queued_per_org: z.coerce.number().int().min(1).max(1000).default(4),
+    max_queued: z.coerce.number().int().min(1).max(10_000).default(64),
   }).prefault({}),
 });
 export type Config = z.infer<typeof ConfigSchema>;

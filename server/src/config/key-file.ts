@@ -5,8 +5,8 @@ import type { Config } from './config';
 
 /**
  * A 32-byte server key: the configured value when set; else, for the memory backend, a fresh
- * per-process key; else one generated once into `<data_dir>/<fileName>` (mode 0600) and read back
- * on every start. On `docdb` (several replicas share one database) the key must be configured,
+ * per-process key; else one generated once into `<data_dir>/<fileName>` (mode 0600; the data dir
+ * is created 0700) and read back on every start. On `docdb` (several replicas share one database) the key must be configured,
  * because each replica's data dir would otherwise hold a different one; throws Error naming the
  * setting. Returns the configured string or the raw key bytes.
  */
@@ -17,10 +17,11 @@ export function serverKeyMaterial(config: Config, configured: string | null, fil
     throw new Error(`${setting} must be set when storage.backend is docdb: every replica needs the same key`);
   }
   const dir = resolve(config.data_dir);
-  mkdirSync(dir, { recursive: true });
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
   const file = join(dir, fileName);
   if (!existsSync(file)) {
-    writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600 });
+    // 'wx': never overwrite a key another process wrote meanwhile; chmod undoes a wider umask.
+    writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600, flag: 'wx' });
     chmodSync(file, 0o600);
   }
   return Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');

@@ -6,7 +6,11 @@ import { recordSpan } from '@planwarden/engine/telemetry/spans';
 import type { IdentityServices } from '../auth/identity';
 import { clientIp } from '../auth/ip';
 import { authorizeRoute } from '../auth/policy';
+import { crossSiteGuard, requireJsonBody } from './csrf';
 import { errorHandler } from './errors';
+import { jsonDepthGuard } from './json-depth-guard';
+import { requestLog } from './request-log';
+import { queryValidator } from './query';
 import type { Principal, RequestContext } from './request-context';
 import { POLICIES, type RouteDef } from './route';
 
@@ -21,6 +25,8 @@ export interface AppOptions {
   readonly routes: readonly RouteDef[];
   /** Extra handlers mounted at the root before the 404 handler (the MCP endpoint at /mcp). */
   readonly mounts?: readonly { readonly path: string; readonly handler: express.RequestHandler }[];
+  /** Handlers run on every request before routing (the platform settings refresh). */
+  readonly beforeRoutes?: readonly express.RequestHandler[];
 }
 
 /** X-Request-ID on every response; a caller's well-formed value is honoured (identity-api.md "Spans"). */
@@ -32,11 +38,17 @@ function requestId(req: Request, res: Response, next: NextFunction): void {
   next();
 }
 
-function bodyParser(def: RouteDef) {
+/**
+ * The route's declared query parameters (http/query.ts: 400 unknown parameter or filter value,
+ * 422 other refused values), then its body: raw bytes, or JSON only under a JSON media type
+ * (http/csrf.ts: 415 otherwise), within the route's size limit (413).
+ */
+function bodyParser(def: RouteDef): express.RequestHandler {
   const limit = typeof def.maxBodyBytes === 'function' ? def.maxBodyBytes() : def.maxBodyBytes ?? DEFAULT_JSON_LIMIT;
-  if (def.body === 'text') return express.raw({ type: () => true, limit });
-  if (def.body === 'json') return express.json({ type: () => true, limit });
-  return (_req: Request, _res: Response, next: NextFunction) => next();
+  const steps = express.Router().use(queryValidator(def.query));
+  if (def.body === 'text') steps.use(express.raw({ type: () => true, limit }));
+  if (def.body === 'json') steps.use(requireJsonBody, express.json({ type: () => true, limit }));
+  return steps;
 }
 
 const PUBLIC_PRINCIPAL: Principal = { kind: 'anonymous', orgId: null, role: null, isSuperadmin: false, userId: null, keyId: null };
@@ -85,7 +97,10 @@ export function createApp(options: AppOptions): express.Express {
   app.set('etag', false);
   app.set('query parser', 'simple');
   app.use(requestId);
+  for (const handler of options.beforeRoutes ?? []) app.use(handler);
+  app.use(requestLog(options.log, API_BASE, options.routes));
   app.use(cookieParser());
+  app.use(crossSiteGuard(() => options.identity.config.server));
   app.use(requestSpans(options.engine));
   const trustProxy = () => options.identity.config.server.trust_proxy;
 
@@ -97,13 +112,13 @@ export function createApp(options: AppOptions): express.Express {
       try {
         // Policy checks (lock 423, 2FA 403, tenancy 404, role 403) read the org and membership.
         const principal = def.policy === 'public' ? PUBLIC_PRINCIPAL : await options.identity.authenticator.authenticate(req);
-        await authorizeRoute(principal, def, req.params, options.engine.stores);
-        res.locals.principal = principal;
+        // The effective principal (a session at the lower of its role claim and current membership role).
+        res.locals.principal = await authorizeRoute(principal, def, req.params, options.engine.stores);
         next();
       } catch (error) {
         next(error);
       }
-    }, bodyParser(def), async (req, res, next) => {
+    }, bodyParser(def), jsonDepthGuard(def), async (req, res, next) => {
       try {
         const principal = res.locals.principal;
         const ctx: RequestContext = {

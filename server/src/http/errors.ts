@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler } from 'express';
 import { ZodError } from 'zod';
-import { AppError } from '@planwarden/engine/errors';
+import { AppError, TooManyRequestsError } from '@planwarden/engine/errors';
 import type { Logger } from '@planwarden/engine/context';
 
 /** Body-parser errors carry a `type` and a `status`; we map them without reading messages. */
@@ -24,6 +24,7 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
     void _next;
     if (res.headersSent) return;
     if (error instanceof AppError) {
+      if (error instanceof TooManyRequestsError && error.retryAfterSeconds !== null) res.setHeader('Retry-After', String(error.retryAfterSeconds));
       res.status(error.status).json({ detail: error.message, ...error.extra });
       return;
     }

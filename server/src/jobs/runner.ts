@@ -21,6 +21,8 @@ export interface JobRunnerOptions {
   readonly reclaimOnStart?: boolean;
   readonly budgetExhausted?: (orgId: string) => Promise<boolean>;
   readonly sleep?: (ms: number) => Promise<void>;
+  /** false: no own stuck-sweep timer (the server schedules the gated sweep in jobs/platform-tasks.ts). */
+  readonly sweepTimer?: boolean;
 }
 
 /** The job facts of a lifecycle log line. */
@@ -51,6 +53,8 @@ export class JobRunner {
   private sweepTimer: NodeJS.Timeout | null = null;
   private stopped = false;
   private claiming = false;
+  /** Named job-end listeners (the code-host integration publishes a pull request's report). */
+  private readonly endListeners = new Map<string, (job: JobDoc) => Promise<void>>();
 
   constructor(private readonly options: JobRunnerOptions) {}
 
@@ -64,12 +68,29 @@ export class JobRunner {
     }
     this.timer = setInterval(() => void this.kick(), this.options.pollIntervalMs ?? 2000);
     this.timer.unref();
-    const sweepEveryMs = this.options.settings().sweep_interval_hours * 3_600_000;
-    this.sweepTimer = setInterval(() => {
-      this.sweepStuck().catch((error: unknown) => ctx.log.error({ err: error }, 'stuck-job sweep failed'));
-    }, sweepEveryMs);
-    this.sweepTimer.unref();
+    if (this.options.sweepTimer !== false) {
+      const sweepEveryMs = this.options.settings().sweep_interval_hours * 3_600_000;
+      this.sweepTimer = setInterval(() => {
+        this.sweepStuck().catch((error: unknown) => ctx.log.error({ err: error }, 'stuck-job sweep failed'));
+      }, sweepEveryMs);
+      this.sweepTimer.unref();
+    }
     void this.kick();
+  }
+
+  /**
+   * Registers (or replaces, by name) a listener awaited after a job run here ends in a terminal
+   * state; its failure is logged. `idle()` therefore also waits for the listeners.
+   */
+  onJobEnd(name: string, listener: (job: JobDoc) => Promise<void>): void {
+    this.endListeners.set(name, listener);
+  }
+
+  private async emitEnd(job: JobDoc): Promise<void> {
+    if (job.status !== 'done' && job.status !== 'failed' && job.status !== 'cancelled') return;
+    for (const listener of this.endListeners.values()) {
+      await listener(job).catch((error: unknown) => this.options.ctx.log.error({ err: error, job_id: job.job_id }, 'job-end listener failed'));
+    }
   }
 
   /** Accepts a freshly created async job; `apiKey` is held in memory only. */
@@ -186,6 +207,7 @@ export class JobRunner {
         sleep: this.options.sleep,
       });
       this.logOutcome(final);
+      await this.emitEnd(final);
     } catch (error) {
       ctx.log.error({ err: error, job_id: job.job_id }, 'job run crashed');
       const now = ctx.now().toISOString();

@@ -65,8 +65,9 @@ type AuthedRequest = IncomingMessage & { auth?: AuthInfo };
 
 /**
  * The MCP endpoint (analysis-api.md "What the service does" item 10; DESIGN.md: MCP at `/mcp`):
- * streamable HTTP on POST/GET/DELETE /mcp and the legacy HTTP+SSE transport on GET /mcp/sse +
- * POST /mcp/messages?sessionId=. Every HTTP request is authenticated with the HTTP API's
+ * streamable HTTP on POST/GET/DELETE /mcp and the legacy HTTP+SSE transport on GET /mcp/sse (or
+ * GET /mcp with `Accept: text/event-stream` and no `mcp-session-id`) + POST
+ * /mcp/messages?sessionId=. Every HTTP request is authenticated with the HTTP API's
  * authenticator before its body is read (no or a bad credential: 401 from the error
  * middleware, before any MCP processing); the principal rides to each tool call as
  * `extra.authInfo`, where each tool runs the HTTP routes' policy check; a session answers only
@@ -157,11 +158,8 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     }
   };
 
-  router.post('/', authenticateRequest, json, streamable);
-  router.get('/', authenticateRequest, streamable);
-  router.delete('/', authenticateRequest, streamable);
-
-  router.get('/sse', authenticateRequest, async (_req, res, next) => {
+  /** Opens a legacy SSE session; its POST endpoint is MCP_MESSAGES_PATH?sessionId=. */
+  const openSse = async (_req: Request, res: Response, next: NextFunction) => {
     try {
       if (sessions.size >= MAX_SESSIONS) {
         res.status(503).json({ detail: 'Too many open MCP sessions' });
@@ -175,7 +173,18 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     } catch (error) {
       next(error);
     }
-  });
+  };
+
+  router.post('/', authenticateRequest, json, streamable);
+  // GET /mcp without a session id, asking for an event stream, is a legacy SSE client (or a
+  // streamable-HTTP client falling back to it): both transports answer at /mcp (DESIGN.md).
+  router.get('/', authenticateRequest, (req, res, next) => (
+    !req.get('mcp-session-id') && (req.get('accept') ?? '').includes('text/event-stream')
+      ? openSse(req, res, next)
+      : streamable(req, res, next)
+  ));
+  router.delete('/', authenticateRequest, streamable);
+  router.get('/sse', authenticateRequest, openSse);
 
   router.post('/messages', authenticateRequest, json, async (req, res, next) => {
     try {

@@ -8,10 +8,10 @@ import { listOrgSummaries, orgSummary, requireOrg } from '@planwarden/engine/ide
 import { identityCtx } from '../auth/identity';
 import { route, type RouteDef } from '../http/route';
 import type { RequestContext } from '../http/request-context';
-import { AdminUserPatchSchema, LockSchema, SuperadminSchema, TwoFactorPolicySchema } from './identity.schema';
+import { AdminAuditScope, AdminUserPatchSchema, LockSchema, SuperadminSchema, TwoFactorPolicySchema } from './identity.schema';
 import { adminMemberRoutes } from './members';
 import { auditRouteSet } from './metrics';
-import { param, parseBody } from './shared';
+import { NO_QUERY, param, parseBody } from './shared';
 
 /** Sets one org flag (lock or 2FA policy), audited with before/after; 404 unknown org. */
 async function setOrgFlag(ctx: RequestContext, orgId: string, field: 'locked' | 'require_2fa', value: boolean, action: string) {
@@ -29,11 +29,11 @@ async function setOrgFlag(ctx: RequestContext, orgId: string, field: 'locked' | 
 export function adminRoutes(): RouteDef[] {
   return [
     route({
-      method: 'get', path: '/admin/organizations', policy: 'superadmin', body: 'none',
+      method: 'get', path: '/admin/organizations', policy: 'superadmin', body: 'none', query: NO_QUERY,
       handler: async (ctx) => ({ body: { organizations: await listOrgSummaries(identityCtx(ctx)) } }),
     }),
     route({
-      method: 'get', path: '/admin/organizations/:org_id', policy: 'superadmin', body: 'none',
+      method: 'get', path: '/admin/organizations/:org_id', policy: 'superadmin', body: 'none', query: NO_QUERY,
       handler: async (ctx, req) => ({ body: await orgSummary(identityCtx(ctx), param(req, 'org_id')) }),
     }),
     ...adminMemberRoutes(),
@@ -44,9 +44,9 @@ export function adminRoutes(): RouteDef[] {
     ...auditRouteSet('/admin/audit', 'superadmin', (ctx, req, filters) => {
       const orgId = typeof req.query.org_id === 'string' && req.query.org_id ? req.query.org_id : undefined;
       return ctx.engine.stores.audit.unsafeListAll({ ...filters, orgId });
-    }),
+    }, AdminAuditScope),
     route({
-      method: 'post', path: '/admin/users/:user_id/superadmin', policy: 'superadmin', body: 'json',
+      method: 'post', path: '/admin/users/:user_id/superadmin', policy: 'superadmin', body: 'json', requestBody: SuperadminSchema, query: NO_QUERY,
       handler: async (ctx, req) => {
         const { enabled } = parseBody(SuperadminSchema, req);
         const ictx = identityCtx(ctx);
@@ -60,23 +60,23 @@ export function adminRoutes(): RouteDef[] {
       },
     }),
     route({
-      method: 'patch', path: '/admin/users/:user_id', policy: 'superadmin', body: 'json',
+      method: 'patch', path: '/admin/users/:user_id', policy: 'superadmin', body: 'json', requestBody: AdminUserPatchSchema, query: NO_QUERY,
       handler: async (ctx, req) => ({ body: await adminUpdateUser(identityCtx(ctx), param(req, 'user_id'), parseBody(AdminUserPatchSchema, req)) }),
     }),
     route({
-      method: 'post', path: '/admin/users/:user_id/reset-password', policy: 'superadmin', body: 'none',
+      method: 'post', path: '/admin/users/:user_id/reset-password', policy: 'superadmin', body: 'none', query: NO_QUERY,
       handler: async (ctx, req) => ({ body: await resetPassword(identityCtx(ctx), null, param(req, 'user_id')) }),
     }),
     route({
-      method: 'post', path: '/admin/users/:user_id/2fa-reset', policy: 'superadmin', body: 'none',
+      method: 'post', path: '/admin/users/:user_id/2fa-reset', policy: 'superadmin', body: 'none', query: NO_QUERY,
       handler: async (ctx, req) => ({ body: await resetTwoFactor(identityCtx(ctx), null, param(req, 'user_id')) }),
     }),
     route({
-      method: 'patch', path: '/admin/organizations/:org_id/lock', policy: 'superadmin', body: 'json',
+      method: 'patch', path: '/admin/organizations/:org_id/lock', policy: 'superadmin', body: 'json', requestBody: LockSchema, query: NO_QUERY,
       handler: async (ctx, req) => ({ body: await setOrgFlag(ctx, param(req, 'org_id'), 'locked', parseBody(LockSchema, req).locked, 'org.lock') }),
     }),
     route({
-      method: 'patch', path: '/admin/organizations/:org_id/2fa-policy', policy: 'superadmin', body: 'json',
+      method: 'patch', path: '/admin/organizations/:org_id/2fa-policy', policy: 'superadmin', body: 'json', requestBody: TwoFactorPolicySchema, query: NO_QUERY,
       handler: async (ctx, req) => ({
         body: await setOrgFlag(ctx, param(req, 'org_id'), 'require_2fa', parseBody(TwoFactorPolicySchema, req).require_2fa, 'org.2fa_policy_update'),
       }),

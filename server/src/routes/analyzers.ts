@@ -3,7 +3,7 @@ import { listOrgAnalyzers, requireAnalyzer, setAnalyzerEnabled } from '@planward
 import { resolveRuleset } from '@planwarden/engine/analysis/ruleset-service';
 import { route, type RouteDef } from '../http/route';
 import { RulesQuerySchema } from './analyzers.schema';
-import { param, parseBody, parseQuery, requireOwnOrg } from './shared';
+import { NO_QUERY, param, parseBody, parseQuery, requireOwnOrg } from './shared';
 
 const EnableSchema = z.object({ enabled: z.boolean() });
 
@@ -11,20 +11,20 @@ const EnableSchema = z.object({ enabled: z.boolean() });
 export function analyzerRoutes(): RouteDef[] {
   return [
     route({
-      method: 'get', path: '/analyzers', policy: 'viewer', body: 'none',
+      method: 'get', path: '/analyzers', policy: 'viewer', body: 'none', query: NO_QUERY,
       handler: async (ctx) => ({
         body: { analyzers: ctx.engine.analyzers.list().map((a) => ({ name: a.name, description: a.description })) },
       }),
     }),
     route({
-      method: 'get', path: '/orgs/:org_id/analyzers', policy: 'admin', body: 'none',
+      method: 'get', path: '/orgs/:org_id/analyzers', policy: 'admin', body: 'none', query: NO_QUERY,
       handler: async (ctx, req) => {
         requireOwnOrg(ctx, param(req, 'org_id'));
         return { body: { analyzers: await listOrgAnalyzers(ctx.engine, ctx.orgId) } };
       },
     }),
     route({
-      method: 'post', path: '/orgs/:org_id/analyzers/:analyzer_name', policy: 'admin', body: 'json',
+      method: 'post', path: '/orgs/:org_id/analyzers/:analyzer_name', policy: 'admin', body: 'json', requestBody: EnableSchema, query: NO_QUERY,
       handler: async (ctx, req) => {
         requireOwnOrg(ctx, param(req, 'org_id'));
         const { enabled } = parseBody(EnableSchema, req);
@@ -32,14 +32,14 @@ export function analyzerRoutes(): RouteDef[] {
       },
     }),
     route({
-      method: 'delete', path: '/orgs/:org_id/analyzers/:analyzer_name', policy: 'admin', body: 'none',
+      method: 'delete', path: '/orgs/:org_id/analyzers/:analyzer_name', policy: 'admin', body: 'none', query: NO_QUERY,
       handler: async (ctx, req) => {
         requireOwnOrg(ctx, param(req, 'org_id'));
         return { body: await setAnalyzerEnabled(ctx.engine, ctx.orgId, param(req, 'analyzer_name'), false) };
       },
     }),
     route({
-      method: 'get', path: '/:analyzer_name/rules', policy: 'member', body: 'none',
+      method: 'get', path: '/:analyzer_name/rules', policy: 'member', body: 'none', query: RulesQuerySchema,
       handler: async (ctx, req) => {
         const { type } = parseQuery(RulesQuerySchema, req);
         const analyzer = await requireAnalyzer(ctx.engine, ctx.orgId, param(req, 'analyzer_name'));

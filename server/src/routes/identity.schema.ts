@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isAllowlistEntry } from '../auth/ip';
-import { pageQuery } from './shared';
+import { instantQuery, pageQuery } from './shared';
 
 /** identity-api.md "Limits": passwords of at least 8 characters. */
 const Password = z.string().min(8).max(1024);
@@ -52,11 +52,13 @@ const AuditFilters = {
   action: z.string().optional(),
   actor_id: z.string().optional(),
   target_type: z.string().optional(),
-  since: z.iso.datetime({ offset: true }).optional(),
-  until: z.iso.datetime({ offset: true }).optional(),
+  since: instantQuery('start').optional(),
+  until: instantQuery('end').optional(),
 };
 export const AuditQuery = z.object({ ...AuditFilters, ...pageQuery(1000, 100) });
 export const AuditExportQuery = z.object({ ...AuditFilters, ...pageQuery(10_000, 1000), format: z.enum(['json', 'csv']).default('json') });
+/** GET /admin/audit (and its export) also filter by `org_id` (identity-api.md "Platform administration"). */
+export const AdminAuditScope = { org_id: z.string().min(1).optional() };
 
 export const SuperadminSchema = z.object({ enabled: z.boolean() });
 export const LockSchema = z.object({ locked: z.boolean() });

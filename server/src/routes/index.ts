@@ -1,6 +1,9 @@
 import type { RouteDef } from '../http/route';
 import type { ServerServices } from '../services';
 import { adminRoutes } from './admin';
+import { adminModelRoutes } from './admin-models';
+import { adminPlatformRoutes } from './admin-platform';
+import { adminSettingsRoutes } from './admin-settings';
 import { analyzeRoutes } from './analyze';
 import { authRoutes } from './auth';
 import { analyzerRoutes } from './analyzers';
@@ -17,9 +20,16 @@ import { teamRoutes } from './teams';
 import { findingRoutes } from './findings';
 import { ruleHealthRoutes } from './rule-health';
 import { reviewWebhookRoutes } from './review-webhook';
+import { runTaskRoutes } from './run-tasks';
+import { codehostRoutes } from './codehost';
+import { notificationRoutes } from './notifications';
 import { customRuleRoutes } from './custom-rules';
 import { reportTemplateRoutes } from './report-templates';
 import { usageRoutes } from './usage';
+import { ssoRoutes } from './sso';
+import { scimConfigRoutes } from './scim';
+import { scimProtocolRoutes } from './scim-protocol';
+import { socialRoutes } from './social';
 
 /**
  * Every API route, in mount order: fixed paths first, then the `/{namespace}/...` and
@@ -35,13 +45,26 @@ export function allRoutes(services: ServerServices): RouteDef[] {
     ...memberRoutes(),
     ...teamRoutes(),
     ...inviteRoutes(services),
+    // identity-api.md "Single sign-on" (issue 12).
+    ...ssoRoutes(services),
+    ...scimConfigRoutes(services),
+    ...scimProtocolRoutes(services),
+    ...socialRoutes(services),
     ...metricsRoutes(),
     ...adminRoutes(),
+    // identity-api.md platform settings and administration, analysis-api.md /admin/models (issue 13).
+    ...adminSettingsRoutes(services.settings),
+    ...adminPlatformRoutes(services),
+    ...adminModelRoutes(),
     ...modelRoutes(),
     // analysis-api.md issue 4: findings, feedback, rule health, custom rules, templates, usage (fixed paths).
-    ...findingRoutes(),
+    ...findingRoutes(services),
     ...ruleHealthRoutes(services),
     ...reviewWebhookRoutes(),
+    ...runTaskRoutes(services),
+    // analysis-api.md "Code-hosting integration", "Notification channels" (issue 11).
+    ...codehostRoutes(services),
+    ...notificationRoutes(),
     ...customRuleRoutes(),
     ...reportTemplateRoutes(),
     ...usageRoutes(services),

@@ -1,8 +1,9 @@
 import { ingestAuto, ingestWithAnalyzer } from '@planwarden/engine/analysis/ingest-service';
+import { AnalysisPayloadSchema } from '@planwarden/engine/analysis/payload';
 import { getResource, listNamespaceResources, listNamespaces, nextResource, submitAnalysis } from '@planwarden/engine/analysis/resource-service';
 import { route, type RouteDef } from '../http/route';
 import { INGEST_MAX_BYTES, NextResourceQuerySchema, ResourceQuerySchema } from './ingest.schema';
-import { param, parseQuery, rawText } from './shared';
+import { NO_QUERY, param, parseQuery, rawText } from './shared';
 
 /** Re-exported for existing importers; defined in ingest.schema.ts. */
 export { INGEST_MAX_BYTES };
@@ -14,26 +15,26 @@ export { INGEST_MAX_BYTES };
 export function ingestRoutes(): RouteDef[] {
   return [
     route({
-      method: 'get', path: '/namespaces', policy: 'member', body: 'none',
+      method: 'get', path: '/namespaces', policy: 'member', body: 'none', query: NO_QUERY,
       handler: async (ctx) => ({ body: await listNamespaces(ctx.engine, ctx.orgId) }),
     }),
     route({
-      method: 'get', path: '/resource/:hash', policy: 'member', body: 'none',
+      method: 'get', path: '/resource/:hash', policy: 'member', body: 'none', query: ResourceQuerySchema,
       handler: async (ctx, req) => {
         const { filter } = parseQuery(ResourceQuerySchema, req);
         return { body: await getResource(ctx.engine, ctx.orgId, param(req, 'hash'), filter ?? null) };
       },
     }),
     route({
-      method: 'put', path: '/resource/:hash/analysis', policy: 'member', body: 'json',
+      method: 'put', path: '/resource/:hash/analysis', policy: 'member', body: 'json', requestBody: AnalysisPayloadSchema, query: NO_QUERY,
       handler: async (ctx, req) => ({ body: await submitAnalysis(ctx.engine, ctx.orgId, param(req, 'hash'), req.body) }),
     }),
     route({
-      method: 'post', path: '/:namespace/ingest/auto', policy: 'member', body: 'text', maxBodyBytes: INGEST_MAX_BYTES,
+      method: 'post', path: '/:namespace/ingest/auto', policy: 'member', body: 'text', query: NO_QUERY, maxBodyBytes: INGEST_MAX_BYTES,
       handler: async (ctx, req) => ({ status: 201, body: await ingestAuto(ctx.engine, ctx.orgId, param(req, 'namespace'), rawText(req)) }),
     }),
     route({
-      method: 'get', path: '/:namespace/resource/next', policy: 'member', body: 'none',
+      method: 'get', path: '/:namespace/resource/next', policy: 'member', body: 'none', query: NextResourceQuerySchema,
       handler: async (ctx, req) => {
         const { rule_type } = parseQuery(NextResourceQuerySchema, req);
         const next = await nextResource(ctx.engine, ctx.orgId, param(req, 'namespace'), rule_type ?? null);
@@ -42,11 +43,11 @@ export function ingestRoutes(): RouteDef[] {
       },
     }),
     route({
-      method: 'get', path: '/:namespace/resources', policy: 'member', body: 'none',
+      method: 'get', path: '/:namespace/resources', policy: 'member', body: 'none', query: NO_QUERY,
       handler: async (ctx, req) => ({ body: await listNamespaceResources(ctx.engine, ctx.orgId, param(req, 'namespace')) }),
     }),
     route({
-      method: 'post', path: '/:analyzer_name/:namespace/ingest', policy: 'member', body: 'text', maxBodyBytes: INGEST_MAX_BYTES,
+      method: 'post', path: '/:analyzer_name/:namespace/ingest', policy: 'member', body: 'text', query: NO_QUERY, maxBodyBytes: INGEST_MAX_BYTES,
       handler: async (ctx, req) => ({
         status: 201,
         body: await ingestWithAnalyzer(ctx.engine, ctx.orgId, param(req, 'analyzer_name'), param(req, 'namespace'), rawText(req)),

@@ -1,4 +1,5 @@
 import type { Request } from 'express';
+import type { z } from 'zod';
 import { auditCsv } from '@planwarden/engine/audit/export';
 import { presentAuditEvent } from '@planwarden/engine/audit/record';
 import { keyRequestCounts, metricsSummary, presentSpan } from '@planwarden/engine/telemetry/spans';
@@ -15,18 +16,21 @@ function auditFilters(q: { action?: string; actor_id?: string; target_type?: str
 
 type AuditFetch = (ctx: RequestContext, req: Request, filters: ReturnType<typeof auditFilters>) => Promise<AuditEventDoc[]>;
 
-/** GET {path} and GET {path}/export over one audit source (own org, one org, or platform-wide). */
-export function auditRouteSet(path: string, policy: Policy, fetch: AuditFetch): RouteDef[] {
+/**
+ * GET {path} and GET {path}/export over one audit source (own org, one org, or platform-wide);
+ * `scope` adds the source's own query parameters to the audit filters.
+ */
+export function auditRouteSet(path: string, policy: Policy, fetch: AuditFetch, scope: z.ZodRawShape = {}): RouteDef[] {
   return [
     route({
-      method: 'get', path, policy, body: 'none',
+      method: 'get', path, policy, body: 'none', query: AuditQuery.extend(scope),
       handler: async (ctx, req) => {
         const events = (await fetch(ctx, req, auditFilters(parseQuery(AuditQuery, req)))).map(presentAuditEvent);
         return { body: { events, total_returned: events.length } };
       },
     }),
     route({
-      method: 'get', path: `${path}/export`, policy, body: 'none',
+      method: 'get', path: `${path}/export`, policy, body: 'none', query: AuditExportQuery.extend(scope),
       handler: async (ctx, req) => {
         const q = parseQuery(AuditExportQuery, req);
         const events = await fetch(ctx, req, auditFilters(q));
@@ -51,11 +55,11 @@ export function auditRouteSet(path: string, policy: Policy, fetch: AuditFetch): 
 export function metricsRoutes(): RouteDef[] {
   return [
     route({
-      method: 'get', path: '/metrics/summary', policy: 'admin', body: 'none',
+      method: 'get', path: '/metrics/summary', policy: 'admin', body: 'none', query: DaysQuery,
       handler: async (ctx, req) => ({ body: await metricsSummary(ctx.engine, ctx.orgId, parseQuery(DaysQuery, req).days) }),
     }),
     route({
-      method: 'get', path: '/metrics/spans', policy: 'admin', body: 'none',
+      method: 'get', path: '/metrics/spans', policy: 'admin', body: 'none', query: SpanQuery,
       handler: async (ctx, req) => {
         const q = parseQuery(SpanQuery, req);
         const spans = await ctx.engine.stores.spans.list(ctx.orgId, { type: q.type, userId: q.user_id, keyId: q.key_id, limit: q.limit, offset: q.offset });
@@ -63,7 +67,7 @@ export function metricsRoutes(): RouteDef[] {
       },
     }),
     route({
-      method: 'get', path: '/metrics/keys', policy: 'admin', body: 'none',
+      method: 'get', path: '/metrics/keys', policy: 'admin', body: 'none', query: DaysQuery,
       handler: async (ctx, req) => ({ body: await keyRequestCounts(ctx.engine, ctx.orgId, parseQuery(DaysQuery, req).days) }),
     }),
     ...auditRouteSet('/metrics/audit', 'admin', (ctx, _req, filters) => ctx.engine.stores.audit.list(ctx.orgId, filters)),
@@ -73,12 +77,17 @@ export function metricsRoutes(): RouteDef[] {
 type Body = Record<string, unknown>;
 const asObject = (v: unknown): Body => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Body) : {});
 
-/** Ingest span facts from an ingest or analyze reply: namespace, analyzer(s), resource_count. */
-function ingestFacts(req: Request, reply: { body?: unknown }): SpanFacts {
+/**
+ * Ingest span facts from an ingest or analyze reply: namespace, analyzer(s), resource_count. An
+ * analyze reply carries `ingested` (analyze-service.ts startAnalysis), which also covers the
+ * 202 of an async job whose body names neither.
+ */
+function ingestFacts(req: Request, reply: { body?: unknown; ingested?: { resource_count: number; analyzers_used: string[] } }): SpanFacts {
   const body = reply.body;
   const units = Array.isArray(body) ? body : asObject(body).units;
-  const used = asObject(body).analyzers_used;
-  const count = Array.isArray(units) ? units.length : Number(asObject(body).resource_count ?? asObject(body).total_units ?? 0);
+  const used = reply.ingested?.analyzers_used ?? asObject(body).analyzers_used;
+  const count = reply.ingested?.resource_count
+    ?? (Array.isArray(units) ? units.length : Number(asObject(body).resource_count ?? asObject(body).total_units ?? 0));
   return {
     type: 'ingest',
     data: {
@@ -98,11 +107,13 @@ function analysisFacts(req: Request, reply: { body?: unknown }): SpanFacts {
     const sev = String(f.severity ?? 'UNKNOWN');
     severity[sev] = (severity[sev] ?? 0) + 1;
   }
-  const resource = asObject(reply.body);
+  // The reply is the stored resource `{hash, value: {type, name, ...}, analysis}`.
+  const value = asObject(asObject(reply.body).value);
   return {
     type: 'analysis',
     data: {
-      resource_type: resource.resource_type ?? null, resource_address: resource.resource_address ?? resource.address ?? null,
+      resource_type: typeof value.type === 'string' ? value.type : null,
+      resource_address: typeof value.name === 'string' ? value.name : null,
       finding_count: list.length, severity_counts: severity,
     },
   };

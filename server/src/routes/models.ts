@@ -3,7 +3,7 @@ import { NotFoundError } from '@planwarden/engine/errors';
 import { LLM_BACKENDS, type LlmBackend } from '@planwarden/engine/llm/types';
 import type { AllowedModelDoc } from '@planwarden/engine/llm/model-store';
 import { route, type RouteDef } from '../http/route';
-import { param, parseBody, requireOwnOrg } from './shared';
+import { NO_QUERY, param, parseBody, requireOwnOrg } from './shared';
 
 const CredentialSchema = z.object({
   provider: z.enum(LLM_BACKENDS as [LlmBackend, ...LlmBackend[]]),
@@ -28,11 +28,11 @@ export function presentModel(m: AllowedModelDoc) {
 export function modelRoutes(): RouteDef[] {
   return [
     route({
-      method: 'get', path: '/models', policy: 'member', body: 'none',
+      method: 'get', path: '/models', policy: 'member', body: 'none', query: NO_QUERY,
       handler: async (ctx) => ({ body: { models: (await ctx.engine.stores.models.list(true)).map(presentModel) } }),
     }),
     route({
-      method: 'post', path: '/orgs/:org_id/llm-credentials', policy: 'admin', body: 'json',
+      method: 'post', path: '/orgs/:org_id/llm-credentials', policy: 'admin', body: 'json', requestBody: CredentialSchema, query: NO_QUERY,
       handler: async (ctx, req) => {
         requireOwnOrg(ctx, param(req, 'org_id'));
         const { provider, api_key } = parseBody(CredentialSchema, req);
@@ -40,14 +40,14 @@ export function modelRoutes(): RouteDef[] {
       },
     }),
     route({
-      method: 'get', path: '/orgs/:org_id/llm-credentials', policy: 'admin', body: 'none',
+      method: 'get', path: '/orgs/:org_id/llm-credentials', policy: 'admin', body: 'none', query: NO_QUERY,
       handler: async (ctx, req) => {
         requireOwnOrg(ctx, param(req, 'org_id'));
         return { body: { credentials: await ctx.engine.stores.credentials.list(ctx.orgId) } };
       },
     }),
     route({
-      method: 'delete', path: '/orgs/:org_id/llm-credentials/:provider', policy: 'admin', body: 'none',
+      method: 'delete', path: '/orgs/:org_id/llm-credentials/:provider', policy: 'admin', body: 'none', query: NO_QUERY,
       handler: async (ctx, req) => {
         requireOwnOrg(ctx, param(req, 'org_id'));
         const provider = param(req, 'provider');

@@ -10,3 +10,9 @@ export const TemplatesQuerySchema = z.object({
   format: ReportFormatSchema.optional(),
   is_default: booleanQuery.optional(),
 });
+
+/**
+ * GET /reports/{token} query: a public link pasted into chats and pull requests; parameters
+ * that tools append to shared links (tracking, cache busting) are ignored rather than refused.
+ */
+export const SharedLinkQuerySchema = z.looseObject({});

@@ -12,7 +12,7 @@ export function sessionReply(ids: IdentityServices, result: SessionResult, statu
   };
 }
 
-/** A reply clearing the calling browser's session cookie. */
+/** A reply clearing the calling browser's session cookie (the session itself is revoked by login.ts `logout`). */
 export function logoutReply(ids: IdentityServices): Reply {
   return { body: { detail: 'Signed out' }, headers: { 'Set-Cookie': clearedSessionCookie(secureCookies(ids.config)) } };
 }

@@ -5,6 +5,7 @@
  * parameters. Everything executes synchronously, so a read-modify-write inside `tx` can never
  * interleave with another operation of this process. Prepared statements are cached by SQL text.
  */
+import { closeSync, existsSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import {
   DummyDriver,
@@ -45,9 +46,12 @@ export class SqliteConnection {
 
   /**
    * Opens `file` (`:memory:` for a private in-memory database). File databases use WAL and a
-   * 5 s busy timeout so a second process on the same file waits instead of failing.
+   * 5 s busy timeout so a second process on the same file waits instead of failing. A new
+   * database file is created 0600 (owner only); SQLite gives its -wal and -shm files the same
+   * mode as the database file.
    */
   constructor(file: string) {
+    if (file !== ':memory:' && !existsSync(file)) closeSync(openSync(file, 'a', 0o600)); // an empty file is an empty database
     this.#db = new Database(file);
     if (file !== ':memory:') {
       this.#db.pragma('journal_mode = WAL');

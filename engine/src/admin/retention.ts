@@ -1,0 +1,69 @@
+import type { EngineContext } from '../context';
+import type { SweepStep } from './sweep-store';
+
+/** identity-api.md "Platform settings" retention (days; defaults 30/730/180/730/90/730). */
+export interface RetentionSettings {
+  readonly telemetry_days: number;
+  readonly audit_days: number;
+  readonly finding_low_medium_days: number;
+  readonly finding_high_critical_days: number;
+  readonly resource_content_days: number;
+  readonly feedback_days: number;
+}
+
+const DAY_MS = 86_400_000;
+const cutoff = (now: Date, days: number) => new Date(now.getTime() - days * DAY_MS).toISOString();
+
+/** The TTL indexes carrying telemetry_days and audit_days (on the spans' and audit events' `timestamp`). */
+function ttlIndexes(s: Pick<RetentionSettings, 'telemetry_days' | 'audit_days'>) {
+  return [
+    { collection: 'spans', spec: { name: 'retention_ttl', keys: { timestamp: 1 }, expireAfterSeconds: s.telemetry_days * 86_400 } },
+    { collection: 'audit_events', spec: { name: 'retention_ttl', keys: { timestamp: 1 }, expireAfterSeconds: s.audit_days * 86_400 } },
+  ] as const;
+}
+
+/**
+ * Pushes retention.telemetry_days and audit_days onto the running TTL indexes (identity-api.md
+ * "Platform settings" Timing). Idempotent: an unchanged spec is left alone by every adapter;
+ * a changed one is recreated (SQLite, memory) or re-declared (MongoDB drops and recreates).
+ */
+export async function applyRetentionTtl(ctx: EngineContext, s: Pick<RetentionSettings, 'telemetry_days' | 'audit_days'>): Promise<void> {
+  for (const { collection, spec } of ttlIndexes(s)) await ctx.stores.store.ensureIndexes(collection, [{ ...spec, keys: { ...spec.keys } }]);
+}
+
+/**
+ * The retention sweep's steps, in order (POST /admin/retention/run):
+ * - findings_purged: triage records not seen for finding_low_medium_days (INFO, LOW, MEDIUM)
+ *   or finding_high_critical_days (HIGH, CRITICAL);
+ * - resources_redacted: resource bodies older than resource_content_days are blanked (the
+ *   hash, address, analysis and findings stay), once;
+ * - feedback_purged: review feedback older than feedback_days;
+ * - ttl_expired: telemetry and audit expiry through the TTL indexes (pushed first), and every
+ *   other TTL collection (auth throttle counters, revoked tokens, report links): what the
+ *   adapter's purge removed (MongoDB's TTL monitor may have removed them already).
+ * Platform-wide across orgs; `settings` is read when the sweep runs.
+ */
+export function retentionSteps(ctx: EngineContext, settings: () => RetentionSettings): Record<string, SweepStep> {
+  const col = (name: string) => ctx.stores.store.collection(name);
+  return {
+    findings_purged: async (now) => {
+      const s = settings();
+      const low = await col('findings').deleteMany({ severity: { $in: ['INFO', 'LOW', 'MEDIUM'] }, last_seen: { $lt: cutoff(now, s.finding_low_medium_days) } });
+      const high = await col('findings').deleteMany({ severity: { $in: ['HIGH', 'CRITICAL'] }, last_seen: { $lt: cutoff(now, s.finding_high_critical_days) } });
+      return low + high;
+    },
+    resources_redacted: async (now) => {
+      const iso = now.toISOString();
+      const { matched } = await col('resources').updateMany(
+        { created_at: { $lt: cutoff(now, settings().resource_content_days) }, content_redacted_at: { $exists: false } },
+        { $set: { 'value.body': '', content_redacted_at: iso } },
+      );
+      return matched;
+    },
+    feedback_purged: (now) => col('feedback').deleteMany({ created_at: { $lt: cutoff(now, settings().feedback_days) } }),
+    ttl_expired: async (now) => {
+      await applyRetentionTtl(ctx, settings());
+      return ctx.stores.store.purgeExpired(now);
+    },
+  };
+}
