@@ -1,5 +1,9 @@
+import { resolve } from 'node:path';
 import { z } from 'zod';
 import { platformMetrics, platformUsage } from '@planwarden/engine/admin/platform-usage';
+import {
+  defaultStorageDeps, prepareDocdb, PrepareDocdbSchema, storageStatus, StorageSwitchSchema, switchStorage,
+} from '@planwarden/engine/admin/storage-admin';
 import { cancelOrgDeletion, purgePendingOrgs, requestOrgDeletion } from '@planwarden/engine/orgs/offboarding';
 import { PlanPatchSchema, setPlan } from '@planwarden/engine/orgs/plan-service';
 import { analysesStarted } from '@planwarden/engine/usage/usage-service';
@@ -14,9 +18,10 @@ const ForceQuery = z.object({ force: booleanQuery.default(false) });
 
 /**
  * identity-api.md "Platform administration" (superadmin): plans, offboarding, cross-org usage
- * and metrics, the retention and jobs sweeps, and the storage status.
+ * and metrics, the retention and jobs sweeps, and storage (status, docdb preparation, the runtime switch).
  */
 export function adminPlatformRoutes(services: ServerServices): RouteDef[] {
+  const storageDeps = defaultStorageDeps(resolve(services.config.data_dir));
   return [
     route({
       method: 'patch', path: '/admin/organizations/:org_id/plan', policy: 'superadmin', body: 'json', requestBody: PlanPatchSchema, query: NO_QUERY,
@@ -62,11 +67,15 @@ export function adminPlatformRoutes(services: ServerServices): RouteDef[] {
     }),
     route({
       method: 'get', path: '/admin/storage', policy: 'superadmin', body: 'none', query: NO_QUERY,
-      handler: async (ctx) => {
-        const { storage } = services.config;
-        const database = ctx.engine.stores.store.backend === 'docdb' ? storage.database : null;
-        return { body: { active_backend: ctx.engine.stores.store.backend, active_database: database, last_prepared: null } };
-      },
+      handler: async (ctx) => ({ body: await storageStatus(ctx.engine) }),
+    }),
+    route({
+      method: 'post', path: '/admin/storage/prepare-docdb', policy: 'superadmin', body: 'json', requestBody: PrepareDocdbSchema, query: NO_QUERY,
+      handler: async (ctx, req) => ({ body: await prepareDocdb(ctx.engine, storageDeps, parseBody(PrepareDocdbSchema, req)) }),
+    }),
+    route({
+      method: 'post', path: '/admin/storage/switch', policy: 'superadmin', body: 'json', requestBody: StorageSwitchSchema, query: NO_QUERY,
+      handler: async (ctx, req) => ({ body: await switchStorage(ctx.engine, storageDeps, parseBody(StorageSwitchSchema, req)) }),
     }),
   ];
 }

@@ -1,6 +1,7 @@
 import type { RouteDef } from '../http/route';
 import type { ServerServices } from '../services';
 import { adminRoutes } from './admin';
+import { adminCustomRuleRoutes } from './admin-custom-rules';
 import { adminModelRoutes } from './admin-models';
 import { adminPlatformRoutes } from './admin-platform';
 import { adminSettingsRoutes } from './admin-settings';
@@ -56,6 +57,7 @@ export function allRoutes(services: ServerServices): RouteDef[] {
     ...adminSettingsRoutes(services.settings),
     ...adminPlatformRoutes(services),
     ...adminModelRoutes(),
+    ...adminCustomRuleRoutes(),
     ...modelRoutes(),
     // analysis-api.md issue 4: findings, feedback, rule health, custom rules, templates, usage (fixed paths).
     ...findingRoutes(services),
