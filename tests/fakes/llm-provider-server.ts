@@ -6,17 +6,28 @@
  * Each call consumes the next scripted step (default 'valid'). A valid answer is derived from
  * the request: the unit body between prompt.ts's fences, the first rule id of the ruleset
  * between RULESET_BEGIN/END, the unit name from the `- name:` line.
+ *
+ * Structured output (issue 15): an Anthropic request with `tools` + a forced `tool_choice` is
+ * answered with a `tool_use` block whose input is the payload; OpenAI `json_schema` and Ollama
+ * `format` schemas are recorded as sent. Ollama's `POST /api/show` answers the model's context
+ * length (`setContextLength`) and is recorded in `showRequests`, not in `requests`; Ollama's
+ * `prompt_eval_count` is the o200k token count of the prompt (what a model of that vocabulary
+ * would evaluate), or far fewer for a 'prompt-truncated' step.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { LlmBackend } from '../../engine/src/llm/types';
 import { extractUnitBody, RULESET_BEGIN, RULESET_END } from '../../engine/src/llm/prompt';
+import { countTokens } from '../../engine/src/llm/tokens';
+import { extractJson } from '../../engine/src/llm/parse-output';
 
 export type ScriptStep =
   | 'valid'
   | 'malformed'
   | 'truncated'
   | 'slow'
+  /** Ollama: reports a prompt_eval_count of a tenth of the prompt (as when it cut an overflowing prompt). */
+  | 'prompt-truncated'
   | { readonly status: number; readonly message?: string }
   | { readonly text: string };
 
@@ -42,8 +53,12 @@ export interface FakeProvider {
   readonly anthropicBaseUrl: string;
   /** `${url}` — the Ollama SDK appends `/api/chat`. */
   readonly ollamaHost: string;
-  /** Every request received, in order. */
+  /** Every request received, in order (model look-ups aside). */
   readonly requests: RecordedRequest[];
+  /** Ollama `POST /api/show` bodies received, in order. */
+  readonly showRequests: unknown[];
+  /** Context length `/api/show` reports for every model (default 131072). */
+  setContextLength(tokens: number): void;
   /** Queues answers for the next calls (across all backends, in order). */
   script(steps: readonly ScriptStep[]): void;
   /** Steps queued and not yet consumed. */
@@ -55,11 +70,15 @@ export interface FakeProvider {
   close(): Promise<void>;
 }
 
+const DEFAULT_CONTEXT_LENGTH = 131_072;
+
 export interface FakeProviderOptions {
   /** Delay before every answer (default 0). */
   readonly latencyMs?: number;
   /** How long a 'slow' step waits before answering (default 10 s: longer than any test timeout). */
   readonly slowMs?: number;
+  /** Models Ollama's `GET /api/tags` lists (default `['llama3.1:8b']`; `[]` = Ollama with no model). */
+  readonly ollamaModels?: readonly string[];
 }
 
 /** Starts the fake on 127.0.0.1, port 0. Close it in afterAll/afterEach. */
@@ -69,6 +88,8 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
   const slowMs = options.slowMs ?? 10_000;
   const queue: ScriptStep[] = [];
   const requests: RecordedRequest[] = [];
+  const showRequests: unknown[] = [];
+  let contextLength = DEFAULT_CONTEXT_LENGTH;
   const cachedSystems = new Set<string>();
   let counter = 0;
 
@@ -88,8 +109,19 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     } catch {
       body = undefined;
     }
+    if (req.method === 'POST' && path === '/api/show') {
+      showRequests.push(body);
+      const model = isRecord(body) && typeof body.model === 'string' ? body.model : '';
+      if (model === '') sendJson(res, 400, { error: 'model is required' });
+      else sendJson(res, 200, { modelfile: '', parameters: '', template: '{{ .Prompt }}', details: { family: 'llama', format: 'gguf' }, model_info: { 'general.architecture': 'llama', 'llama.context_length': contextLength }, capabilities: ['completion'] });
+      return;
+    }
     const { system, user } = messagesOf(backend, body);
     requests.push({ backend, path, headers: flatHeaders(req), body, system, user });
+    if (req.method === 'GET' && path === '/api/tags') {
+      sendJson(res, 200, { models: ollamaTags(options.ollamaModels ?? ['llama3.1:8b']) });
+      return;
+    }
 
     if (backend === 'unknown') {
       sendJson(res, 404, { error: `no route for ${req.method} ${path}` });
@@ -114,6 +146,8 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     }
 
     const valid = validAnswer(system, user);
+    const forcedTool = backend === 'anthropic' && Array.isArray(body.tools) && isRecord(body.tool_choice) && body.tool_choice.type === 'tool'
+      ? String(body.tool_choice.name) : null;
     let text: string;
     let truncated = false;
     if (step === 'malformed') text = 'Sure! Here is my analysis of the resource: {"summary": "looks fine", "findings": [';
@@ -122,6 +156,7 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
       truncated = true;
     } else if (typeof step === 'object') text = step.text;
     else text = valid;
+    const promptTokens = backend === 'ollama' ? countTokens(system) + countTokens(user) : 0;
 
     counter += 1;
     const inputTokens = tokens(system) + tokens(user);
@@ -166,13 +201,18 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
         }
       }
       res.setHeader('request-id', `req_fake${counter}`);
+      // A forced tool call carries the payload as its input: the scripted text's JSON object, else the text as a field.
+      let toolInput: unknown = null;
+      if (forcedTool) {
+        try { toolInput = extractJson(text); } catch { toolInput = { raw: text }; }
+      }
       sendJson(res, 200, {
         id: `msg_fake${counter}`,
         type: 'message',
         role: 'assistant',
         model,
-        content: [{ type: 'text', text }],
-        stop_reason: truncated ? 'max_tokens' : 'end_turn',
+        content: forcedTool && !truncated ? [{ type: 'tool_use', id: `toolu_fake${counter}`, name: forcedTool, input: toolInput }] : [{ type: 'text', text }],
+        stop_reason: truncated ? 'max_tokens' : forcedTool ? 'tool_use' : 'end_turn',
         stop_sequence: null,
         usage,
       });
@@ -185,7 +225,7 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
         done_reason: truncated ? 'length' : 'stop',
         total_duration: 1_000_000,
         load_duration: 1_000,
-        prompt_eval_count: inputTokens,
+        prompt_eval_count: step === 'prompt-truncated' ? Math.max(1, Math.floor(promptTokens / 10)) : promptTokens,
         prompt_eval_duration: 1_000,
         eval_count: outputTokens,
         eval_duration: 1_000,
@@ -209,6 +249,8 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     anthropicBaseUrl: url,
     ollamaHost: url,
     requests,
+    showRequests,
+    setContextLength: (tokens) => void (contextLength = tokens),
     script(steps) {
       queue.push(...steps);
     },
@@ -217,6 +259,8 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     reset() {
       queue.length = 0;
       requests.length = 0;
+      showRequests.length = 0;
+      contextLength = DEFAULT_CONTEXT_LENGTH;
       latencyMs = initialLatencyMs;
     },
     close: () =>
@@ -225,6 +269,14 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
         server.closeAllConnections();
       }),
   };
+}
+
+/** Ollama's `GET /api/tags` entries (the fields its API documents). */
+function ollamaTags(names: readonly string[]): Record<string, unknown>[] {
+  return names.map((name) => ({
+    name, model: name, modified_at: '2025-01-01T00:00:00Z', size: 4_920_753_328, digest: `sha256:${'0'.repeat(64)}`,
+    details: { format: 'gguf', family: 'llama', families: ['llama'], parameter_size: '8.0B', quantization_level: 'Q4_K_M' },
+  }));
 }
 
 function backendFor(method: string, path: string): LlmBackend | 'unknown' {
