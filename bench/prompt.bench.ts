@@ -9,6 +9,9 @@ import { getEncoding } from 'js-tiktoken';
 import { terraformAnalyzer } from '../engine/src/analyzers/terraform/index';
 import { buildPrompt } from '../engine/src/llm/prompt';
 import { loadBuiltinRuleset } from '../engine/src/rules/ruleset';
+import { selectRules } from '../engine/src/rules/select';
+import type { AnalysisUnit } from '../engine/src/analyzers/types';
+import { corpusFile, corpusFiles } from '../tests/corpus';
 import type { RecordedRequest } from '../tests/fakes/llm-provider-server';
 import { planOfUnits, type BenchRow } from './lib';
 
@@ -40,6 +43,8 @@ export async function benchPrompt(requests: readonly RecordedRequest[] = [], log
       note: 'o200k_base (js-tiktoken)',
     });
   }
+
+  rows.push(...selectionRows(typical, o200k.encode.bind(o200k), log));
 
   const rules = loadBuiltinRuleset('terraform', 'default');
   const a = buildPrompt({ rules, unit: typical });
@@ -84,6 +89,44 @@ export async function benchPrompt(requests: readonly RecordedRequest[] = [], log
       target: 'prefix covers instructions + ruleset', pass: null, note: 'fewer than two captured provider requests sharing a ruleset (the job-runner bench did not run)',
     });
   }
+  return rows;
+}
+
+/**
+ * Issue 15: prompt tokens before (the unit's whole rule variant) and after (only the rules that
+ * apply, rules/select.ts) for the typical AWS unit (an `aws_s3_bucket`) and on average over
+ * every corpus plan unit (tfplan-json, tfplan-text).
+ */
+function selectionRows(typical: AnalysisUnit, encode: (text: string) => number[], log: (line: string) => void): BenchRow[] {
+  const rulesFor = (unit: AnalysisUnit): string => loadBuiltinRuleset('terraform', terraformAnalyzer.ruleVariantFor!(unit) ?? 'default');
+  const tokens = (unit: AnalysisUnit, rules: string): number => {
+    const p = buildPrompt({ rules, unit });
+    return encode(p.system).length + encode(p.user).length;
+  };
+  const bucket = typical;
+  const rows: BenchRow[] = [];
+  if (bucket) {
+    const full = rulesFor(bucket);
+    const selected = selectRules(full, bucket);
+    const before = tokens(bucket, full);
+    const after = tokens(bucket, selected.text);
+    log(`  ${bucket.type} unit: ${before} prompt tokens with the whole default + aws ruleset, ${after} with the ${selected.ruleIds.length} rules that apply (${selected.ruleIds.join(', ')})`);
+    rows.push({ item: '15 prompt', figure: `prompt tokens, typical AWS unit (${bucket.type}), rules that apply`, value: String(after), baseline: `${before} (whole ruleset)`, target: '<= 4000', pass: after <= 4000, note: `${selected.ruleIds.length} rules sent; o200k_base` });
+  }
+  const units = [...corpusFiles('tfplan-json', '.json'), ...corpusFiles('tfplan-text', '.txt')].flatMap((f) => {
+    try { return terraformAnalyzer.ingest!(corpusFile(f).toString('utf8').replace(/^\uFEFF/, '')); } catch { return []; }
+  });
+  let before = 0;
+  let after = 0;
+  for (const unit of units) {
+    const full = rulesFor(unit);
+    before += tokens(unit, full);
+    after += tokens(unit, selectRules(full, unit).text);
+  }
+  const avgBefore = Math.round(before / Math.max(1, units.length));
+  const avgAfter = Math.round(after / Math.max(1, units.length));
+  log(`  corpus plan units (${units.length}): average prompt ${avgBefore} tokens before selection, ${avgAfter} after`);
+  rows.push({ item: '15 prompt', figure: `prompt tokens, average over ${units.length} corpus plan units`, value: String(avgAfter), baseline: `${avgBefore} (whole ruleset)`, target: '(measure)', pass: null, note: 'o200k_base' });
   return rows;
 }
 

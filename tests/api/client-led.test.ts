@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { selectRules } from '../../engine/src/rules/select';
 import { corpusFile, startTestServer, type TestServer } from '../helpers/test-server';
 
 let server: TestServer;
@@ -47,8 +48,9 @@ describe('client-led analysis loop over HTTP', () => {
       const next = await server.api('/loop/resource/next');
       if (next.status === 208) break;
       expect(next.status).toBe(200);
-      const resource = await next.json() as { hash: string; value: { name: string; body: string }; rules: string; analysis: null };
-      expect(resource.rules).toBe(awsRules);
+      const resource = await next.json() as { hash: string; value: { name: string; type: string; action: string; body: string }; rules: string; analysis: null };
+      // Only the rules that apply to the unit are served (issue 15): a selection of the AWS ruleset.
+      expect(resource.rules).toBe(selectRules(awsRules, { type: resource.value.type, action: resource.value.action, metadata: { source: 'plan-json' } }).text);
       expect(resource.analysis).toBeNull();
       const put = await server.api(`/resource/${resource.hash}/analysis`, { method: 'PUT', json: analysisFor(resource, ruleId, i === 0 ? 'LOW' : 'HIGH') });
       expect(put.status).toBe(200);

@@ -183,7 +183,7 @@ describe('conformance', () => {
     const units = await (await server.api('/terraform/span-put/ingest', { method: 'POST', body: AWS_PLAN })).json() as { hash: string; type: string; name: string }[];
     const put = await server.api(`/resource/${units[0].hash}/analysis`, {
       method: 'PUT',
-      json: { summary: 'ok', findings: [{ title: 't', severity: 'LOW', rule_id: 'R-1', risk: 'r', why_it_matters: 'w', suggested_next_step: 's', confidence: 'LOW', evidence: [], resource_address: units[0].name, tags: [] }] },
+      json: { summary: 'ok', findings: [{ title: 't', severity: 'LOW', rule_id: 'TF-GEN-SECRET-PLAINTEXT', risk: 'r', why_it_matters: 'w', suggested_next_step: 's', confidence: 'LOW', evidence: [], resource_address: units[0].name, tags: [] }] },
     });
     expect(put.status).toBe(200);
     const analysisSpans = await (await server.api('/metrics/spans?type=analysis')).json() as { data: Record<string, unknown> }[];

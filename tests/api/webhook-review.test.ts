@@ -100,9 +100,9 @@ describe('review webhook delivery', () => {
   });
 
   it('an unreachable or disabled target never fails the request', async () => {
-    const hashes = await analyseClientSide('hook-down', 'checkov-gcp-modules', 'HIGH', 'TF-GEN-PUBLIC-INGRESS');
+    const hashes = await analyseClientSide('hook-down', 'checkov-gcp-modules', 'HIGH', 'TF-GEN-INGRESS-WORLD-OPEN');
     expect(hashes.length).toBeGreaterThan(1);
-    const patch = (hash: string) => server.api(`/findings/${hash}/TF-GEN-PUBLIC-INGRESS`, { method: 'PATCH', json: { status: 'needs_review' } });
+    const patch = (hash: string) => server.api(`/findings/${hash}/TF-GEN-INGRESS-WORLD-OPEN`, { method: 'PATCH', json: { status: 'needs_review' } });
     await server.api(PATH, { method: 'PUT', json: { url: 'http://127.0.0.1:1/unreachable' } });
     expect((await patch(hashes[0])).status).toBe(200);
     receiver.skipAll();

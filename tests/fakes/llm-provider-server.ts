@@ -17,9 +17,12 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { LlmBackend } from '../../engine/src/llm/types';
-import { extractUnitBody, RULESET_BEGIN, RULESET_END } from '../../engine/src/llm/prompt';
 import { countTokens } from '../../engine/src/llm/tokens';
 import { extractJson } from '../../engine/src/llm/parse-output';
+import { defaultMessage, sendError } from './llm-provider-errors';
+import { validAnswer } from './llm-provider-answers';
+
+export { pickRuleId } from './llm-provider-answers';
 
 export type ScriptStep =
   | 'valid'
@@ -297,92 +300,6 @@ function checkAuth(backend: LlmBackend, req: IncomingMessage): { status: number;
     if (!req.headers['anthropic-version']) return { status: 400, message: 'anthropic-version: header is required' };
   }
   return null;
-}
-
-/** The provider's real error body shape. */
-function sendError(res: ServerResponse, backend: LlmBackend, status: number, message: string): void {
-  if (status === 429) res.setHeader('retry-after', '1');
-  if (backend === 'openai') {
-    const [type, code] = OPENAI_ERROR_TYPES[status] ?? (status >= 500 ? ['server_error', null] : ['invalid_request_error', null]);
-    sendJson(res, status, { error: { message, type, param: null, code } });
-  } else if (backend === 'anthropic') {
-    const type = ANTHROPIC_ERROR_TYPES[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error');
-    sendJson(res, status, { type: 'error', error: { type, message }, request_id: 'req_fake_error' });
-  } else {
-    sendJson(res, status, { error: message });
-  }
-}
-
-const OPENAI_ERROR_TYPES: Record<number, [string, string | null]> = {
-  401: ['invalid_request_error', 'invalid_api_key'], 403: ['invalid_request_error', 'unsupported_country_region_territory'],
-  404: ['invalid_request_error', 'model_not_found'], 429: ['requests', 'rate_limit_exceeded'],
-};
-const ANTHROPIC_ERROR_TYPES: Record<number, string> = {
-  400: 'invalid_request_error', 401: 'authentication_error', 403: 'permission_error', 404: 'not_found_error',
-  413: 'request_too_large', 429: 'rate_limit_error', 500: 'api_error', 529: 'overloaded_error',
-};
-
-function defaultMessage(backend: LlmBackend, status: number): string {
-  if (status === 401) {
-    return backend === 'openai' ? 'Incorrect API key provided: sk-fake. You can find your API key at https://platform.openai.com/account/api-keys.' : backend === 'anthropic' ? 'invalid x-api-key' : 'unauthorized';
-  }
-  if (status === 429) return backend === 'anthropic' ? 'Number of request tokens has exceeded your per-minute rate limit' : 'Rate limit reached for requests';
-  if (status >= 500) return backend === 'anthropic' ? 'Internal server error' : 'The server had an error while processing your request. Sorry about that!';
-  return `fake error ${status}`;
-}
-
-/** A valid analysis payload derived from the prompt (see module comment). */
-function validAnswer(system: string, user: string): string {
-  const body = extractUnitBody(user) ?? '';
-  const begin = system.indexOf(RULESET_BEGIN);
-  const end = system.indexOf(RULESET_END, begin + 1);
-  const rules = begin >= 0 && end > begin ? system.slice(begin + RULESET_BEGIN.length, end) : system;
-  const ruleId = pickRuleId(rules) ?? 'FAKE-RULE-001';
-  const nameLine = /^- name: (".*")$/m.exec(user);
-  let name = 'unknown';
-  if (nameLine) {
-    try {
-      name = String(JSON.parse(nameLine[1]));
-    } catch {
-      // keep 'unknown'
-    }
-  }
-  const evidence = body.split(/\r?\n/).find((line) => /[A-Za-z0-9]/.test(line));
-  return JSON.stringify({
-    summary: `Fake analysis of ${name}.`,
-    findings: [
-      {
-        title: `Fake finding for ${ruleId}`,
-        severity: 'HIGH',
-        rule_id: ruleId,
-        risk: 'The fake provider flags the first line of every unit.',
-        why_it_matters: 'It lets tests check the whole pipeline.',
-        suggested_next_step: 'Nothing; this is a test double.',
-        confidence: 'HIGH',
-        evidence: evidence ? [evidence.trim()] : [],
-        resource_address: name,
-        tags: ['fake'],
-      },
-    ],
-  });
-}
-
-/**
- * First rule id of a Markdown ruleset (earliest in the text): `## GEN-SECRET-IN-CODE: title`
- * (the shipped rulesets), `## ID: X`, or `- **ID:** X` / `rule_id: X`.
- */
-export function pickRuleId(rules: string): string | null {
-  const patterns = [
-    /^#{1,6}\s*(?:rule\s*)?id\s*:\s*`?([A-Za-z0-9][\w.:-]*)`?/im,
-    /^\s*(?:[-*]\s*)?\**(?:rule[_ ]?)?id\**\s*:\s*\**\s*`?([A-Za-z0-9][\w.:-]*)`?/im,
-    /^#{1,6}\s+`?\[?([A-Z][A-Z0-9]*(?:[-_.][A-Z0-9]+)+)\]?`?/m,
-  ];
-  let best: RegExpExecArray | null = null;
-  for (const pattern of patterns) {
-    const match = pattern.exec(rules);
-    if (match && (best === null || match.index < best.index)) best = match;
-  }
-  return best ? best[1].replace(/[:.]+$/, '') : null;
 }
 
 function messagesOf(backend: LlmBackend | 'unknown', body: unknown): { system: string; user: string } {

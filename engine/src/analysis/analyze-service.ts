@@ -9,15 +9,21 @@ import { renderNamespaceReport } from './namespace-report';
 import { runJob, type RunSettings } from './run-job';
 import { assertRuleVariant } from './ruleset-service';
 
-/** analysis-api.md "Server-side analysis" request body. */
+/**
+ * analysis-api.md "Server-side analysis" request body. `llm_backend` omitted (with `model`) =
+ * no model: only the rules' deterministic checks run, inline (issue 15; docs/decisions.md).
+ */
 export const AnalyzeRequestSchema = z.object({
-  llm_backend: z.enum(LLM_BACKENDS as [LlmBackend, ...LlmBackend[]]),
-  model: z.string().min(1),
+  llm_backend: z.enum(LLM_BACKENDS as [LlmBackend, ...LlmBackend[]]).optional(),
+  model: z.string().min(1).optional(),
   api_key: z.string().min(1).nullable().optional(),
   raw_input: z.string(),
   rule_type: z.string().min(1).nullable().optional(),
 });
 export type AnalyzeRequest = z.infer<typeof AnalyzeRequestSchema>;
+
+/** `llm_backend` and `model` recorded on a job that ran the deterministic checks only. */
+export const CHECKS_ONLY_BACKEND = 'none';
 
 /** What server-side analysis needs beyond the engine context. */
 export interface AnalysisDeps {
@@ -67,6 +73,8 @@ export async function startAnalysis(deps: AnalysisDeps, orgId: string, analyzerN
   const parsed = AnalyzeRequestSchema.safeParse(body);
   if (!parsed.success) throw new ValidationError(parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
   const request = parsed.data;
+  if (request.llm_backend !== undefined && request.model === undefined) throw new ValidationError('model: required when llm_backend is given');
+  const backend = request.llm_backend ?? null;
   const settings = deps.settings();
   if (Buffer.byteLength(request.raw_input, 'utf8') > settings.max_input_size_mb * 1024 * 1024) {
     throw new PayloadTooLargeError(`raw_input exceeds server.max_input_size_mb (${settings.max_input_size_mb} MB)`);
@@ -76,15 +84,16 @@ export async function startAnalysis(deps: AnalysisDeps, orgId: string, analyzerN
     if (!analyzer.ingest) throw new NotImplementedError(`Analyzer '${analyzer.name}' has no ingestion`);
     assertRuleVariant(analyzer, request.rule_type ?? null);
   }
-  const catalogue = await requireCatalogueModel(ctx, request.llm_backend, request.model);
-  const key = await resolveApiKey(ctx, orgId, request.llm_backend, request.api_key);
-  await deps.assertBudget?.(orgId);
+  // No model: nothing to price, no key, no budget; the checks run inline whatever the unit count.
+  const catalogue = backend ? await requireCatalogueModel(ctx, backend, request.model!) : { input_price_per_1m_usd: 0, output_price_per_1m_usd: 0 };
+  const key = backend ? await resolveApiKey(ctx, orgId, backend, request.api_key) : { apiKey: null, source: 'none' as const };
+  if (backend) await deps.assertBudget?.(orgId);
 
   const routed = analyzerName === null
     ? await ingestAuto(ctx, orgId, namespace, request.raw_input)
     : { units: await ingestWithAnalyzer(ctx, orgId, analyzerName, namespace, request.raw_input), analyzers_used: [], detections: [] };
   const hashes = [...new Set(routed.units.map((u) => u.hash))];
-  const sync = hashes.length <= settings.sync_analysis_max_units;
+  const sync = backend === null || hashes.length <= settings.sync_analysis_max_units;
   const job = await ctx.stores.jobs.create({
     org_id: orgId,
     namespace,
@@ -97,8 +106,8 @@ export async function startAnalysis(deps: AnalysisDeps, orgId: string, analyzerN
     external_ref: null,
     resource_count: hashes.length,
     total_count: hashes.length,
-    llm_backend: request.llm_backend,
-    model: request.model,
+    llm_backend: backend ?? CHECKS_ONLY_BACKEND,
+    model: request.model ?? CHECKS_ONLY_BACKEND,
     rule_type: analyzerName === null ? null : request.rule_type ?? null,
     retry_of: null,
     hashes,
@@ -112,7 +121,7 @@ export async function startAnalysis(deps: AnalysisDeps, orgId: string, analyzerN
     return { status: 202, body: { job_id: job.job_id, status: 'queued' as const }, ingested };
   }
   const final = await runJob(ctx, job, {
-    provider: deps.providerFor(request.llm_backend, key.apiKey),
+    provider: backend ? deps.providerFor(backend, key.apiKey) : null,
     pricing: catalogue,
     settings,
     budgetExhausted: deps.budgetExhausted ? () => deps.budgetExhausted!(orgId) : undefined,

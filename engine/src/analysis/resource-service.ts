@@ -5,7 +5,8 @@ import { assertNamespace } from './ingest-service';
 import { requireAnalyzer } from './analyzer-access';
 import { AnalysisPayloadSchema, type AnalysisPayload } from './payload';
 import type { ResourceDoc } from './resource-store';
-import { assertKnownRuleType, resolveRuleset, unitRuleVariant } from './ruleset-service';
+import { analyzerRuleIds, assertKnownRuleType, resolveRuleset, resourceRuleset, unitRuleVariant } from './ruleset-service';
+import { unknownRuleIds, verifyEvidence } from '../llm/parse-output';
 
 /** analysis-api.md "Stored resource": `{hash, value, analysis}`. */
 export function presentResource(doc: ResourceDoc) {
@@ -33,7 +34,8 @@ export async function nextResource(ctx: EngineContext, orgId: string, namespace:
   let rules: string | null = null;
   try {
     const analyzer = await requireAnalyzer(ctx, orgId, resource.analyzer);
-    rules = (await resolveRuleset(ctx, orgId, analyzer, unitRuleVariant(analyzer, resource, ruleType))).text;
+    // Only the rules that apply to the unit (issue 15), as the server-side path sends them.
+    rules = resourceRuleset(await resolveRuleset(ctx, orgId, analyzer, unitRuleVariant(analyzer, resource, ruleType)), resource).text;
   } catch (error) {
     // Unknown/disabled analyzer or no rules for it: the spec's `rules: null`.
     if (!(error instanceof AppError)) throw error;
@@ -45,6 +47,10 @@ export async function nextResource(ctx: EngineContext, orgId: string, namespace:
  * PUT /resource/{hash}/analysis: validates and stores an analysis and creates or refreshes
  * the triage record of every finding. Throws ValidationError (422) for a missing or empty
  * summary/findings and NotFoundError (404) for an unknown resource.
+ * A client's analysis (source 'client') is held to the server path's rules (issue 15): a
+ * rule_id that no ruleset of the unit's analyzer declares is refused with 422 naming it, and
+ * evidence lines that are not lines of the unit body are dropped, lowering the finding's
+ * confidence one step (llm/parse-output.ts verifyEvidence).
  */
 export async function submitAnalysis(ctx: EngineContext, orgId: string, hash: string, body: unknown, source: 'client' | 'server' = 'client', rulesetDigest: string | null = null) {
   const parsed = AnalysisPayloadSchema.safeParse(body);
@@ -53,8 +59,18 @@ export async function submitAnalysis(ctx: EngineContext, orgId: string, hash: st
   }
   const existing = await ctx.stores.resources.get(orgId, hash);
   if (!existing) throw new NotFoundError('Resource not found');
+  let payload = parsed.data;
+  if (source === 'client') {
+    const analyzer = ctx.analyzers.get(existing.analyzer);
+    const known = analyzer ? await analyzerRuleIds(ctx, orgId, analyzer) : null;
+    const unknown = known ? unknownRuleIds(payload, known) : [];
+    if (unknown.length > 0) {
+      throw new ValidationError(`findings: rule_id ${unknown.map((id) => `'${id}'`).join(', ')} is not a rule of analyzer '${existing.analyzer}' (use an id from GET /${existing.analyzer}/rules, or NO-FINDINGS)`);
+    }
+    payload = verifyEvidence(payload, existing.value.body).payload;
+  }
   const digest = rulesetDigest ?? (await clientRulesetDigest(ctx, orgId, existing));
-  return saveAnalysis(ctx, orgId, existing, parsed.data, source, digest);
+  return saveAnalysis(ctx, orgId, existing, payload, source, digest);
 }
 
 /** Stores a validated analysis and its triage records; shared by the client and server paths. */
@@ -66,12 +82,12 @@ export async function saveAnalysis(ctx: EngineContext, orgId: string, resource: 
   return presentResource(saved);
 }
 
-/** A client analysis is recorded with the digest of the ruleset next-resource serves for the unit by default. */
+/** A client analysis is recorded with the digest of the rules next-resource serves for the unit by default (the selection). */
 async function clientRulesetDigest(ctx: EngineContext, orgId: string, resource: ResourceDoc): Promise<string | null> {
   const analyzer = ctx.analyzers.get(resource.analyzer);
   if (!analyzer?.defaultRuleVariant) return null;
   try {
-    return (await resolveRuleset(ctx, orgId, analyzer, unitRuleVariant(analyzer, resource, null))).digest;
+    return resourceRuleset(await resolveRuleset(ctx, orgId, analyzer, unitRuleVariant(analyzer, resource, null)), resource).digest;
   } catch {
     return null;
   }

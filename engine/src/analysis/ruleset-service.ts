@@ -4,7 +4,8 @@ import { NotFoundError, NotImplementedError, ValidationError } from '../errors';
 import { applySeedOverrides } from '../rules/custom-builtin';
 import type { CustomRuleDoc } from '../rules/custom-rule-store';
 import { ensureRulesSeeded } from '../rules/custom-seed';
-import { composeRuleset, loadBuiltinRuleset, rulesetDigest, type CustomRuleSection } from '../rules/ruleset';
+import { composeRuleset, loadBuiltinRuleset, rulesetBlocks, rulesetDigest, type CustomRuleSection, type RuleDef } from '../rules/ruleset';
+import { planAction, selectRules, type SelectableUnit } from '../rules/select';
 
 export interface ResolvedRuleset {
   readonly analyzer: string;
@@ -82,4 +83,63 @@ export async function resolveRuleset(ctx: EngineContext, orgId: string, analyzer
   }
   const text = composeRuleset(applySeedOverrides(builtin, seeded), sections);
   return { analyzer: analyzer.name, variant: chosen, text, digest: rulesetDigest(text) };
+}
+
+/** The rules of a resolved ruleset that apply to one unit: what is sent to a model or a client-led caller. */
+export interface UnitRuleset {
+  readonly analyzer: string;
+  readonly variant: string;
+  /** The selected Markdown, exactly as sent (rules/select.ts). */
+  readonly text: string;
+  /** Hex SHA-256 of `text`: recorded with the analysis; a changed selection re-analyses. */
+  readonly digest: string;
+  /** The selected rules (ids, severities, checks). */
+  readonly rules: readonly RuleDef[];
+}
+
+const selectionCache = new Map<string, UnitRuleset>();
+const SELECTION_CACHE_MAX = 512;
+
+/**
+ * The part of `ruleset` that applies to `unit` (rules/select.ts selectRules) with its digest.
+ * Memoised per (ruleset digest, unit type, unit source, plan action): units alike share one object.
+ */
+export function unitRuleset(ruleset: ResolvedRuleset, unit: SelectableUnit): UnitRuleset {
+  const key = `${ruleset.digest}\u0000${unit.type}\u0000${String(unit.metadata.source ?? '')}\u0000${planAction(unit)}`;
+  const cached = selectionCache.get(key);
+  if (cached) return cached;
+  const selected = selectRules(ruleset.text, unit);
+  const result = { analyzer: ruleset.analyzer, variant: ruleset.variant, text: selected.text, digest: rulesetDigest(selected.text), rules: selected.rules };
+  if (selectionCache.size >= SELECTION_CACHE_MAX) selectionCache.delete(selectionCache.keys().next().value!);
+  selectionCache.set(key, result);
+  return result;
+}
+
+/** The ruleset selected for one stored resource (see unitRuleset). */
+export function resourceRuleset(ruleset: ResolvedRuleset, resource: { value: { type: string; action: string }; metadata: Record<string, unknown> }): UnitRuleset {
+  return unitRuleset(ruleset, { type: resource.value.type, action: resource.value.action, metadata: resource.metadata });
+}
+
+const idCache = new Map<string, ReadonlySet<string>>();
+
+/**
+ * Every rule id an org's rulesets of `analyzer` declare, over all its rule variants (built-ins
+ * with the org's seed edits, enabled custom rules): what a client-led analysis may cite (a client
+ * may have applied any variant it fetched from GET /{analyzer}/rules). Null when the analyzer
+ * has no rules (nothing to check against).
+ */
+export async function analyzerRuleIds(ctx: EngineContext, orgId: string, analyzer: Analyzer): Promise<ReadonlySet<string> | null> {
+  if (!analyzer.defaultRuleVariant || !analyzer.ruleVariants || analyzer.ruleVariants.length === 0) return null;
+  const ids = new Set<string>();
+  for (const variant of analyzer.ruleVariants) {
+    const { text, digest } = await resolveRuleset(ctx, orgId, analyzer, variant);
+    let known = idCache.get(digest);
+    if (!known) {
+      known = new Set(rulesetBlocks(text).flatMap((b) => (b.rule ? [b.rule.id] : [])));
+      if (idCache.size >= 256) idCache.delete(idCache.keys().next().value!);
+      idCache.set(digest, known);
+    }
+    for (const id of known) ids.add(id);
+  }
+  return ids;
 }

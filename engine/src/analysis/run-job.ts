@@ -8,7 +8,9 @@ import type { ResourceDoc } from './resource-store';
 import { calibrationText, DEFAULT_RULE_HEALTH_SETTINGS, type RuleHealthSettings } from '../findings/rule-health';
 import { saveAnalysis } from './resource-service';
 import { meterUnitCalls } from '../usage/meter-unit';
-import { resolveRuleset, unitRuleVariant, type ResolvedRuleset } from './ruleset-service';
+import { resolveRuleset, resourceRuleset, unitRuleVariant, type ResolvedRuleset } from './ruleset-service';
+import { factsText, runChecks } from '../checks/run-checks';
+import { checksOnlyDigest, deterministicPayload, mergeFindings } from '../checks/merge';
 
 export interface RunSettings {
   readonly max_concurrent_units: number;
@@ -21,7 +23,8 @@ export interface RunSettings {
 }
 
 export interface RunJobOptions {
-  readonly provider: LlmProvider;
+  /** null = no model: only the rules' deterministic checks run (analysis-api.md decision, issue 15). */
+  readonly provider: LlmProvider | null;
   readonly pricing: { input_price_per_1m_usd: number; output_price_per_1m_usd: number };
   readonly settings: RunSettings;
   /** Checked before each unit is started; true stops the run after the units in flight (cancellation, lost lease). */
@@ -86,22 +89,34 @@ export async function runJob(ctx: EngineContext, job: JobDoc, options: RunJobOpt
   };
 
   const analyseOne = async (resource: ResourceDoc): Promise<Outcome> => {
-    let ruleset: ResolvedRuleset;
+    let ruleset: ReturnType<typeof resourceRuleset>;
     try {
-      ruleset = await rulesetFor(resource);
+      // Only the rules that apply to this unit are sent, and their digest is what is recorded.
+      ruleset = resourceRuleset(await rulesetFor(resource), resource);
     } catch (error) {
       return { kind: 'failed', message: error instanceof Error ? error.message : String(error) };
     }
-    if (resource.analysis && resource.ruleset_digest === ruleset.digest) {
+    const digest = options.provider ? ruleset.digest : checksOnlyDigest(ruleset.digest);
+    if (resource.analysis && resource.ruleset_digest === digest) {
       await reportProgress(resource);
       return { kind: 'ok' };
     }
     const unit = toUnit(resource);
+    // Deterministic checks first: proven findings without a model, and known facts for it.
+    const matches = runChecks(ruleset.rules, unit);
+    if (!options.provider) {
+      const checked = ruleset.rules.filter((r) => r.check !== null).length;
+      await saveAnalysis(ctx, orgId, resource, deterministicPayload(matches, unit, checked), 'server', digest);
+      await reportProgress(resource);
+      return { kind: 'ok' };
+    }
     const s = options.settings;
     try {
-      const { payload, calls } = await analyseUnit(options.provider, {
+      const { payload: modelPayload, calls } = await analyseUnit(options.provider, {
         model: job.model,
         rules: ruleset.text,
+        ruleIds: ruleset.rules.map((r) => r.rule_id),
+        facts: factsText(matches),
         calibration: calibration === '' ? undefined : calibration,
         unit,
         settings: {
@@ -116,7 +131,7 @@ export async function runJob(ctx: EngineContext, job: JobDoc, options: RunJobOpt
       // Metered before saving: a crash in between re-analyses the unit on resume, and
       // meterUnitCalls then bills it no second time.
       await meterUnitCalls(ctx, job, resource.hash, calls, options.pricing);
-      await saveAnalysis(ctx, orgId, resource, payload, 'server', ruleset.digest);
+      await saveAnalysis(ctx, orgId, resource, mergeFindings(modelPayload, matches, unit), 'server', digest);
       await reportProgress(resource);
       return { kind: 'ok' };
     } catch (error) {

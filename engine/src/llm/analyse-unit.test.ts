@@ -7,11 +7,11 @@ import { LLM_BACKENDS, type LlmBackend, type LlmProvider } from './types';
 
 const RULES = `# AWS S3 rules
 
-## ID: S3-001 Bucket must not be public
+## S3-001: Bucket must not be public
 Severity: HIGH
 Flag \`acl = "public-read"\`.
 
-## ID: S3-002 Encryption at rest
+## S3-002: Encryption at rest
 Severity: MEDIUM
 `;
 
@@ -87,7 +87,7 @@ describe.each(LLM_BACKENDS)('analyseUnit over the real %s SDK against the fake',
     expect(waits).toEqual([]);
     expect(fake.requests).toHaveLength(1);
     expect(fake.requests[0].backend).toBe(backend);
-    expect(fake.requests[0].system).toContain('## ID: S3-001');
+    expect(fake.requests[0].system).toContain("## S3-001: Bucket");
     expect(fake.requests[0].user).toContain('acl    = "public-read"');
   });
 

@@ -7,7 +7,10 @@ import { UpstreamError } from '../errors';
 import type { AnalysisPayload } from '../analysis/payload';
 import type { AnalysisUnit } from '../analyzers/types';
 import { OutputParseError, parseAnalysisOutput } from './parse-output';
+import { analysisOutputSchema } from './output-schema';
 import { buildPrompt } from './prompt';
+import { countPromptTokens } from './tokens';
+import { rulesetBlocks } from '../rules/ruleset';
 import { backoffDelayMs, defaultSleep, DEFAULT_BACKOFF_CAP_MS, type RandomFn, type SleepFn } from './retry';
 import { ProviderError, type LlmProvider, type LlmResponse } from './types';
 
@@ -37,8 +40,12 @@ export interface AnalysisSettings {
 
 export interface AnalyseUnitInput {
   readonly model: string;
-  /** The Markdown ruleset. */
+  /** The Markdown ruleset (the rules selected for the unit). */
   readonly rules: string;
+  /** Ids of the rules in `rules`; default: the rule headings of `rules`. rule_id must be one of them or NO-FINDINGS. */
+  readonly ruleIds?: readonly string[];
+  /** Known facts (deterministic findings) stated in the prompt (prompt.ts). */
+  readonly facts?: string;
   readonly unit: AnalysisUnit;
   readonly calibration?: string;
   readonly settings: AnalysisSettings;
@@ -79,8 +86,10 @@ export class UnitAnalysisError extends UpstreamError {
 }
 
 /**
- * Analyses one unit: builds the prompt (prompt.ts), calls `provider.complete` and parses the
- * reply (parse-output.ts), up to `settings.maxAttempts` attempts in total.
+ * Analyses one unit: builds the prompt (prompt.ts) and the enforced output schema (rule_id an
+ * enum of the rules sent, output-schema.ts), counts the prompt's tokens (tokens.ts), calls
+ * `provider.complete` and parses the reply (parse-output.ts; a rule id outside the ruleset
+ * fails the attempt), up to `settings.maxAttempts` attempts in total.
  *
  * Retried: retryable ProviderErrors (408/409/429/5xx, timeouts, connection errors),
  * unparseable output, truncated output (stopReason 'length'). Between attempts it waits
@@ -98,7 +107,11 @@ export async function analyseUnit(provider: LlmProvider, input: AnalyseUnitInput
   const maxAttempts = Math.max(1, Math.floor(settings.maxAttempts));
   const baseMs = settings.backoffSeconds * 1000;
   const timeoutMs = Math.round(settings.timeoutSeconds * 1000);
-  const { system, user } = buildPrompt({ rules: input.rules, unit, calibration: input.calibration });
+  const { system, user } = buildPrompt({ rules: input.rules, unit, calibration: input.calibration, facts: input.facts });
+  const ruleIds = input.ruleIds ?? rulesetBlocks(input.rules).flatMap((b) => (b.rule ? [b.rule.id] : []));
+  const outputSchema = analysisOutputSchema(ruleIds);
+  const allowed = new Set(outputSchema.ruleIds);
+  const promptTokens = countPromptTokens(system, user);
   const calls: CallRecord[] = [];
   let failure: UnitAnalysisError | null = null;
 
@@ -119,6 +132,8 @@ export async function analyseUnit(provider: LlmProvider, input: AnalyseUnitInput
         system,
         user,
         maxOutputTokens: settings.maxOutputTokens,
+        outputSchema,
+        promptTokens,
         timeoutMs,
         signal: input.signal,
       });
@@ -142,7 +157,7 @@ export async function analyseUnit(provider: LlmProvider, input: AnalyseUnitInput
       continue;
     }
     try {
-      const parsed = parseAnalysisOutput(response.text, unit);
+      const parsed = parseAnalysisOutput(response.text, unit, allowed);
       calls.push({ ...record, error: null });
       return { payload: parsed.payload, calls, droppedEvidence: parsed.droppedEvidence };
     } catch (err) {

@@ -8,3 +8,5 @@ export * from './parse-output';
 export * from './retry';
 export * from './analyse-unit';
 export * from './cost';
+export * from './output-schema';
+export * from './tokens';

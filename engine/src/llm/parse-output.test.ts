@@ -97,3 +97,13 @@ describe('parseAnalysisOutput', () => {
     expect(() => parseAnalysisOutput('{"findings": "x"}', UNIT)).toThrow(OutputParseError);
   });
 });
+
+describe('rule ids outside the ruleset sent (issue 15)', () => {
+  it('refuses a finding whose rule_id was not sent, naming it; NO-FINDINGS is always allowed', () => {
+    const allowed = new Set(['RDS-001']);
+    expect(() => parseAnalysisOutput(reply([finding({ rule_id: 'RDS-999' })]), UNIT, allowed)).toThrow(/outside the ruleset sent: RDS-999/);
+    expect(parseAnalysisOutput(reply([finding()]), UNIT, allowed).payload.findings[0].rule_id).toBe('RDS-001');
+    const clean = finding({ rule_id: 'NO-FINDINGS', severity: 'INFO', evidence: [] });
+    expect(parseAnalysisOutput(reply([clean]), UNIT, allowed).payload.findings[0].rule_id).toBe('NO-FINDINGS');
+  });
+});

@@ -32,7 +32,9 @@ const LOWER_CONFIDENCE: Record<Confidence, Confidence> = { HIGH: 'MEDIUM', MEDIU
  *    missing/null/empty `resource_address` → unit.name; missing/null `evidence` → [];
  *    a `NO-FINDINGS` finding next to real findings is removed.
  * 3. Validates with AnalysisPayloadSchema (zod).
- * 4. Verifies evidence: each entry (multi-line entries split into lines) must equal, after
+ * 4. With `allowedRuleIds`, refuses a finding whose rule_id is not one of them (NO-FINDINGS
+ *    aside): the model invented a rule (OutputParseError, so the attempt is retried).
+ * 5. Verifies evidence: each entry (multi-line entries split into lines) must equal, after
  *    trimming, a line of unit.body. Other lines are dropped (and counted), and a finding that
  *    lost any evidence has its confidence lowered one step (HIGH → MEDIUM → LOW). Kept
  *    evidence is stored trimmed and de-duplicated.
@@ -40,14 +42,27 @@ const LOWER_CONFIDENCE: Record<Confidence, Confidence> = { HIGH: 'MEDIUM', MEDIU
  * @throws OutputParseError when no JSON object is found or it fails the schema; the message
  *         names the first problems (path: issue).
  */
-export function parseAnalysisOutput(text: string, unit: AnalysisUnit): ParsedOutput {
+export function parseAnalysisOutput(text: string, unit: AnalysisUnit, allowedRuleIds?: ReadonlySet<string>): ParsedOutput {
   const raw = extractJson(text);
   const normalised = normalise(raw, unit);
   const result = AnalysisPayloadSchema.safeParse(normalised);
   if (!result.success) {
     throw new OutputParseError(`LLM output does not match the analysis payload: ${describeIssues(result.error)}`);
   }
+  if (allowedRuleIds) {
+    const unknown = unknownRuleIds(result.data, allowedRuleIds);
+    if (unknown.length > 0) throw new OutputParseError(`LLM output names rule ids outside the ruleset sent: ${unknown.join(', ')}`);
+  }
   return verifyEvidence(result.data, unit.body);
+}
+
+/**
+ * The distinct rule ids of `payload`'s findings that are neither in `allowed` nor NO-FINDINGS,
+ * in finding order (issue 15: an invented rule id is refused on every path).
+ */
+export function unknownRuleIds(payload: AnalysisPayload, allowed: ReadonlySet<string>): string[] {
+  const ids = payload.findings.map((f) => f.rule_id).filter((id) => id !== NO_FINDINGS_RULE_ID && !allowed.has(id));
+  return [...new Set(ids)];
 }
 
 /**
@@ -124,7 +139,12 @@ function normalise(raw: unknown, unit: AnalysisUnit): unknown {
   return { ...raw, findings };
 }
 
-function verifyEvidence(payload: AnalysisPayload, body: string): ParsedOutput {
+/**
+ * Keeps only evidence that is a line of `body` (each entry split into lines, compared trimmed),
+ * de-duplicated; a finding that lost any evidence has its confidence lowered one step. Shared by
+ * the model path and the client-led PUT (analysis-api.md "Analysis payload").
+ */
+export function verifyEvidence(payload: AnalysisPayload, body: string): ParsedOutput {
   const bodyLines = new Set(body.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== ''));
   let droppedEvidence = 0;
   const findings = payload.findings.map((finding) => {

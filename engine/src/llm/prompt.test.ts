@@ -81,3 +81,14 @@ describe('buildPrompt', () => {
     expect(extractUnitBody('no fences here')).toBeNull();
   });
 });
+
+describe('known facts (issue 15)', () => {
+  it('go in the user part after the metadata; the system part does not change', () => {
+    const plain = buildPrompt({ rules: RULES, unit: buildUnit() });
+    const withFacts = buildPrompt({ rules: RULES, unit: buildUnit(), facts: '- K8S-001 (Privileged containers): deterministic check matched' });
+    expect(withFacts.system).toBe(plain.system);
+    expect(withFacts.user).toContain('Known facts, established by deterministic checks');
+    expect(withFacts.user.indexOf('K8S-001')).toBeLessThan(withFacts.user.indexOf(unitBodyFences(buildUnit().body).begin));
+    expect(buildPrompt({ rules: RULES, unit: buildUnit(), facts: '' }).user).toBe(plain.user);
+  });
+});

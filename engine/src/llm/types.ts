@@ -1,6 +1,9 @@
 /**
  * One interface over the three LLM backends (DESIGN.md "LLM providers").
  */
+import type { OutputSchema } from './output-schema';
+import type { PromptTokens } from './tokens';
+
 export type LlmBackend = 'openai' | 'anthropic' | 'ollama';
 export const LLM_BACKENDS: readonly LlmBackend[] = ['openai', 'anthropic', 'ollama'];
 
@@ -11,6 +14,13 @@ export interface LlmRequest {
   /** The unit-specific part. */
   readonly user: string;
   readonly maxOutputTokens: number;
+  /**
+   * The payload's JSON Schema, enforced by the provider where it can (OpenAI strict
+   * json_schema, an Anthropic tool, Ollama `format`); absent = JSON mode only.
+   */
+  readonly outputSchema?: OutputSchema;
+  /** Tokens of the system and user parts counted with a tokenizer (llm/tokens.ts); Ollama sizes its context from them. */
+  readonly promptTokens?: PromptTokens;
   /** Per-call timeout in milliseconds. */
   readonly timeoutMs: number;
   readonly signal?: AbortSignal;

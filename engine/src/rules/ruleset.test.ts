@@ -333,7 +333,7 @@ describe('composeRuleset', () => {
     expect(ids.slice(-4)).toEqual(['ORG-NET-1', 'ORG-NET-2', 'ORG-NET-3', 'ORG-TAG-1']);
     expect(ids.slice(0, -4)).toEqual(parseRules(builtin).map((r) => r.rule_id));
     const custom = parseRules(text).find((r) => r.rule_id === 'ORG-NET-3')!;
-    expect(custom).toEqual({ rule_id: 'ORG-NET-3', title: 'No peering', severity: 'MEDIUM', applies_to: [], body: '## ORG-NET-3: No peering\nSeverity: MEDIUM' });
+    expect(custom).toEqual({ rule_id: 'ORG-NET-3', title: 'No peering', severity: 'MEDIUM', applies_to: [], inputs: 'any', actions: [], check: null, body: '## ORG-NET-3: No peering\nSeverity: MEDIUM' });
   });
 
   it('returns the built-in text unchanged when there are no custom rules', () => {

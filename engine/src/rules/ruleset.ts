@@ -27,6 +27,19 @@ export interface RuleDef {
   readonly severity: Severity;
   /** Resource types or input kinds from the `Applies to:` line; `*` = any; empty when the rule names none (custom rules). */
   readonly applies_to: string[];
+  /**
+   * Which Terraform inputs the rule can match (`Inputs:` line): `configuration` = only `.tf`
+   * blocks (provisioners, variables), never sent with plan units; `plan`; `any` (default).
+   */
+  readonly inputs: 'configuration' | 'plan' | 'any';
+  /**
+   * Plan actions the rule is about (`Actions: destroy, replace`; `replace` = a replacing update):
+   * a plan unit with another action is not sent the rule. Empty = every action. Configuration
+   * (`.tf` diff) units always get the rule: a diff shows a rename as destroy + create.
+   */
+  readonly actions: readonly string[];
+  /** Deterministic condition (`Check (CEL): <expr>`), a CEL expression over the unit's values; null when none. */
+  readonly check: string | null;
   /** The rule's whole Markdown section: its `## ` heading line up to the next level-1 or level-2 heading, trailing whitespace trimmed. */
   readonly body: string;
 }
@@ -54,7 +67,7 @@ const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 const RULE_HEADING_RE = /^##[ \t]+([^\s:]+):[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$/;
 const ATX_HEADING_RE = /^ {0,3}(#{1,6})(?=[ \t]|$)/;
 const FENCE_OPEN_RE = /^ {0,3}(`{3,}|~{3,})/;
-const META_RE = /^[ \t]*(?:[-*][ \t]+)?(?:\*\*|__)?(severity|applies[ -]to)[ \t]*(?:\*\*|__)?[ \t]*:[ \t]*(?:\*\*|__)?[ \t]*(.*?)[ \t]*$/i;
+const META_RE = /^[ \t]*(?:[-*][ \t]+)?(?:\*\*|__)?(severity|applies[ -]to|inputs|actions|check \(cel\))[ \t]*(?:\*\*|__)?[ \t]*:[ \t]*(?:\*\*|__)?[ \t]*(.*?)[ \t]*$/i;
 
 const fileCache = new Map<string, string>();
 const dirCache = new Map<string, readonly string[]>();
@@ -173,63 +186,99 @@ function parseAppliesTo(raw: string | undefined): string[] {
     .filter((part) => part !== '');
 }
 
+/** A run of lines of a ruleset: one rule's section, or text between rules (titles, introductions). */
+export interface RulesetBlock {
+  /** The rule this block is the section of; null for other text. */
+  readonly rule: { readonly id: string; readonly title: string; readonly meta: Readonly<Partial<Record<RuleMetaKey, string>>> } | null;
+  /** True when the block starts with a level-1 heading (a new file or custom-rule category). */
+  readonly opensSection: boolean;
+  readonly lines: readonly string[];
+}
+
+type RuleMetaKey = 'severity' | 'appliesTo' | 'inputs' | 'actions' | 'check';
+
+function metaKey(raw: string): RuleMetaKey {
+  const key = raw.toLowerCase().replace(/[ -]/g, '');
+  if (key === 'severity') return 'severity';
+  if (key === 'appliesto') return 'appliesTo';
+  if (key === 'inputs') return 'inputs';
+  if (key === 'actions') return 'actions';
+  return 'check';
+}
+
 /**
- * Splits a Markdown ruleset into its rules. A rule is a level-2 heading `## <RULE_ID>: <Title>`
- * (the id holds no whitespace or colon) followed by its section, which carries a
- * `Severity: <CRITICAL|HIGH|MEDIUM|LOW|INFO>` line and optionally `Applies to: a, b, c` (either
- * may be bold, `**Severity:**`). Headings inside fenced code blocks (HCL `#` comments) are
- * ignored; other level-1/2 headings end a rule and are not rules. Rules come back in document
- * order; duplicate ids are returned as they are.
- * Throws ValidationError (422) when a rule heading has no valid severity.
+ * Splits a Markdown ruleset into blocks, in document order, losing nothing (joining every
+ * block's lines with LF gives the input back, CRLF normalised). A rule block starts at a level-2
+ * heading `## <RULE_ID>: <Title>`; any other level-1/2 heading starts a text block; headings
+ * inside fenced code blocks are content. A rule's metadata lines (`Severity:`, `Applies to:`,
+ * `Inputs:`, `Check (CEL):`, the first of each) are read into `rule.meta`.
  */
-export function parseRules(markdown: string): RuleDef[] {
-  const rules: RuleDef[] = [];
-  let current: { id: string; title: string; lines: string[]; severity?: string; appliesTo?: string } | null = null;
+export function rulesetBlocks(markdown: string): RulesetBlock[] {
+  const blocks: { rule: { id: string; title: string; meta: Partial<Record<RuleMetaKey, string>> } | null; opensSection: boolean; lines: string[] }[] = [];
+  let current: (typeof blocks)[number] = { rule: null, opensSection: false, lines: [] };
+  blocks.push(current);
   let fence: { char: string; len: number } | null = null;
-
-  const finish = () => {
-    if (!current) return;
-    rules.push({
-      rule_id: current.id,
-      title: current.title,
-      severity: parseSeverity(current.id, current.severity),
-      applies_to: parseAppliesTo(current.appliesTo),
-      body: current.lines.join('\n').trimEnd(),
-    });
-    current = null;
-  };
-
   for (const line of markdown.replace(/\r\n?/g, '\n').split('\n')) {
     if (fence) {
       const close = FENCE_OPEN_RE.exec(line);
       if (close && close[1][0] === fence.char && close[1].length >= fence.len && line.trim() === close[1]) fence = null;
-      current?.lines.push(line);
+      current.lines.push(line);
       continue;
     }
     const open = FENCE_OPEN_RE.exec(line);
     if (open) {
       fence = { char: open[1][0], len: open[1].length };
-      current?.lines.push(line);
+      current.lines.push(line);
       continue;
     }
     const heading = ATX_HEADING_RE.exec(line);
     if (heading && heading[1].length <= 2) {
-      finish();
       const rule = heading[1].length === 2 ? RULE_HEADING_RE.exec(line.trim()) : null;
-      if (rule) current = { id: rule[1], title: rule[2], lines: [line] };
+      current = { rule: rule ? { id: rule[1], title: rule[2], meta: {} } : null, opensSection: heading[1].length === 1, lines: [line] };
+      blocks.push(current);
       continue;
     }
-    if (current) {
-      current.lines.push(line);
-      const meta = META_RE.exec(line);
-      if (meta) {
-        const key = meta[1].toLowerCase().startsWith('severity') ? 'severity' : 'appliesTo';
-        current[key] ??= meta[2];
-      }
-    }
+    current.lines.push(line);
+    const meta = current.rule ? META_RE.exec(line) : null;
+    if (meta && current.rule) current.rule.meta[metaKey(meta[1])] ??= meta[2];
   }
-  finish();
-  return rules;
+  return blocks.filter((b, i) => i > 0 || b.lines.some((l) => l !== ''));
+}
+
+/**
+ * Splits a Markdown ruleset into its rules. A rule is a level-2 heading `## <RULE_ID>: <Title>`
+ * (the id holds no whitespace or colon) followed by its section, which carries a
+ * `Severity: <CRITICAL|HIGH|MEDIUM|LOW|INFO>` line and optionally `Applies to: a, b, c` (either
+ * may be bold, `**Severity:**`), `Inputs: configuration|plan`, `Actions: destroy|replace|create|update|no-op` and
+ * `Check (CEL): <expression>`.
+ * Headings inside fenced code blocks (HCL `#` comments) are ignored; other level-1/2 headings
+ * end a rule and are not rules. Rules come back in document order; duplicate ids are returned as
+ * they are.
+ * Throws ValidationError (422) when a rule heading has no valid severity.
+ */
+export function parseRules(markdown: string): RuleDef[] {
+  return rulesetBlocks(markdown).flatMap((block) => {
+    if (!block.rule) return [];
+    const { id, title, meta } = block.rule;
+    const inputs = (meta.inputs ?? '').replace(/[`*_]/g, '').trim().toLowerCase();
+    return [{
+      rule_id: id,
+      title,
+      severity: parseSeverity(id, meta.severity),
+      applies_to: parseAppliesTo(meta.appliesTo),
+      inputs: inputs === 'configuration' || inputs === 'plan' ? inputs : 'any',
+      actions: parseAppliesTo(meta.actions).map((a) => a.toLowerCase()),
+      check: parseCheck(meta.check),
+      body: block.lines.join('\n').trimEnd(),
+    } satisfies RuleDef];
+  });
+}
+
+/** The CEL expression of a `Check (CEL): <expr>` line (backticks around it removed); null when none. */
+function parseCheck(raw: string | undefined): string | null {
+  if (raw === undefined) return null;
+  const text = raw.trim().replace(/^`(.*)`$/, '$1').trim();
+  return text === '' ? null : text;
 }
 
 function oneLine(text: string): string {

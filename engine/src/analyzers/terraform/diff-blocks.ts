@@ -19,7 +19,7 @@
  * Changed lines outside any recognised block (`.tfvars` assignments, blocks whose header is
  * unknown) go to one fragment unit per file so no change is silently dropped.
  */
-import { hashUnit } from '../../ingest/hash';
+import { maskedTextUnit } from './masked-unit';
 import { renderHunks, type DiffLine } from '../../ingest/diff';
 import type { AnalysisUnit, DiffFile, UnitAction } from '../types';
 import { findTopLevelBlocks, type BlockSpan, type LineSegment } from './hcl-blocks';
@@ -142,7 +142,7 @@ function blockUnit(
     partial,
   };
   const unit = { type: opener.type, name: opener.name, action, body };
-  return { ...unit, hash: hashUnit({ analyzer, ...unit }), metadata };
+  return maskedTextUnit(analyzer, unit, metadata);
 }
 
 function headerText(file: DiffFile, hunk: number): string {
@@ -170,7 +170,7 @@ function fragmentUnit(file: DiffFile, items: readonly Item[], covered: ReadonlyS
   const action: UnitAction = file.status === 'added' ? 'create' : file.status === 'deleted' ? 'destroy' : 'update';
   const head = [`# file: ${file.path}`, `# changes outside recognised blocks (${action}, from a diff; '+' added, '-' removed)`];
   const unit = { type: isVars ? 'tfvars' : 'hcl_fragment', name: file.path, action, body: [...head, ...lines].join('\n') };
-  return { ...unit, hash: hashUnit({ analyzer, ...unit }), metadata: { source: 'diff', path: file.path, partial: true } };
+  return maskedTextUnit(analyzer, unit, { source: 'diff', path: file.path, partial: true });
 }
 
 function isTrivial(text: string): boolean {
@@ -187,5 +187,5 @@ export function wholeDiffFileUnit(file: DiffFile, type: string, analyzer: string
   const action: UnitAction = file.status === 'added' ? 'create' : file.status === 'deleted' ? 'destroy' : 'update';
   const body = [`# file: ${file.path} (${action}, from a diff; '+' added, '-' removed)`, renderHunks(file.hunks)].join('\n');
   const unit = { type, name: file.path, action, body };
-  return { ...unit, hash: hashUnit({ analyzer, ...unit }), metadata: { source: 'diff', path: file.path, partial: file.status !== 'added' && file.status !== 'deleted' } };
+  return maskedTextUnit(analyzer, unit, { source: 'diff', path: file.path, partial: file.status !== 'added' && file.status !== 'deleted' });
 }

@@ -5,7 +5,7 @@
  * Lines outside any recognised block that are not blank or comments (`.tfvars` assignments)
  * become one fragment unit.
  */
-import { hashUnit } from '../../ingest/hash';
+import { maskedTextUnit } from './masked-unit';
 import type { AnalysisUnit } from '../types';
 import { findTopLevelBlocks } from './hcl-blocks';
 
@@ -20,17 +20,15 @@ export function hclFileUnits(text: string, path: string | undefined, analyzer: s
     for (let i = block.start; i <= block.end; i += 1) covered.add(i);
     if (!block.opener) continue;
     const unit = { type: block.opener.type, name: block.opener.name, action: 'create' as const, body: [...head, ...lines.slice(block.start, block.end + 1)].join('\n') };
-    units.push({
-      ...unit,
-      hash: hashUnit({ analyzer, ...unit }),
-      metadata: { source: 'hcl', path: path ?? null, block_kind: block.opener.kind, address: block.opener.name, start_line: block.start + 1, end_line: block.end + 1 },
-    });
+    units.push(maskedTextUnit(analyzer, unit, {
+      source: 'hcl', path: path ?? null, block_kind: block.opener.kind, address: block.opener.name, start_line: block.start + 1, end_line: block.end + 1,
+    }));
   }
   const loose = lines.filter((l, i) => !covered.has(i) && !/^\s*(#.*|\/\/.*)?$/.test(l));
   if (loose.length > 0) {
     const isVars = path !== undefined && /\.tfvars$/.test(path);
     const unit = { type: isVars ? 'tfvars' : 'hcl_fragment', name: path ?? 'input', action: 'create' as const, body: [...head, ...loose].join('\n') };
-    units.push({ ...unit, hash: hashUnit({ analyzer, ...unit }), metadata: { source: 'hcl', path: path ?? null } });
+    units.push(maskedTextUnit(analyzer, unit, { source: 'hcl', path: path ?? null }));
   }
   return units;
 }

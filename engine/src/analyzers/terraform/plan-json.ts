@@ -6,7 +6,10 @@
  *
  * Action mapping: create → create; update → update; delete → destroy; read/no-op/forget → no-op;
  * delete+create in either order (and create+forget) → update with metadata.replace = true.
- * Sensitive values are masked before rendering (plan-values.ts); metadata carries no values.
+ * Sensitive values, and plain-text secrets the plan does not mark (plan-secrets.ts), are masked
+ * before rendering (plan-values.ts); metadata carries no values (`plaintext_secrets` lists the
+ * masked attributes and their body lines, never the secret; `values` is the masked `after`
+ * as plain JSON for deterministic checks).
  *
  * The JSON object is found even when wrapped in CI log noise (hashicorp/setup-terraform's
  * wrapper prints `[command]...` before and `::debug::`/`::set-output` lines after it).
@@ -15,7 +18,8 @@ import { ValidationError } from '../../errors';
 import { hashUnit } from '../../ingest/hash';
 import { assertJsonDepth } from '../../ingest/json-depth';
 import type { AnalysisUnit, UnitAction } from '../types';
-import { isRecord, prepareChange } from './plan-values';
+import { maskPlanSecrets, secretEvidence } from './plan-secrets';
+import { isRecord, plainValue, prepareChange } from './plan-values';
 import { renderResourceChange } from './render-change';
 
 const MAX_CANDIDATES = 64;
@@ -100,7 +104,8 @@ function changeUnit(rc: unknown, index: number, analyzer: string): AnalysisUnit 
   const providerName = typeof rc.provider_name === 'string' ? rc.provider_name : null;
   const actionReason = typeof rc.action_reason === 'string' ? rc.action_reason : null;
   const moduleAddress = typeof rc.module_address === 'string' ? rc.module_address : null;
-  const { before, after } = prepareChange(change);
+  const masked = maskPlanSecrets(change); // plain-text secrets hidden before anything renders them
+  const { before, after } = prepareChange(masked.change);
   const body = renderResourceChange({
     address: rc.address, deposed, mode, type, name: typeof rc.name === 'string' ? rc.name : rc.address, actions,
     actionReason, providerName, replacePaths: replacePaths(change.replace_paths),
@@ -116,6 +121,8 @@ function changeUnit(rc: unknown, index: number, analyzer: string): AnalysisUnit 
     metadata: {
       source: 'plan-json', address: rc.address, module_address: moduleAddress, mode, provider_name: providerName,
       actions, action_reason: actionReason, deposed, replace,
+      ...(masked.secrets.length > 0 ? { plaintext_secrets: secretEvidence(body, masked.secrets) } : {}),
+      values: plainValue(after), // planned values, masked like the body, for deterministic checks
     },
   };
 }

@@ -10,9 +10,10 @@
  *   "Terraform will perform the following actions:" and "Plan: ..." counts (drift sections such as
  *   "Objects have changed outside of Terraform" are not actions). Several plans concatenated
  *   (terragrunt `run-all`/`--all`) give units for each plan; `metadata.plan_index` tells them apart.
- * The body is the block as printed (sensitive values are already masked by Terraform itself).
+ * The body is the block as printed (sensitive values are already masked by Terraform itself;
+ * plain-text secrets it printed are masked here, masked-unit.ts).
  */
-import { hashUnit } from '../../ingest/hash';
+import { maskedTextUnit } from './masked-unit';
 import type { AnalysisUnit, UnitAction } from '../types';
 import { parseAddress } from './address';
 
@@ -123,12 +124,8 @@ function toUnit(block: RawBlock, analyzer: string): AnalysisUnit {
   const { action, replace } = planTextAction(block.verb);
   const name = block.deposed ? `${block.address} (deposed object ${block.deposed})` : block.address;
   const unit = { type: type || 'unknown', name, action, body: block.lines.join('\n') };
-  return {
-    ...unit,
-    hash: hashUnit({ analyzer, ...unit }),
-    metadata: {
-      source: 'plan-text', address: block.address, module_address: moduleAddress, mode,
-      deposed: block.deposed, replace, plan_index: block.planIndex, header: block.verb,
-    },
-  };
+  return maskedTextUnit(analyzer, unit, {
+    source: 'plan-text', address: block.address, module_address: moduleAddress, mode,
+    deposed: block.deposed, replace, plan_index: block.planIndex, header: block.verb,
+  });
 }

@@ -264,3 +264,20 @@ export function containsTrue(mask: unknown): boolean {
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Marker) && !(value instanceof JsonText);
 }
+
+/**
+ * A prepared value as plain JSON for deterministic checks (checks/run-checks.ts `values`):
+ * markers become their labels ("(sensitive value)", "(known after apply)"), JSON-in-string
+ * attributes their parsed value. Holds nothing the body does not show.
+ */
+export function plainValue(value: PlanValue): unknown {
+  if (value instanceof Marker) return value.label;
+  if (value instanceof JsonText) return plainValue(value.value);
+  if (Array.isArray(value)) return value.map((v) => plainValue(v as PlanValue));
+  if (isRecord(value)) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = plainValue(v as PlanValue);
+    return out;
+  }
+  return value;
+}

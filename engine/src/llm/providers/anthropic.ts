@@ -20,8 +20,9 @@ export interface AnthropicProviderOptions {
 /**
  * Builds the Anthropic provider. One `complete` = one `POST {base}/v1/messages`. The system
  * text goes in one `system` text block marked `cache_control: {type: 'ephemeral'}` so the
- * stable instructions + ruleset prefix is cached across units. The Messages API has no JSON
- * mode, so JSON-only output is asked for by the system prompt (prompt.ts).
+ * stable instructions + ruleset prefix is cached across units. With an output schema the payload
+ * is enforced through one tool (`submit_analysis`, input_schema = the schema) that `tool_choice`
+ * forces; the tool call's input is the reply. Without one, JSON is asked for by the prompt.
  * Tokens: input = input_tokens + cache_creation_input_tokens + cache_read_input_tokens (every
  * input token the call consumed), output = output_tokens. stop_reason 'max_tokens' (and
  * 'model_context_window_exceeded') → 'length'.
@@ -48,15 +49,23 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): LlmP
               max_tokens: request.maxOutputTokens,
               system: [{ type: 'text', text: request.system, cache_control: { type: 'ephemeral' } }],
               messages: [{ role: 'user', content: request.user }],
+              ...(request.outputSchema
+                ? {
+                    tools: [{ name: request.outputSchema.name, description: request.outputSchema.description, input_schema: request.outputSchema.schema as Anthropic.Tool.InputSchema }],
+                    tool_choice: { type: 'tool' as const, name: request.outputSchema.name },
+                  }
+                : {}),
             },
             // An explicit timeout also keeps the SDK from refusing large non-streaming max_tokens.
             { signal, timeout: request.timeoutMs, maxRetries: 0 },
           ),
         (err, state) => mapDeadlineError(err, state, request.timeoutMs) ?? mapAnthropicError(err, request.timeoutMs),
       );
-      const text = (message.content ?? [])
-        .map((block) => (block.type === 'text' ? block.text : ''))
-        .join('');
+      // With an output schema the payload is the forced tool call's input; else the text blocks.
+      const tool = (message.content ?? []).find((block) => block.type === 'tool_use');
+      const text = tool && tool.type === 'tool_use'
+        ? JSON.stringify(tool.input)
+        : (message.content ?? []).map((block) => (block.type === 'text' ? block.text : '')).join('');
       const usage = message.usage;
       const stop = message.stop_reason;
       return {
@@ -67,7 +76,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): LlmP
           (usage?.cache_read_input_tokens ?? 0),
         outputTokens: usage?.output_tokens ?? 0,
         stopReason:
-          stop === 'end_turn' || stop === 'stop_sequence'
+          stop === 'end_turn' || stop === 'stop_sequence' || stop === 'tool_use'
             ? 'stop'
             : stop === 'max_tokens' || stop === 'model_context_window_exceeded'
               ? 'length'

@@ -1,36 +1,54 @@
 /**
  * Provider factory over the three `llm_backend` values (DESIGN.md "LLM providers").
+ *
+ * Issue 18: each provider module (and so its SDK: openai, @anthropic-ai/sdk, ollama) is loaded
+ * on the first `complete` of a provider of that backend, not when the server starts; a server
+ * that never calls a backend never loads its SDK. The module is imported once per process.
  */
-import { ProviderError, type LlmProvider, type ProviderConfig } from '../types';
-import { createAnthropicProvider } from './anthropic';
-import { createOllamaProvider } from './ollama';
-import { createOpenAiProvider } from './openai';
+import { ProviderError, type LlmBackend, type LlmProvider, type LlmRequest, type ProviderConfig } from '../types';
 
-export { createAnthropicProvider, mapAnthropicError } from './anthropic';
-export { createOllamaProvider, mapOllamaError, OLLAMA_DEFAULT_HOST } from './ollama';
-export { createOpenAiProvider, mapOpenAiError } from './openai';
+type Factory = (options: { apiKey: string | null; baseUrl?: string | null }) => LlmProvider;
+
+const LOADERS: Record<LlmBackend, () => Promise<Factory>> = {
+  openai: async () => (await import('./openai')).createOpenAiProvider as Factory,
+  anthropic: async () => (await import('./anthropic')).createAnthropicProvider as Factory,
+  ollama: async () => (await import('./ollama')).createOllamaProvider as Factory,
+};
+const loaded = new Map<LlmBackend, Promise<Factory>>();
+
+function factoryFor(backend: LlmBackend): Promise<Factory> {
+  let factory = loaded.get(backend);
+  if (!factory) {
+    factory = LOADERS[backend]();
+    factory.catch(() => loaded.delete(backend)); // a failed load is retried on the next call
+    loaded.set(backend, factory);
+  }
+  return factory;
+}
 
 /**
  * Builds the provider for `config.backend`. Base URL: `config.baseUrl`, else OPENAI_BASE_URL /
  * ANTHROPIC_BASE_URL / OLLAMA_HOST, else the SDK default (ollama: http://127.0.0.1:11434).
  * Each provider performs exactly one HTTP call per `complete` (SDK retries disabled) and
- * enforces `timeoutMs` itself.
+ * enforces `timeoutMs` itself. The backend's module loads on the first `complete`.
  * @throws ProviderError (status null, not retryable) when openai/anthropic get no API key —
- *         callers check for a key first (analysis-api.md "Server-side analysis": 400).
+ *         callers check for a key first (analysis-api.md "Server-side analysis": 400) — or
+ *         for an unknown backend.
  */
 export function createProvider(config: ProviderConfig): LlmProvider {
-  switch (config.backend) {
-    case 'openai':
-      return createOpenAiProvider({ apiKey: requireKey(config), baseUrl: config.baseUrl });
-    case 'anthropic':
-      return createAnthropicProvider({ apiKey: requireKey(config), baseUrl: config.baseUrl });
-    case 'ollama':
-      return createOllamaProvider({ apiKey: config.apiKey, baseUrl: config.baseUrl });
-    default: {
-      const unknown: never = config.backend;
-      throw new ProviderError(`Unknown llm_backend: ${String(unknown)}`, null, false, 'http');
-    }
+  const backend = config.backend;
+  if (!Object.hasOwn(LOADERS, backend)) {
+    throw new ProviderError(`Unknown llm_backend: ${String(backend)}`, null, false, 'http');
   }
+  const options = { apiKey: backend === 'ollama' ? config.apiKey : requireKey(config), baseUrl: config.baseUrl };
+  let provider: Promise<LlmProvider> | null = null;
+  return {
+    backend,
+    async complete(request: LlmRequest) {
+      provider ??= factoryFor(backend).then((create) => create(options));
+      return (await provider).complete(request);
+    },
+  };
 }
 
 function requireKey(config: ProviderConfig): string {

@@ -14,7 +14,9 @@ export interface OpenAiProviderOptions {
 
 /**
  * Builds the OpenAI provider. One `complete` = one `POST {base}/chat/completions` with
- * `response_format: {type: 'json_object'}` and `max_completion_tokens`; SDK retries off.
+ * `response_format` strict `json_schema` (the request's outputSchema; `json_object` without one)
+ * and `max_completion_tokens`; SDK retries off. A refusal (`message.refusal`) comes back as the
+ * text, which then fails parsing like any non-payload answer.
  * Tokens: `usage.prompt_tokens` / `usage.completion_tokens`. finish_reason 'length' → 'length'.
  * @throws ProviderError from `complete` (see mapOpenAiError).
  */
@@ -42,7 +44,9 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): LlmProvide
                 { role: 'user', content: request.user },
               ],
               max_completion_tokens: request.maxOutputTokens,
-              response_format: { type: 'json_object' },
+              response_format: request.outputSchema
+                ? { type: 'json_schema', json_schema: { name: request.outputSchema.name, description: request.outputSchema.description, strict: true, schema: request.outputSchema.schema } }
+                : { type: 'json_object' },
             },
             { signal, timeout: request.timeoutMs, maxRetries: 0 },
           ),
@@ -51,7 +55,7 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): LlmProvide
       const choice = completion.choices?.[0];
       const finish = choice?.finish_reason;
       return {
-        text: choice?.message?.content ?? '',
+        text: choice?.message?.content ?? choice?.message?.refusal ?? '',
         inputTokens: completion.usage?.prompt_tokens ?? 0,
         outputTokens: completion.usage?.completion_tokens ?? 0,
         stopReason: finish === 'stop' ? 'stop' : finish === 'length' ? 'length' : 'other',

@@ -1,0 +1,120 @@
+/**
+ * Plain-text secrets of a `terraform show -json` resource change, masked before rendering
+ * (issue 15; checks/secrets.ts has the detectors). Plans from Terraform before 0.15, and
+ * providers that forget to mark an argument, carry passwords with no `after_sensitive` mark: this
+ * step adds the marks itself, so the one redaction pass of plan-values.ts hides them exactly like
+ * values the plan marks sensitive (same `(sensitive value)` marker, same changed/unchanged
+ * rendering). Credential-shaped substrings (AWS keys, private-key PEM blocks, tokens, URL
+ * passwords) are replaced inside the string, keeping the rest of it reviewable.
+ */
+import { isCredentialKey, isSecretLiteral, maskSecretShapes, SECRET_MARKER, type SecretFinding } from '../../checks/secrets';
+import { isRecord, unionMask } from './plan-values';
+
+interface Found {
+  readonly path: (string | number)[];
+  readonly kind: SecretFinding['kind'];
+}
+
+/**
+ * Returns `change` with plain-text secrets masked: credential-named string attributes at any
+ * depth get `true` in both sensitivity masks; credential-shaped substrings of other strings are
+ * replaced by the marker. Paths the plan already marks sensitive are left alone (not plain text).
+ * `secrets` lists what was masked (attribute path, kind), never the value. The input is not
+ * modified; with nothing found the same object comes back.
+ */
+export function maskPlanSecrets(change: Record<string, unknown>): { change: Record<string, unknown>; secrets: Omit<SecretFinding, 'line'>[] } {
+  const planMask = unionMask(change.before_sensitive, change.after_sensitive);
+  const found: Found[] = [];
+  const keyMask = (value: unknown): unknown => credentialMask(value, planMask, [], found);
+  const beforeMask = keyMask(change.before);
+  const afterMask = keyMask(change.after);
+  const before = scrubShapes(change.before, planMask, [], found);
+  const after = scrubShapes(change.after, planMask, [], found);
+  if (found.length === 0) return { change, secrets: [] };
+  const secrets = dedupe(found).map((f) => ({ attribute: pathText(f.path), kind: f.kind }));
+  const mask = unionMask(beforeMask, afterMask);
+  return {
+    change: {
+      ...change,
+      before,
+      after,
+      before_sensitive: unionMask(change.before_sensitive, mask),
+      after_sensitive: unionMask(change.after_sensitive, mask),
+    },
+    secrets,
+  };
+}
+
+/** A sensitivity mask with `true` on every credential-named literal string not already masked. */
+function credentialMask(value: unknown, planMask: unknown, path: (string | number)[], found: Found[]): unknown {
+  if (planMask === true) return false;
+  if (Array.isArray(value)) {
+    const sub = Array.isArray(planMask) ? planMask : [];
+    return value.map((v, i) => credentialMask(v, sub[i], [...path, i], found));
+  }
+  if (!isRecord(value)) return false;
+  const sub = isRecord(planMask) ? planMask : {};
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (typeof v === 'string' && isCredentialKey(k) && isSecretLiteral(v) && sub[k] !== true) {
+      out[k] = true;
+      found.push({ path: [...path, k], kind: 'credential-attribute' });
+    } else out[k] = credentialMask(v, sub[k], [...path, k], found);
+  }
+  return out;
+}
+
+/** `value` with credential-shaped substrings masked (copies only what changes). */
+function scrubShapes(value: unknown, planMask: unknown, path: (string | number)[], found: Found[]): unknown {
+  if (planMask === true) return value;
+  if (typeof value === 'string') {
+    if (value.length < 16) return value;
+    const { text, kinds } = maskSecretShapes(value);
+    for (const kind of kinds) found.push({ path, kind });
+    return text;
+  }
+  if (Array.isArray(value)) {
+    const sub = Array.isArray(planMask) ? planMask : [];
+    let out: unknown[] | null = null;
+    value.forEach((v, i) => {
+      const c = scrubShapes(v, sub[i], [...path, i], found);
+      if (c !== v) (out ??= [...value])[i] = c;
+    });
+    return out ?? value;
+  }
+  if (!isRecord(value)) return value;
+  const sub = isRecord(planMask) ? planMask : {};
+  let out: Record<string, unknown> | null = null;
+  for (const [k, v] of Object.entries(value)) {
+    const c = scrubShapes(v, sub[k], [...path, k], found);
+    if (c !== v) (out ??= { ...value })[k] = c;
+  }
+  return out ?? value;
+}
+
+function pathText(path: readonly (string | number)[]): string {
+  return path.map((step, i) => (typeof step === 'number' ? `[${step}]` : i === 0 ? step : `.${step}`)).join('');
+}
+
+function dedupe(found: readonly Found[]): Found[] {
+  const seen = new Set<string>();
+  return found.filter((f) => {
+    const key = `${f.kind}\u0000${pathText(f.path)}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/**
+ * Attaches evidence lines: for each secret, the first body line that shows the marker on the
+ * attribute's last key (`+ password = (sensitive value)`), else any line showing the marker.
+ */
+export function secretEvidence(body: string, secrets: readonly Omit<SecretFinding, 'line'>[]): SecretFinding[] {
+  const lines = body.split('\n').map((l) => l.trim()).filter((l) => l.includes(SECRET_MARKER));
+  return secrets.map((s) => {
+    const leaf = /([^.[\]]+)(?:\[\d+\])*$/.exec(s.attribute)?.[1] ?? '';
+    const line = (leaf && lines.find((l) => new RegExp(`^[+~\\- ]?\\s*"?${leaf.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"?\\s*=`).test(l))) || lines[0] || '';
+    return { ...s, line };
+  });
+}

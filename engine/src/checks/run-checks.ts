@@ -1,0 +1,133 @@
+/**
+ * Deterministic checks (issue 15): a rule may carry `Check (CEL): <expression>`, a Common
+ * Expression Language condition (cel-spec; evaluated by @marcbachmann/cel-js, no code of ours)
+ * over the unit. A match is a finding with HIGH confidence and its evidence lines, made without a
+ * model call; the same matches are stated to the model as known facts.
+ *
+ * Variables an expression sees:
+ * - `values`: the unit's planned values (`after` of a plan-JSON change, metadata.values), with
+ *   redacted values as the string "(sensitive value)" and unknown ones as "(known after apply)";
+ *   absent for units that carry none (plan text, configuration diffs): checks naming `values`
+ *   are then skipped;
+ * - `secrets`: the plain-text secrets masked at ingest (metadata.plaintext_secrets), each
+ *   `{attribute, kind}`;
+ * - `unit`: `{type, name, action, replace}`;
+ * - `lines`: the unit body's lines, trimmed (for text units: `lines.exists(l, l.matches("..."))`;
+ *   `matches` takes a JavaScript regular expression in cel-js, not RE2).
+ * An expression that fails to evaluate (a missing key, a type mismatch) does not match.
+ */
+import { parse } from '@marcbachmann/cel-js';
+import type { Finding } from '../analysis/payload';
+import type { AnalysisUnit } from '../analyzers/types';
+import type { RuleDef } from '../rules/ruleset';
+
+type Compiled = ReturnType<typeof parse>;
+const compiled = new Map<string, Compiled | Error>();
+
+/** Parses (once, cached) a CEL expression; returns the Error for an expression that does not parse. */
+export function compileCheck(expression: string): Compiled | Error {
+  let entry = compiled.get(expression);
+  if (!entry) {
+    try {
+      entry = parse(expression);
+    } catch (err) {
+      entry = err instanceof Error ? err : new Error(String(err));
+    }
+    if (compiled.size >= 1024) compiled.delete(compiled.keys().next().value!);
+    compiled.set(expression, entry);
+  }
+  return entry;
+}
+
+/** One rule whose check matched the unit. */
+export interface CheckMatch {
+  readonly rule: RuleDef;
+  readonly evidence: readonly string[];
+}
+
+/**
+ * Evaluates the `check` of every rule in `rules` against `unit`; returns the matches in rule
+ * order. Never throws: a check that does not parse or evaluate is a non-match.
+ */
+export function runChecks(rules: readonly RuleDef[], unit: AnalysisUnit): CheckMatch[] {
+  const values = unit.metadata.values;
+  const secrets = Array.isArray(unit.metadata.plaintext_secrets) ? (unit.metadata.plaintext_secrets as { attribute?: string; kind?: string; line?: string }[]) : [];
+  const context = {
+    values: values ?? null,
+    secrets: secrets.map((s) => ({ attribute: s.attribute ?? '', kind: s.kind ?? '' })),
+    unit: { type: unit.type, name: unit.name, action: unit.action, replace: unit.metadata.replace === true },
+    lines: unit.body.split('\n').map((l) => l.trim()),
+  };
+  const matches: CheckMatch[] = [];
+  for (const rule of rules) {
+    if (!rule.check) continue;
+    if (values === undefined && /\bvalues\b/.test(rule.check)) continue;
+    const expr = compileCheck(rule.check);
+    if (expr instanceof Error) continue;
+    let result: unknown;
+    try {
+      result = expr(context);
+    } catch {
+      continue;
+    }
+    if (result !== true) continue;
+    matches.push({ rule, evidence: evidenceFor(rule.check, unit.body, secrets.map((s) => s.line ?? '')) });
+  }
+  return matches;
+}
+
+const NOT_FIELDS = new Set(['values', 'secrets', 'unit', 'exists', 'all', 'exists_one', 'map', 'filter', 'size', 'has', 'contains', 'startsWith', 'endsWith', 'matches', 'orValue']);
+
+/**
+ * Evidence for a match: the body lines that assign a field the expression names
+ * (`+ publicly_accessible = true` for `values.publicly_accessible`), and for checks over
+ * `secrets` the masked lines recorded at ingest. Trimmed, de-duplicated, in body order.
+ */
+function evidenceFor(expression: string, body: string, secretLines: readonly string[]): string[] {
+  const named = [...expression.matchAll(/\.([A-Za-z_][A-Za-z0-9_]*)\b(?!\s*\()/g)].map((m) => m[1]);
+  const quoted = [...expression.matchAll(/"([a-z_][a-z0-9_]*)"/g)].map((m) => m[1]); // keys read as values[k]
+  const fields = new Set([...named, ...quoted].filter((f) => !NOT_FIELDS.has(f)));
+  const lines = body.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+  const picked = lines.filter((line) => {
+    const key = /^(?:[+~-]\s+)?"?([A-Za-z0-9_.-]+)"?\s*[=:]/.exec(line)?.[1];
+    return key !== undefined && fields.has(key);
+  });
+  if (/\bsecrets\b/.test(expression)) picked.push(...secretLines.map((l) => l.trim()).filter((l) => l !== '' && lines.includes(l)));
+  for (const pattern of matchPatterns(expression)) picked.push(...lines.filter((l) => pattern.test(l)));
+  const set = new Set(picked);
+  return lines.filter((l) => set.has(l)).filter((l, i, all) => all.indexOf(l) === i);
+}
+
+/** The regular expressions of `.matches("...")` calls in an expression (CEL string literals, JSON-compatible escapes). */
+function matchPatterns(expression: string): RegExp[] {
+  return [...expression.matchAll(/\.matches\(\s*("(?:[^"\\]|\\.)*")\s*\)/g)].flatMap((m) => {
+    try {
+      return [new RegExp(JSON.parse(m[1]) as string)];
+    } catch {
+      return [];
+    }
+  });
+}
+
+/** A deterministic finding for a match (analysis-api.md "Analysis payload" finding shape). */
+export function checkFinding(match: CheckMatch, unit: AnalysisUnit): Finding {
+  return {
+    title: match.rule.title,
+    severity: match.rule.severity,
+    rule_id: match.rule.rule_id,
+    risk: `Deterministic check of rule ${match.rule.rule_id} matched this unit: ${match.rule.check}`,
+    why_it_matters: `${match.rule.title}. See rule ${match.rule.rule_id} for the consequences and the compliant form.`,
+    suggested_next_step: `Change the unit so that rule ${match.rule.rule_id} no longer applies (see the rule's compliant example).`,
+    confidence: 'HIGH',
+    evidence: [...match.evidence],
+    resource_address: unit.name,
+    tags: ['deterministic'],
+  };
+}
+
+/** The matches as known facts for the prompt (prompt.ts `facts`): one line per rule; '' when none. */
+export function factsText(matches: readonly CheckMatch[]): string {
+  return matches
+    .map((m) => `- ${m.rule.rule_id} (${m.rule.title}): deterministic check \`${m.rule.check}\` matched${m.evidence.length > 0 ? `; evidence: ${m.evidence.map((e) => JSON.stringify(e)).join(', ')}` : ''}`)
+    .join('\n');
+}

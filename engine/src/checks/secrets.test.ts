@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { terraformAnalyzer } from '../analyzers/terraform/index';
+import { corpusFile, corpusFiles } from '../../../tests/corpus';
+import { isCredentialKey, maskSecretShapes, maskTextSecrets, SECRET_MARKER } from './secrets';
+
+const AWS_KEY = ['AKIA', 'IOSFODNN7EXAMPLE'].join('');
+const PEM = ['-----BEGIN RSA PRIVATE KEY-----', 'MIIEowIBAAKCAQEAx', '-----END RSA PRIVATE KEY-----'].join('\n');
+
+describe('secret detectors', () => {
+  it('recognises credential-named attributes and leaves look-alikes alone', () => {
+    for (const k of ['password', 'admin_password', 'master_password', 'client_secret', 'auth_token', 'private_key', 'access_key', 'secret_key', 'DB_PASSWORD', 'api_key']) expect(isCredentialKey(k)).toBe(true);
+    for (const k of ['password_data', 'get_password_data', 'secret_arn', 'kms_key_id', 'creation_token', 'public_key', 'token_ttl']) expect(isCredentialKey(k)).toBe(false);
+  });
+
+  it('masks credential-shaped strings, keeping the non-secret parts', () => {
+    const text = `key ${AWS_KEY} url postgres://app:hunter22@db.internal:5432/x auth Bearer abcdefghijklmnopqrstuvwxyz012345 ${PEM}`;
+    const masked = maskSecretShapes(text);
+    expect(masked.text).not.toContain(AWS_KEY);
+    expect(masked.text).not.toContain('hunter22');
+    expect(masked.text).not.toContain('abcdefghijklmnop');
+    expect(masked.text).not.toContain('MIIEowIBAAKCAQEAx');
+    expect(masked.text).toContain(`postgres://app:${SECRET_MARKER}@db.internal:5432/x`);
+    expect(masked.kinds).toEqual(expect.arrayContaining(['aws-access-key', 'url-password', 'bearer-token', 'private-key']));
+  });
+
+  it('masks literal credentials in text bodies but keeps references', () => {
+    const body = ['  + admin_password = "P4ssw0rd!"', '  ~ password       = "old" -> "new"', '    password = var.db_password', '    token = ""'].join('\n');
+    const { body: out, secrets } = maskTextSecrets(body);
+    expect(out).not.toMatch(/P4ssw0rd|"old"|"new"/);
+    expect(out).toContain('password = var.db_password');
+    expect(out).toContain('token = ""');
+    expect(secrets.map((s) => s.line)).toEqual([`+ admin_password = ${SECRET_MARKER}`, `~ password       = ${SECRET_MARKER} -> ${SECRET_MARKER}`]);
+  });
+});
+
+describe('corpus plans after ingest', () => {
+  const files = [...corpusFiles('tfplan-json', '.json'), ...corpusFiles('tfplan-text', '.txt')];
+  it.each(files)('%s: no unit body holds a credential-shaped string', (file) => {
+    const units = terraformAnalyzer.ingest!(corpusFile(file).toString('utf8').replace(/^\uFEFF/, ''));
+    for (const unit of units) expect(maskSecretShapes(unit.body).kinds).toEqual([]);
+  });
+
+  it('the plaintext RDS password of the TF 0.14 plan is masked in body and hash input', () => {
+    const units = terraformAnalyzer.ingest!(corpusFile('tfplan-json/infracost-aws-modules-tf014-large.json').toString('utf8'));
+    expect(units.some((u) => u.body.includes('YourPwdShouldBeLongAndSecure!'))).toBe(false);
+    expect(JSON.stringify(units)).not.toContain('YourPwdShouldBeLongAndSecure!');
+    const dbs = units.filter((u) => u.type === 'aws_db_instance');
+    expect(dbs.length).toBeGreaterThan(0);
+    for (const db of dbs) {
+      expect(db.body).toMatch(/password = \(sensitive value\)/);
+      expect(db.metadata.plaintext_secrets).toEqual([expect.objectContaining({ attribute: 'password', kind: 'credential-attribute' })]);
+    }
+  });
+});

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { composeRuleset, loadBuiltinRuleset, parseRules } from './ruleset';
+import { selectRules } from './select';
+
+const AWS = loadBuiltinRuleset('terraform', 'aws');
+const plan = (type: string, action = 'create', extra: Record<string, unknown> = {}) => ({ type, action, metadata: { source: 'plan-json', ...extra } });
+
+describe('selectRules', () => {
+  it('sends an aws_s3_bucket plan unit its own rules and the wildcard rules only', () => {
+    const s = selectRules(AWS, plan('aws_s3_bucket'));
+    expect(s.ruleIds).toContain('TF-AWS-S3-PUBLIC-ACL');
+    expect(s.ruleIds).toContain('TF-GEN-SECRET-PLAINTEXT');
+    expect(s.ruleIds).not.toContain('TF-AWS-SG-ADMIN-PORTS-OPEN');
+    expect(s.ruleIds).not.toContain('TF-GEN-PROVISIONER-REMOTE-CODE'); // configuration only
+    expect(s.ruleIds).not.toContain('TF-GEN-STATEFUL-DESTROY'); // not being destroyed
+    expect(s.ruleIds.length).toBeLessThan(parseRules(AWS).length / 3);
+    // The text is a valid ruleset holding exactly the selected rules, with the section titles.
+    expect(parseRules(s.text).map((r) => r.rule_id)).toEqual(s.ruleIds);
+    expect(s.text).toMatch(/^# Terraform: general rules/);
+    expect(s.text).toContain('# Terraform: AWS rules');
+  });
+
+  it('follows the plan action and resource-type aliases', () => {
+    expect(selectRules(AWS, plan('aws_s3_bucket', 'destroy')).ruleIds).toContain('TF-GEN-STATEFUL-DESTROY');
+    expect(selectRules(AWS, plan('aws_s3_bucket', 'update', { replace: true })).ruleIds).toContain('TF-GEN-STATEFUL-REPLACE');
+    const alb = selectRules(AWS, plan('aws_alb')).ruleIds;
+    expect(alb).toContain('TF-AWS-ACCESS-LOGGING-OFF'); // the rule names aws_lb
+    expect(alb).toContain('TF-GEN-DELETION-PROTECTION-OFF');
+  });
+
+  it('keeps configuration-only rules for .tf diff blocks and every rule for whole-file units', () => {
+    const diff = selectRules(AWS, { type: 'aws_instance', action: 'create', metadata: { source: 'diff' } });
+    expect(diff.ruleIds).toContain('TF-GEN-PROVISIONER-REMOTE-CODE');
+    const whole = selectRules(AWS, { type: 'terraform_file', action: 'update', metadata: { source: 'diff' } });
+    expect(whole.ruleIds).toEqual(parseRules(AWS).map((r) => r.rule_id));
+  });
+
+  it('always sends custom rules (they name no type) and is byte-stable', () => {
+    const composed = composeRuleset(AWS, [{ category: 'org', rules: [{ rule_id: 'ORG-1', title: 'Tags', severity: 'LOW', description: 'Every resource is tagged.' }] }]);
+    const a = selectRules(composed, plan('aws_iam_role'));
+    expect(a.ruleIds).toContain('ORG-1');
+    expect(a.text).toContain('# Custom rules: org');
+    expect(selectRules(composed, plan('aws_iam_role')).text).toBe(a.text);
+    expect(selectRules(composed, plan('aws_s3_bucket')).text).not.toContain('TF-AWS-IAM-ADMIN-POLICY');
+  });
+
+  it('sends a generic analyzer (prose Applies to) its whole ruleset', () => {
+    const blackhole = loadBuiltinRuleset('blackhole', 'default');
+    expect(selectRules(blackhole, { type: 'shell_script', action: 'create', metadata: {} }).ruleIds).toEqual(parseRules(blackhole).map((r) => r.rule_id));
+  });
+});
