@@ -1,14 +1,15 @@
 /**
  * `npm run bench` (issue 6): every benchmark in turn, each figure beside its same-run baseline
  * and target with PASS/MISS, then the run appended to bench/RESULTS.md (date, machine, figures).
- * `npm run bench -- report prompt` runs only the named ones (ingest, findings, jobs, prompt,
- * report). Never part of `npm test`. Servers listen on 127.0.0.1 and are stopped before exit.
+ * `npm run bench -- report prompt` runs only the named ones (ingest, health, findings, jobs,
+ * prompt, report). Never part of `npm test`. Servers listen on 127.0.0.1 and are stopped before exit.
  */
 import { execSync } from 'node:child_process';
 import { appendFileSync, existsSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { benchFindingsList } from './findings-list.bench';
+import { benchHealthUnderIngest } from './health-under-ingest.bench';
 import { ingestBreakdown } from './ingest-breakdown';
 import { benchIngest } from './ingest.bench';
 import { benchJobRunner } from './job-runner.bench';
@@ -58,6 +59,7 @@ async function main(): Promise<void> {
     notes.push(line);
     return result;
   });
+  await step('health', '18 no stalls', () => benchHealthUnderIngest(log));
   await step('findings', '2 findings list', () => benchFindingsList(log));
 
   printTable(rows);

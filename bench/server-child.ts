@@ -6,8 +6,11 @@
 import { loadConfig } from '../server/src/config/config';
 import { startServer } from '../server/src/server';
 import { silentLogger } from '../engine/src/context';
+import { configureIngestPool } from '../engine/src/ingest/worker-pool';
 
 async function main(): Promise<void> {
+  // BENCH_INGEST_POOL_SIZE=0: ingestion split on the event loop (the same-run baseline of issue 18).
+  if (process.env.BENCH_INGEST_POOL_SIZE !== undefined) configureIngestPool(Number(process.env.BENCH_INGEST_POOL_SIZE));
   const config = loadConfig({ env: process.env, cwd: process.env.PLANWARDEN_DATA_DIR ?? '/nonexistent' });
   const server = await startServer(config, { log: silentLogger });
   process.stdout.write(`BENCH_URL ${server.url}\n`);

@@ -83,6 +83,13 @@ export function schemaCollections(extra: Record<string, IndexSpec[]>[] = []): st
   return [...new Set([...ALL_INDEXES, ...extra].flatMap((group) => Object.keys(group)))];
 }
 
+/** Every collection the schema declares with its index specs (the migration reads the unique keys). */
+export function schemaIndexes(extra: Record<string, IndexSpec[]>[] = []): Map<string, IndexSpec[]> {
+  const out = new Map<string, IndexSpec[]>();
+  for (const group of [...ALL_INDEXES, ...extra]) for (const [name, specs] of Object.entries(group)) out.set(name, [...(out.get(name) ?? []), ...specs]);
+  return out;
+}
+
 /** Creates every collection's indexes (idempotent; run at startup and by storage preparation). */
 export async function ensureSchema(store: Store, extra: Record<string, IndexSpec[]>[] = []): Promise<number> {
   let collections = 0;

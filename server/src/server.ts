@@ -16,8 +16,9 @@ import { configureNotifications } from '@planwarden/engine/notify/signed-deliver
 import { assertBudget, budgetExhausted } from '@planwarden/engine/usage/usage-service';
 import type { Config } from './config/config';
 import { serverKeyMaterial } from './config/key-file';
-import { PlatformSettingsStore, SETTINGS_INDEXES } from '@planwarden/engine/admin/settings-store';
-import { SWEEP_INDEXES } from '@planwarden/engine/admin/sweep-store';
+import { PlatformSettingsStore } from '@planwarden/engine/admin/settings-store';
+import { PLATFORM_INDEXES } from '@planwarden/engine/admin/platform-schema';
+import { SwitchableStore } from '@planwarden/engine/store/switchable';
 import { SettingsService } from './config/settings-service';
 import { startPlatformTasks } from './jobs/platform-tasks';
 import { createLogger } from './logging';
@@ -59,13 +60,15 @@ function secretKeyMaterial(config: Config): Buffer | string {
 export async function buildServer(baseConfig: Config, options: StartOptions = {}) {
   const log: Logger = options.log ?? createLogger(baseConfig);
   let config = baseConfig;
-  const store = await openStore({
+  const opened = await openStore({
     backend: config.storage.backend,
     dataDir: resolve(config.data_dir),
     uri: config.storage.uri ?? undefined,
     database: config.storage.database,
   });
-  await ensureSchema(store, [SETTINGS_INDEXES, SWEEP_INDEXES]);
+  // POST /admin/storage/switch swaps the backend under every typed store (store/switchable.ts).
+  const store = new SwitchableStore(opened, config.storage.backend === 'docdb' ? config.storage.database : null);
+  await ensureSchema(store, PLATFORM_INDEXES);
   const secretBox = new SecretBox(secretKeyMaterial(config));
   const stores = createStores(store, secretBox);
   // identity-api.md "Platform settings": file/environment ← PATCH /admin/settings overrides, read live.

@@ -55,7 +55,13 @@ export const RESOURCE_INDEXES: Record<string, IndexSpec[]> = {
   ],
 };
 
-const BATCH = 10_000;
+/**
+ * Units per batch. Issue 18: a batch's writes run synchronously on sqlite, so batches are kept
+ * small and the event loop gets a turn between them (a 10 MB plan no longer blocks other
+ * requests for the whole of its writes).
+ */
+const BATCH = 100;
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 function newResource(orgId: string, unit: AnalysisUnit, now: string): ResourceDoc {
   return {
@@ -111,6 +117,7 @@ export class ResourceStore {
     );
     const unique = [...new Map(units.map((u) => [u.hash, u])).values()];
     for (let start = 0; start < unique.length; start += BATCH) {
+      if (start > 0) await yieldToEventLoop();
       const batch = unique.slice(start, start + BATCH);
       try {
         await this.addBatch(orgId, namespace, batch, start, now);

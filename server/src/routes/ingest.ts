@@ -3,6 +3,7 @@ import { AnalysisPayloadSchema } from '@planwarden/engine/analysis/payload';
 import { getResource, listNamespaceResources, listNamespaces, nextResource, submitAnalysis } from '@planwarden/engine/analysis/resource-service';
 import { route, type RouteDef } from '../http/route';
 import { INGEST_MAX_BYTES, NextResourceQuerySchema, ResourceQuerySchema } from './ingest.schema';
+import { stringifyArrayInSlices } from './json-slices';
 import { NO_QUERY, param, parseQuery, rawText } from './shared';
 
 /** Re-exported for existing importers; defined in ingest.schema.ts. */
@@ -31,7 +32,13 @@ export function ingestRoutes(): RouteDef[] {
     }),
     route({
       method: 'post', path: '/:namespace/ingest/auto', policy: 'member', body: 'text', query: NO_QUERY, maxBodyBytes: INGEST_MAX_BYTES,
-      handler: async (ctx, req) => ({ status: 201, body: await ingestAuto(ctx.engine, ctx.orgId, param(req, 'namespace'), rawText(req)) }),
+      handler: async (ctx, req) => {
+        const { units, analyzers_used, detections } = await ingestAuto(ctx.engine, ctx.orgId, param(req, 'namespace'), rawText(req));
+        // Same bytes as JSON.stringify({units, analyzers_used, detections}), serialised in slices.
+        const tail = JSON.stringify({ analyzers_used, detections }).slice(1);
+        const body = `{"units":${await stringifyArrayInSlices(units)},${tail}`;
+        return { status: 201, contentType: 'application/json', body, ingested: { resource_count: units.length, analyzers_used } };
+      },
     }),
     route({
       method: 'get', path: '/:namespace/resource/next', policy: 'member', body: 'none', query: NextResourceQuerySchema,
@@ -48,10 +55,12 @@ export function ingestRoutes(): RouteDef[] {
     }),
     route({
       method: 'post', path: '/:analyzer_name/:namespace/ingest', policy: 'member', body: 'text', query: NO_QUERY, maxBodyBytes: INGEST_MAX_BYTES,
-      handler: async (ctx, req) => ({
-        status: 201,
-        body: await ingestWithAnalyzer(ctx.engine, ctx.orgId, param(req, 'analyzer_name'), param(req, 'namespace'), rawText(req)),
-      }),
+      handler: async (ctx, req) => {
+        const analyzer = param(req, 'analyzer_name');
+        const units = await ingestWithAnalyzer(ctx.engine, ctx.orgId, analyzer, param(req, 'namespace'), rawText(req));
+        // `ingested` feeds the ingest span (routes/metrics.ts), the body being pre-serialised text.
+        return { status: 201, contentType: 'application/json', body: await stringifyArrayInSlices(units), ingested: { resource_count: units.length, analyzers_used: [analyzer] } };
+      },
     }),
   ];
 }

@@ -1,6 +1,7 @@
 /**
- * One collection of the SQLite adapter: a table `(_id TEXT PRIMARY KEY, doc TEXT)` holding
- * each document as JSON (with `_id` inside too). Every read-modify-write runs in one
+ * One collection of the SQLite adapter: a table `(_id TEXT PRIMARY KEY, doc TEXT, ...)` holding
+ * each document as JSON (with `_id` inside too), plus the hot columns of its indexed paths
+ * (columns.ts), written beside the document on every insert and update. Every read-modify-write runs in one
  * synchronous IMMEDIATE transaction, so updates and findOneAndUpdate are atomic.
  */
 import { sql } from 'kysely';
@@ -26,6 +27,7 @@ import {
   type FieldFilter,
   type ParsedUpdate,
 } from '../query';
+import { columnName, columnValue, type HotColumns } from './columns';
 import type { Sql, SqliteConnection } from './connection';
 import { mapSqliteError } from './errors';
 import { needsArrayPaths, orderSql, pageSql, whereSql, type SqlText } from './filter';
@@ -52,21 +54,21 @@ export class SqliteCollection<T extends Doc = Doc> implements Collection<T> {
   readonly name: string;
   readonly #conn: SqliteConnection;
   readonly #arrays: ArrayPathRegistry;
+  readonly #columns: HotColumns;
   readonly #table: Sql;
   /** The quoted table name for SQL text (`name` is validated: `[a-z][a-z0-9_]*`). */
   readonly #from: string;
-  readonly #insertSql: Sql;
-  readonly #replaceSql: string;
+  /** INSERT and UPDATE texts per column set (the set changes only with the schema). */
+  #writeSql: { columns: ReadonlySet<string>; insert: string; replace: string } | null = null;
 
   /** Creates the table if needed. `name` must already be validated. */
-  constructor(name: string, conn: SqliteConnection, arrays: ArrayPathRegistry) {
+  constructor(name: string, conn: SqliteConnection, arrays: ArrayPathRegistry, columns: HotColumns) {
     this.name = name;
     this.#conn = conn;
     this.#arrays = arrays;
+    this.#columns = columns;
     this.#table = sql.id(name);
     this.#from = `"${name}"`;
-    this.#replaceSql = `UPDATE ${this.#from} SET doc = ? WHERE rowid = ?`;
-    this.#insertSql = sql`INSERT INTO ${this.#table} (_id, doc) VALUES (?, ?)`;
     conn.exec(sql`CREATE TABLE IF NOT EXISTS ${this.#table} (_id TEXT PRIMARY KEY NOT NULL, doc TEXT NOT NULL)`);
   }
 
@@ -85,14 +87,36 @@ export class SqliteCollection<T extends Doc = Doc> implements Collection<T> {
    */
   #where(filter: readonly FieldFilter[], params: unknown[]): string {
     const arrays = needsArrayPaths(filter) ? this.#arrays.of(this.name) : NO_PATHS;
-    return whereSql(filter, arrays, params);
+    return whereSql(filter, arrays, params, this.#columns.of(this.name));
+  }
+
+  /** The write statements for the table's current columns (checked inside the caller's transaction). */
+  #writes(): { columns: ReadonlySet<string>; insert: string; replace: string } {
+    const columns = this.#columns.of(this.name);
+    if (this.#writeSql?.columns !== columns) {
+      const names = [...columns].map(columnName);
+      this.#writeSql = {
+        columns,
+        insert: `INSERT INTO ${this.#from} (_id, doc${names.map((n) => `, ${n}`).join('')}) VALUES (?, ?${', ?'.repeat(names.length)})`,
+        replace: `UPDATE ${this.#from} SET doc = ?${names.map((n) => `, ${n} = ?`).join('')} WHERE rowid = ?`,
+      };
+    }
+    return this.#writeSql;
+  }
+
+  /** The document's JSON text followed by its hot-column values, in column order. */
+  #rowValues(doc: Obj, columns: ReadonlySet<string>): unknown[] {
+    const values: unknown[] = [JSON.stringify(doc)];
+    for (const path of columns) values.push(columnValue(doc, path));
+    return values;
   }
 
   #selectRows(filter: readonly FieldFilter[], sort: SortSpec | undefined, limit?: number): DocRow[] {
     const params: unknown[] = [];
     const where = this.#where(filter, params);
     const page = limit === undefined ? '' : pageSql(undefined, limit, params);
-    return this.#conn.allText<DocRow>(`SELECT rowid AS rid, doc FROM ${this.#from} WHERE ${where}${orderSql(sort)}${page}`, params);
+    const order = orderSql(sort, this.#columns.of(this.name));
+    return this.#conn.allText<DocRow>(`SELECT rowid AS rid, doc FROM ${this.#from} WHERE ${where}${order}${page}`, params);
   }
 
   #insert(doc: Obj): void {
@@ -101,18 +125,21 @@ export class SqliteCollection<T extends Doc = Doc> implements Collection<T> {
 
   /**
    * Inserts documents (inside the caller's transaction): their array paths noted once for the
-   * batch, then one reused prepared INSERT per document, each serialised once.
+   * batch, then one reused prepared INSERT per document, each serialised once, with its hot
+   * column values.
    */
   #insertAll(docs: readonly Obj[]): void {
     const paths = new Set<string>();
     for (const doc of docs) collectArrayPaths(doc, '', paths);
     this.#arrays.note(this.name, [...paths]);
-    this.#conn.runEach(this.#insertSql, docs.map((doc) => [doc._id, JSON.stringify(doc)]));
+    const { columns, insert } = this.#writes();
+    for (const doc of docs) this.#conn.runText(insert, [doc._id, ...this.#rowValues(doc, columns)]);
   }
 
   #replace(rid: number, doc: Obj): void {
     this.#arrays.note(this.name, arrayPathsOf(doc));
-    this.#conn.runText(this.#replaceSql, [JSON.stringify(doc), rid]);
+    const { columns, replace } = this.#writes();
+    this.#conn.runText(replace, [...this.#rowValues(doc, columns), rid]);
   }
 
   /** Updates the first match or upserts; returns the documents before and after (null if none). */
@@ -140,7 +167,7 @@ export class SqliteCollection<T extends Doc = Doc> implements Collection<T> {
     const parsed = parseFilter(filter);
     const params: unknown[] = [];
     const where = this.#where(parsed, params);
-    const text = `SELECT doc FROM ${this.#from} WHERE ${where}${orderSql(options.sort)}${pageSql(options.skip, options.limit, params)}`;
+    const text = `SELECT doc FROM ${this.#from} WHERE ${where}${orderSql(options.sort, this.#columns.of(this.name))}${pageSql(options.skip, options.limit, params)}`;
     return { sql: text, params };
   }
 

@@ -42,6 +42,7 @@ export class SqliteConnection {
   /** Statements in pluck mode (first column only), cached apart: the mode is per statement. */
   readonly #plucked = new Map<string, Database.Statement>();
   readonly #dataVersion: Database.Statement;
+  readonly #schemaVersion: Database.Statement;
   #lastDataVersion: number;
 
   /**
@@ -60,6 +61,7 @@ export class SqliteConnection {
     this.#db.pragma('busy_timeout = 5000');
     this.#dataVersion = this.#db.prepare('PRAGMA data_version').pluck();
     this.#lastDataVersion = this.#dataVersion.get() as number;
+    this.#schemaVersion = this.#db.prepare('PRAGMA schema_version').pluck();
   }
 
   #prepare(q: Sql): { stmt: Database.Statement; params: unknown[] } {
@@ -153,6 +155,11 @@ export class SqliteConnection {
     const changed = v !== this.#lastDataVersion;
     this.#lastDataVersion = v;
     return changed;
+  }
+
+  /** PRAGMA schema_version: moves whenever any connection changes the schema (e.g. adds a column). */
+  schemaVersion(): number {
+    return this.#schemaVersion.get() as number;
   }
 
   get open(): boolean {

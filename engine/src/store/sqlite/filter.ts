@@ -1,5 +1,7 @@
 /**
- * Port filters and sorts to SQL over `json_extract(doc, '$.path')` (DESIGN.md "Storage").
+ * Port filters and sorts to SQL over `json_extract(doc, '$.path')`, or over the path's hot
+ * column where it has one (columns.ts: the same value, so everything below holds for both)
+ * (DESIGN.md "Storage").
  *
  * Semantics follow MongoDB so one conformance suite holds for both adapters:
  * - comparisons are type-bracketed: a number never equals a string or a boolean;
@@ -39,6 +41,7 @@
 import { sql } from 'kysely';
 import type { JsonValue, SortSpec } from '../port';
 import type { Cond, FieldFilter, RangeOp } from '../query';
+import { columnName } from './columns';
 import type { Sql } from './connection';
 
 const DOC = sql.raw('doc');
@@ -52,9 +55,15 @@ export function extract(path: string, docExpr: Sql = DOC): Sql {
   return path === '_id' && docExpr === DOC ? sql.raw('_id') : sql`json_extract(${docExpr}, ${sql.lit(`$.${path}`)})`;
 }
 
-/** `json_extract(doc, '$.<path>')` (or `_id`) as SQL text; `path` must be validated. */
-export function extractSql(path: string): string {
-  return path === '_id' ? '_id' : `json_extract(doc, '$.${path}')`;
+const NO_COLUMNS: ReadonlySet<string> = new Set();
+
+/**
+ * The value of field `path` as SQL text: `_id`, the path's hot column (columns.ts) when it has
+ * one, else `json_extract(doc, '$.<path>')`; `path` must be validated.
+ */
+export function extractSql(path: string, columns: ReadonlySet<string> = NO_COLUMNS): string {
+  if (path === '_id') return '_id';
+  return columns.has(path) ? columnName(path) : `json_extract(doc, '$.${path}')`;
 }
 
 /** SQL text plus its positional parameters, in order. */
@@ -73,9 +82,9 @@ interface Operand {
   readonly minimal: boolean;
 }
 
-function fieldOperand(path: string): Operand {
+function fieldOperand(path: string, columns: ReadonlySet<string>): Operand {
   if (path === '_id') return { value: '_id', type: `'text'`, element: false, minimal: false };
-  return { value: extractSql(path), type: `json_type(doc, '$.${path}')`, element: false, minimal: true };
+  return { value: extractSql(path, columns), type: `json_type(doc, '$.${path}')`, element: false, minimal: true };
 }
 const ELEMENT: Operand = { value: 'je.value', type: 'je.type', element: true, minimal: false };
 const NUMERIC = `('integer', 'real')`;
@@ -182,8 +191,8 @@ function range(o: Operand, op: RangeOp, v: string | number, params: unknown[]): 
  * Positive predicate on `path`, with the json_each branch when the path may hold an array.
  * A NULL result means "no match"; negations go through `not` below.
  */
-function onField(path: string, arrays: ReadonlySet<string>, build: (o: Operand) => string): string {
-  const field = fieldOperand(path);
+function onField(path: string, arrays: ReadonlySet<string>, columns: ReadonlySet<string>, build: (o: Operand) => string): string {
+  const field = fieldOperand(path, columns);
   const direct = build(field);
   if (!arrays.has(path)) return direct;
   const elements = `EXISTS (SELECT 1 FROM json_each(doc, '$.${path}') AS je WHERE ${build(ELEMENT)})`;
@@ -193,22 +202,23 @@ function onField(path: string, arrays: ReadonlySet<string>, build: (o: Operand) 
 // SQL NOT of NULL is NULL, which would drop absent fields from $ne/$nin/$exists: coalesce first.
 const not = (p: string): string => `NOT coalesce(${p}, 0)`;
 
-function condSql(path: string, c: Cond, arrays: ReadonlySet<string>, params: unknown[]): string {
+function condSql(path: string, c: Cond, arrays: ReadonlySet<string>, columns: ReadonlySet<string>, params: unknown[]): string {
+  const on = (build: (o: Operand) => string): string => onField(path, arrays, columns, build);
   switch (c.op) {
     case 'eq':
-      return onField(path, arrays, (o) => eqOne(o, c.value, params));
+      return on((o) => eqOne(o, c.value, params));
     case 'ne':
-      return not(onField(path, arrays, (o) => eqOne(o, c.value, params)));
+      return not(on((o) => eqOne(o, c.value, params)));
     case 'in':
-      return onField(path, arrays, (o) => inList(o, c.values, params));
+      return on((o) => inList(o, c.values, params));
     case 'nin':
-      return not(onField(path, arrays, (o) => inList(o, c.values, params)));
+      return not(on((o) => inList(o, c.values, params)));
     case 'exists': {
-      const isNull = onField(path, arrays, (o) => eqOne(o, null, params));
+      const isNull = on((o) => eqOne(o, null, params));
       return c.value ? not(isNull) : isNull;
     }
     default:
-      return onField(path, arrays, (o) => range(o, c.op, c.value, params));
+      return on((o) => range(o, c.op, c.value, params));
   }
 }
 
@@ -221,11 +231,11 @@ export function needsArrayPaths(filter: readonly FieldFilter[]): boolean {
 /**
  * The WHERE expression of a parsed filter, its parameters appended to `params` in order.
  * `arrays` holds the paths that have held an array in this collection (see ArrayPaths in
- * store.ts).
+ * store.ts); `columns` the paths with a hot column (columns.ts).
  */
-export function whereSql(filter: readonly FieldFilter[], arrays: ReadonlySet<string>, params: unknown[]): string {
+export function whereSql(filter: readonly FieldFilter[], arrays: ReadonlySet<string>, params: unknown[], columns: ReadonlySet<string> = NO_COLUMNS): string {
   const terms: string[] = [];
-  for (const f of filter) for (const c of f.conds) terms.push(condSql(f.path, c, arrays, params));
+  for (const f of filter) for (const c of f.conds) terms.push(condSql(f.path, c, arrays, columns, params));
   return terms.length === 0 ? '1' : terms.join(' AND ');
 }
 
@@ -234,10 +244,10 @@ export function whereSql(filter: readonly FieldFilter[], arrays: ReadonlySet<str
  * descending, as MongoDB does. Mixed-type fields do not follow MongoDB's cross-type order
  * (booleans sort as 0/1 among numbers): sort on fields of one type.
  */
-export function orderSql(sort: SortSpec | undefined): string {
+export function orderSql(sort: SortSpec | undefined, columns: ReadonlySet<string> = NO_COLUMNS): string {
   if (sort === undefined) return '';
   let out = '';
-  for (const path in sort) out += `${out === '' ? ' ORDER BY ' : ', '}${extractSql(path)} ${sort[path] === -1 ? 'DESC' : 'ASC'}`;
+  for (const path in sort) out += `${out === '' ? ' ORDER BY ' : ', '}${extractSql(path, columns)} ${sort[path] === -1 ? 'DESC' : 'ASC'}`;
   return out;
 }
 

@@ -1,6 +1,6 @@
 /**
- * SQLite-only sanity checks that the filter translation stays index-friendly (the same
- * `json_extract` expression as the expression indexes). Not a benchmark: query plans, plus one
+ * SQLite-only sanity checks that the filter translation stays index-friendly (the hot columns
+ * of the indexed paths, columns.ts, which the indexes are built on). Not a benchmark: query plans, plus one
  * generous bound that a full scan of 100k documents per lookup could not meet.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,6 +1,7 @@
 /**
  * The `sqlite` backend (DESIGN.md "Storage"): one better-sqlite3 connection, one table per
- * collection, expression indexes, and two bookkeeping tables:
+ * collection, a real column per indexed field path (columns.ts) with the indexes on those
+ * columns, and two bookkeeping tables:
  * - `_planwarden_indexes` — declared index specs (to detect a changed spec and to find the
  *   TTL indexes for `purgeExpired`);
  * - `_planwarden_array_paths` — paths that have held an array per collection (filter.ts adds
@@ -10,6 +11,7 @@ import { sql } from 'kysely';
 import type { Collection, Doc, Filter, FindOptions, IndexSpec, Store } from '../port';
 import { assertCollectionName, assertIndexSpecs, ttlCutoff } from '../query';
 import { type ArrayPathRegistry, SqliteCollection } from './collection';
+import { HotColumns } from './columns';
 import { SqliteConnection } from './connection';
 import { mapSqliteError } from './errors';
 import { extract, type SqlText } from './filter';
@@ -62,14 +64,20 @@ class ArrayPaths implements ArrayPathRegistry {
   }
 }
 
+/**
+ * The spec as recorded in `_planwarden_indexes`. `on: 'columns'` marks an index built on hot
+ * columns: a database written before issue 18 has its indexes recorded without it (they were
+ * `json_extract` expression indexes), so `ensureIndexes` rebuilds each of them once, on columns.
+ */
 function normalizedSpec(spec: IndexSpec): string {
-  return JSON.stringify({ keys: spec.keys, unique: spec.unique === true, ttl: spec.expireAfterSeconds ?? null });
+  return JSON.stringify({ keys: spec.keys, unique: spec.unique === true, ttl: spec.expireAfterSeconds ?? null, on: 'columns' });
 }
 
 export class SqliteStore implements Store {
   readonly backend: 'sqlite' | 'memory';
   readonly #conn: SqliteConnection;
   readonly #arrays: ArrayPaths;
+  readonly #columns: HotColumns;
   readonly #collections = new Map<string, SqliteCollection<Doc>>();
 
   /**
@@ -81,19 +89,21 @@ export class SqliteStore implements Store {
     this.#conn = new SqliteConnection(file);
     for (const ddl of META_DDL) this.#conn.exec(ddl);
     this.#arrays = new ArrayPaths(this.#conn);
+    this.#columns = new HotColumns(this.#conn);
   }
 
   /** The collection `name` (created on first use). Throws Error on an invalid name. */
   collection<T extends Doc = Doc>(name: string): Collection<T> {
     assertCollectionName(name);
     let c = this.#collections.get(name);
-    if (!c) this.#collections.set(name, (c = new SqliteCollection(name, this.#conn, this.#arrays)));
+    if (!c) this.#collections.set(name, (c = new SqliteCollection(name, this.#conn, this.#arrays, this.#columns)));
     return c as unknown as Collection<T>;
   }
 
   /**
-   * Creates missing indexes; an index whose declared spec changed is dropped and recreated,
-   * all in one transaction. Throws ConflictError when a unique index meets existing duplicates
+   * Adds the hot columns of the indexed paths (back-filled from the documents), then creates
+   * missing indexes on them; an index whose declared spec changed (or that predates the
+   * columns) is dropped and recreated, all in one transaction. Throws ConflictError when a unique index meets existing duplicates
    * (absent/null keys count as equal, as on MongoDB).
    */
   async ensureIndexes(collection: string, indexes: readonly IndexSpec[]): Promise<void> {
@@ -101,6 +111,7 @@ export class SqliteStore implements Store {
     assertIndexSpecs(indexes);
     try {
       this.#conn.tx(() => {
+        this.#columns.ensure(collection, indexes.flatMap((spec) => Object.keys(spec.keys)));
         for (const spec of indexes) {
           const wanted = normalizedSpec(spec);
           const row = this.#conn.get<{ spec: string }>(

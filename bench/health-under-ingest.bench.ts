@@ -1,0 +1,87 @@
+/**
+ * Issue 18: `/health` latency while four ~10 MB plan ingests run at once. Figures: p50/p99/max
+ * of sequential GET /health calls made while the ingests are in flight, with the ingest worker
+ * pool (the product) beside the same load with ingestion split on the event loop (pool size 0,
+ * the pre-issue-18 behaviour) and beside an idle server, all in the same run.
+ */
+import { median, planOfSize, startServerChild, type BenchRow, type ServerChild } from './lib';
+
+const MB = 1024 * 1024;
+const CONCURRENT = 4;
+const BYTES = 10 * MB - 64 * 1024;
+
+interface HealthFigures { p50: number; p99: number; max: number; samples: number; ingestMs: number }
+
+function percentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
+}
+
+async function probeHealth(server: ServerChild, until: () => boolean): Promise<number[]> {
+  const out: number[] = [];
+  do {
+    const start = performance.now();
+    const res = await fetch(`${server.url}/health`);
+    await res.arrayBuffer();
+    out.push(performance.now() - start);
+    await new Promise((r) => setTimeout(r, 5));
+  } while (!until());
+  return out;
+}
+
+async function underLoad(inline: boolean, plans: readonly string[]): Promise<HealthFigures> {
+  const server = await startServerChild(inline ? { BENCH_INGEST_POOL_SIZE: '0' } : {});
+  try {
+    // Warm-up: JIT, first worker start, sqlite page cache.
+    await ingest(server, 'warm', planOfSize(512 * 1024, 'warm').text);
+    const idle = await probeHealth(server, (() => { let n = 0; return () => ++n >= 20; })());
+    void idle;
+    let done = false;
+    const started = performance.now();
+    const ingests = Promise.all(plans.map((text, i) => ingest(server, `load-${i}`, text))).finally(() => { done = true; });
+    const samples = await probeHealth(server, () => done);
+    await ingests;
+    const ingestMs = performance.now() - started;
+    return { p50: median(samples), p99: percentile(samples, 99), max: Math.max(...samples), samples: samples.length, ingestMs };
+  } finally {
+    await server.stop();
+  }
+}
+
+async function idleHealth(): Promise<number[]> {
+  const server = await startServerChild();
+  try {
+    await probeHealth(server, (() => { let n = 0; return () => ++n >= 20; })());
+    return await probeHealth(server, (() => { let n = 0; return () => ++n >= 200; })());
+  } finally {
+    await server.stop();
+  }
+}
+
+async function ingest(server: ServerChild, namespace: string, text: string): Promise<void> {
+  const res = await server.api(`/terraform/${namespace}/ingest`, { method: 'POST', body: text, headers: { 'content-type': 'application/json' } });
+  if (res.status !== 201) throw new Error(`ingest ${namespace}: HTTP ${res.status} ${(await res.text()).slice(0, 200)}`);
+  await res.arrayBuffer();
+}
+
+export async function benchHealthUnderIngest(log: (line: string) => void = console.log): Promise<BenchRow[]> {
+  const plans = Array.from({ length: CONCURRENT }, (_, i) => planOfSize(BYTES, `h${i}`).text);
+  const idle = await idleHealth();
+  const pooled = await underLoad(false, plans);
+  const inline = await underLoad(true, plans);
+  const fmt = (f: HealthFigures) => `p50 ${f.p50.toFixed(1)} ms, p99 ${f.p99.toFixed(1)} ms, max ${f.max.toFixed(0)} ms (${f.samples} calls; ingests ${f.ingestMs.toFixed(0)} ms)`;
+  log(`  health idle: p99 ${percentile(idle, 99).toFixed(1)} ms; with worker pool: ${fmt(pooled)}; inline: ${fmt(inline)}`);
+  return [{
+    item: '18 no stalls',
+    figure: `/health p99 while ${CONCURRENT} × 10 MB ingests run`,
+    value: `${pooled.p99.toFixed(1)} ms (max ${pooled.max.toFixed(0)} ms, ${pooled.samples} calls)`,
+    baseline: `ingest on the event loop: p99 ${inline.p99.toFixed(0)} ms (max ${inline.max.toFixed(0)} ms); idle server p99 ${percentile(idle, 99).toFixed(1)} ms`,
+    target: '≤ 50 ms',
+    pass: pooled.p99 <= 50,
+    note: `4 ingests took ${pooled.ingestMs.toFixed(0)} ms with the pool, ${inline.ingestMs.toFixed(0)} ms inline`,
+  }];
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  benchHealthUnderIngest().then((rows) => console.table(rows), (err: unknown) => { console.error(err); process.exit(1); });
+}

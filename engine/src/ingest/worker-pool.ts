@@ -1,0 +1,171 @@
+/**
+ * A small bounded pool of worker threads for ingestion (issue 18: no event-loop stalls while
+ * large plans are parsed, split and hashed). At most `size` threads (default: one less than the
+ * cores, at least 1, at most 2), started on first use and stopped after `IDLE_MS` without work;
+ * jobs beyond that wait in FIFO order. Each thread runs one job at a time (worker-impl.ts).
+ * A thread that dies fails its job in flight; the next job starts a new thread.
+ */
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import * as errors from '../errors';
+import type { AnalysisUnit } from '../analyzers/types';
+import type { AutoRouteResult } from './auto-route';
+import type { IngestJob, IngestReply, WorkerFailure } from './worker-impl';
+
+/** Set by scripts/build-server.mjs (esbuild `define`) to the compiled worker body's URL. */
+declare const __PLANWARDEN_INGEST_WORKER_IMPL__: string | undefined;
+const COMPILED_IMPL = typeof __PLANWARDEN_INGEST_WORKER_IMPL__ === 'string' ? __PLANWARDEN_INGEST_WORKER_IMPL__ : null;
+
+const IDLE_MS = 30_000;
+/** A 10 MiB plan parses to ~150 MB of heap; leave room for two in flight. */
+const WORKER_HEAP_MB = 1024;
+
+/** What a job yields: every unit (tagged with its analyzer), plus the routing facts of an auto job. */
+export interface IngestResult {
+  readonly units: AnalysisUnit[];
+  readonly routed?: Omit<AutoRouteResult, 'units'>;
+}
+type Pending = { job: IngestJob; resolve: (r: IngestResult) => void; reject: (e: Error) => void };
+
+/**
+ * The AppError subclass (errors.ts) a worker reported, rebuilt on this thread with the same
+ * class (so `instanceof ValidationError` holds), status, detail and extra fields; else an Error.
+ */
+function rebuild(failure: WorkerFailure): Error {
+  const Ctor = (errors as Record<string, unknown>)[failure.name];
+  if (failure.status === null || typeof Ctor !== 'function' || !(Ctor.prototype instanceof errors.AppError)) {
+    return new Error(failure.message);
+  }
+  const error = new errors.AppError(failure.status, failure.message, failure.extra);
+  Object.setPrototypeOf(error, Ctor.prototype as object);
+  error.name = failure.name;
+  return error;
+}
+
+class PoolWorker {
+  readonly #thread: Worker;
+  readonly #ready: Promise<void>;
+  #current: (Pending & { id: number; units: AnalysisUnit[] }) | null = null;
+  #idle: NodeJS.Timeout | null = null;
+  #nextId = 1;
+  dead = false;
+
+  constructor(private readonly onExit: (w: PoolWorker) => void, private readonly onIdleTimeout: (w: PoolWorker) => void) {
+    this.#thread = new Worker(new URL('./worker.mjs', import.meta.url), {
+      workerData: { impl: COMPILED_IMPL },
+      resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
+    });
+    this.#thread.unref();
+    this.#ready = new Promise((resolve, reject) => {
+      this.#thread.on('message', (msg: IngestReply | { type: 'ready' }) => {
+        if (msg.type === 'ready') resolve();
+        else this.#receive(msg);
+      });
+      this.#thread.on('error', (error) => { reject(error); this.#die(error); });
+      this.#thread.on('exit', (code) => this.#die(new Error(`ingest worker stopped (exit code ${code})`)));
+    });
+    this.#ready.catch(() => {}); // failures reach the job through #die
+  }
+
+  get busy(): boolean {
+    return this.#current !== null;
+  }
+
+  run(pending: Pending): void {
+    if (this.#idle) { clearTimeout(this.#idle); this.#idle = null; }
+    const id = this.#nextId++;
+    this.#current = { ...pending, id, units: [] };
+    void this.#ready.then(() => this.#thread.postMessage({ id, job: pending.job }), () => {});
+  }
+
+  stop(): void {
+    this.dead = true;
+    void this.#thread.terminate();
+  }
+
+  #receive(reply: IngestReply): void {
+    const current = this.#current;
+    if (!current || current.id !== reply.id) return;
+    if (reply.type === 'units') {
+      for (const unit of reply.units) current.units.push(unit);
+      return;
+    }
+    this.#current = null;
+    this.#idle = setTimeout(() => this.onIdleTimeout(this), IDLE_MS);
+    this.#idle.unref();
+    if (reply.ok) current.resolve({ units: current.units, routed: reply.routed });
+    else current.reject(rebuild(reply.failure));
+  }
+
+  #die(error: Error): void {
+    if (this.#idle) clearTimeout(this.#idle);
+    const current = this.#current;
+    this.#current = null;
+    current?.reject(error);
+    if (!this.dead) { this.dead = true; this.onExit(this); }
+  }
+}
+
+class IngestPool {
+  readonly #workers = new Set<PoolWorker>();
+  readonly #queue: Pending[] = [];
+
+  constructor(public size: number) {}
+
+  run(job: IngestJob): Promise<IngestResult> {
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ job, resolve, reject });
+      this.#pump();
+    });
+  }
+
+  #pump(): void {
+    while (this.#queue.length > 0) {
+      let worker = [...this.#workers].find((w) => !w.busy && !w.dead);
+      if (!worker) {
+        if (this.#workers.size >= this.size) return;
+        worker = new PoolWorker((w) => this.#forget(w), (w) => { w.stop(); this.#forget(w); });
+        this.#workers.add(worker);
+      }
+      const pending = this.#queue.shift()!;
+      const settle = <A extends unknown[]>(fn: (...a: A) => void) => (...a: A) => { fn(...a); queueMicrotask(() => this.#pump()); };
+      worker.run({ job: pending.job, resolve: settle(pending.resolve), reject: settle(pending.reject) });
+    }
+  }
+
+  #forget(worker: PoolWorker): void {
+    this.#workers.delete(worker);
+    this.#pump();
+  }
+}
+
+const DEFAULT_SIZE = Math.max(1, Math.min(2, availableParallelism() - 1));
+const pool = new IngestPool(DEFAULT_SIZE);
+
+/**
+ * Sets the number of ingest threads (0: split every body on the calling thread, as before
+ * issue 18; used by the benchmark's same-run baseline). Threads over a smaller size stop when
+ * their job ends or they idle out.
+ */
+export function configureIngestPool(size: number): void {
+  if (!Number.isInteger(size) || size < 0) throw new TypeError('ingest pool size must be a non-negative integer');
+  pool.size = size;
+}
+
+/** The configured number of ingest threads (0: none, everything inline). */
+export function ingestPoolSize(): number {
+  return pool.size;
+}
+
+/** Bodies smaller than this (in UTF-16 code units) are split on the calling thread: the thread hop costs more. */
+export const WORKER_MIN_CHARS = 64 * 1024;
+
+/**
+ * Runs `job` on the ingest pool. Resolves with its units (received in chunks, so no single
+ * event-loop turn deserialises them all) and, for an auto job, the routing facts. Rejects with the AppError subclass the analyzer raised (e.g.
+ * ValidationError, 422, for unparseable input), rebuilt on this thread with the same status,
+ * detail and extra fields; with a plain Error when the worker thread itself failed.
+ */
+export function runIngestJob(job: IngestJob): Promise<IngestResult> {
+  return pool.run(job);
+}
