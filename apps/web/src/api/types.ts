@@ -1,0 +1,89 @@
+/**
+ * Request and response shapes of the /api/v1 routes the dashboard calls, derived (type-only,
+ * erased from the bundle) from the server's zod schemas (server/src/routes/*.schema.ts) and the
+ * engine's presenters, so they have one source and are never re-typed by hand.
+ */
+import type { z } from 'zod';
+import type { FindingsQuerySchema, UpdateFindingSchema } from '../../../../server/src/routes/findings.schema';
+import type {
+  CreateKeySchema, CreateOrgSchema, LoginSchema, RegisterSchema, SecondFactorSchema, CreateInviteSchema, AddMemberSchema,
+} from '../../../../server/src/routes/identity.schema';
+import type { CreateCustomRuleSchema, UpdateCustomRuleSchema } from '../../../../server/src/routes/custom-rules.schema';
+import type { SessionResult } from '../../../../server/src/auth/account-service';
+import type { AnalyzeRequestSchema } from '@planwarden/engine/analysis/analyze-service';
+import type { presentFinding, findingsSummary } from '@planwarden/engine/findings/finding-service';
+import type { presentFeedback } from '@planwarden/engine/findings/feedback-service';
+import type { presentProposal } from '@planwarden/engine/findings/proposal-service';
+import type { ruleHealth } from '@planwarden/engine/findings/rule-health';
+import type { presentJob, presentJobListItem } from '@planwarden/engine/analysis/job-service';
+import type { presentResource } from '@planwarden/engine/analysis/resource-service';
+import type { presentKey, createApiKey } from '@planwarden/engine/identity/key-service';
+import type { presentOrgInfo } from '@planwarden/engine/identity/org-service';
+import type { MemberEntry } from '@planwarden/engine/identity/member-service';
+import type { presentInvite } from '@planwarden/engine/identity/invite-service';
+import type { presentAuditEvent } from '@planwarden/engine/audit/record';
+import type { presentCustomRule } from '@planwarden/engine/rules/custom-rule-service';
+import type { usageDocument } from '@planwarden/engine/usage/usage-service';
+import type { Severity } from '@planwarden/engine/analysis/payload';
+import type { FindingStatus } from '@planwarden/engine/findings/finding-store';
+import type { ReasonCode } from '@planwarden/engine/findings/feedback-store';
+import type { OrgRole } from '@planwarden/engine/identity/types';
+
+export type { Severity, FindingStatus, ReasonCode, OrgRole };
+
+/** POST /auth/session, /auth/register, GET /auth/me … (identity-api.md "Session identity"). */
+export type SessionIdentity = SessionResult['body'];
+export type MfaChallenge = { mfa_token: string; methods: string[] };
+export type LoginBody = z.input<typeof LoginSchema>;
+export type SecondFactorBody = z.input<typeof SecondFactorSchema>;
+export type RegisterBody = z.input<typeof RegisterSchema>;
+export type CreateOrgBody = z.input<typeof CreateOrgSchema>;
+export type CreateKeyBody = z.input<typeof CreateKeySchema>;
+export type CreateInviteBody = z.input<typeof CreateInviteSchema>;
+export type AddMemberBody = z.input<typeof AddMemberSchema>;
+
+export type Finding = ReturnType<typeof presentFinding>;
+export type FindingsQuery = z.input<typeof FindingsQuerySchema>;
+export type FindingsSummary = Awaited<ReturnType<typeof findingsSummary>>;
+export type UpdateFindingBody = z.input<typeof UpdateFindingSchema>;
+export type Feedback = ReturnType<typeof presentFeedback>;
+export type Proposal = ReturnType<typeof presentProposal>;
+export type RuleHealth = Awaited<ReturnType<typeof ruleHealth>>;
+
+export type Job = ReturnType<typeof presentJob>;
+export type JobListItem = ReturnType<typeof presentJobListItem>;
+export type AnalyzeBody = z.input<typeof AnalyzeRequestSchema>;
+export type StoredResource = ReturnType<typeof presentResource>;
+
+export type ApiKey = ReturnType<typeof presentKey>;
+export type CreatedKey = Awaited<ReturnType<typeof createApiKey>>;
+export type OrgInfo = ReturnType<typeof presentOrgInfo>;
+export type Member = MemberEntry;
+export type Invite = ReturnType<typeof presentInvite>;
+export type AuditEvent = ReturnType<typeof presentAuditEvent>;
+export type CustomRule = ReturnType<typeof presentCustomRule>;
+export type CreateRuleBody = z.input<typeof CreateCustomRuleSchema>;
+export type UpdateRuleBody = z.input<typeof UpdateCustomRuleSchema>;
+export type Usage = Awaited<ReturnType<typeof usageDocument>>;
+
+/** Values the dashboard offers in selects (the schemas' enums, repeated as runtime lists). */
+export const SEVERITIES: readonly Severity[] = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'INFO'];
+export const STATUSES: readonly FindingStatus[] = ['open', 'needs_review', 'acknowledged', 'suppressed', 'false_positive'];
+export const REASONS: readonly ReasonCode[] = ['false_positive', 'accepted_risk', 'fixed', 'not_applicable_here', 'other'];
+export const ROLES: readonly OrgRole[] = ['viewer', 'member', 'admin', 'owner'];
+
+import type { listNamespaces } from '@planwarden/engine/analysis/resource-service';
+/** GET /namespaces. */
+export type NamespaceEntry = Awaited<ReturnType<typeof listNamespaces>>[number];
+
+import type { presentModel } from '../../../../server/src/routes/models';
+/** GET /models rows. */
+export type AllowedModel = ReturnType<typeof presentModel>;
+export type { LlmBackend } from '@planwarden/engine/llm/types';
+export const BACKENDS = ['openai', 'anthropic', 'ollama'] as const;
+
+import type { listOrgSummaries } from '@planwarden/engine/identity/admin-org-service';
+import type { presentTemplate } from '@planwarden/engine/report/template-service';
+/** GET /admin/organizations rows. */
+export type OrgSummary = Awaited<ReturnType<typeof listOrgSummaries>>[number];
+export type ReportTemplate = ReturnType<typeof presentTemplate>;

@@ -1,0 +1,99 @@
+import { flexRender, getCoreRowModel, getSortedRowModel, useReactTable, type ColumnDef, type SortingState } from '@tanstack/react-table';
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { useEffect, useMemo, useRef, useState } from 'react';
+import type { Finding } from '../api/types';
+import { SeverityBadge, StatusBadge, when } from '../ui/page';
+import { findingId } from './data';
+
+const SEVERITY_RANK: Record<string, number> = { CRITICAL: 0, HIGH: 1, MEDIUM: 2, LOW: 3, INFO: 4 };
+const ROW_HEIGHT = 36;
+
+export interface TableProps {
+  rows: Finding[];
+  activeIndex: number;
+  onActivate: (index: number) => void;
+  selected: Set<string>;
+  onToggle: (id: string) => void;
+  onToggleAll: (ids: string[], on: boolean) => void;
+  /** Rows in display (sorted) order, reported on every sort change (keyboard moves follow it). */
+  onOrder: (rows: Finding[]) => void;
+  canWrite: boolean;
+}
+
+/**
+ * The findings grid: TanStack Table (sortable columns) over a TanStack Virtual window, so only
+ * the visible rows are in the DOM and 10,000 findings scroll smoothly. Rows are buttons for the
+ * mouse; the keyboard moves with j/k (handled by the page).
+ */
+export function FindingsTable({ rows, activeIndex, onActivate, selected, onToggle, onToggleAll, onOrder, canWrite }: TableProps) {
+  const [sorting, setSorting] = useState<SortingState>([{ id: 'severity', desc: false }]);
+  const columns = useMemo<ColumnDef<Finding>[]>(() => [
+    { id: 'severity', header: 'Severity', accessorFn: (f) => SEVERITY_RANK[f.severity] ?? 9, cell: (c) => <SeverityBadge severity={c.row.original.severity} />, size: 110 },
+    { id: 'status', header: 'Status', accessorKey: 'status', cell: (c) => <StatusBadge status={c.row.original.status} />, size: 140 },
+    { id: 'title', header: 'Title', accessorKey: 'title', size: 380 },
+    { id: 'rule_id', header: 'Rule', accessorKey: 'rule_id', size: 150 },
+    { id: 'resource_address', header: 'Resource', accessorKey: 'resource_address', size: 300 },
+    { id: 'last_seen', header: 'Last seen', accessorKey: 'last_seen', cell: (c) => when(c.row.original.last_seen), size: 170 },
+  ], []);
+  const table = useReactTable({ data: rows, columns, state: { sorting }, onSortingChange: setSorting, getCoreRowModel: getCoreRowModel(), getSortedRowModel: getSortedRowModel() });
+  const sorted = table.getRowModel().rows;
+  useEffect(() => onOrder(sorted.map((r) => r.original)), [sorted, onOrder]);
+
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const virtualizer = useVirtualizer({ count: sorted.length, getScrollElement: () => scrollRef.current, estimateSize: () => ROW_HEIGHT, overscan: 12 });
+  useEffect(() => {
+    if (activeIndex >= 0) virtualizer.scrollToIndex(activeIndex, { align: 'auto' });
+  }, [activeIndex, virtualizer]);
+
+  const items = virtualizer.getVirtualItems();
+  const padTop = items.length ? items[0].start : 0;
+  const padBottom = items.length ? virtualizer.getTotalSize() - items[items.length - 1].end : 0;
+  const allIds = sorted.map((r) => findingId(r.original));
+  const allOn = allIds.length > 0 && allIds.every((id) => selected.has(id));
+
+  return (
+    <div className="grid-scroll" ref={scrollRef} data-testid="findings-scroll" tabIndex={0} aria-label="Findings list (j/k to move, ? for keys)">
+      <table className="grid" aria-label="Findings" aria-rowcount={sorted.length + 1}>
+        <thead>
+          <tr>
+            {canWrite ? (
+              <th scope="col" className="sel">
+                <input type="checkbox" aria-label="Select all findings shown" checked={allOn} onChange={(e) => onToggleAll(allIds, e.target.checked)} />
+              </th>
+            ) : null}
+            {table.getHeaderGroups()[0].headers.map((h) => {
+              const dir = h.column.getIsSorted();
+              return (
+                <th key={h.id} scope="col" style={{ width: h.getSize() }} aria-sort={dir === 'asc' ? 'ascending' : dir === 'desc' ? 'descending' : 'none'}>
+                  <button type="button" className="sort" onClick={h.column.getToggleSortingHandler()}>
+                    {flexRender(h.column.columnDef.header, h.getContext())}
+                    <span aria-hidden="true">{dir === 'asc' ? ' ▲' : dir === 'desc' ? ' ▼' : ''}</span>
+                  </button>
+                </th>
+              );
+            })}
+          </tr>
+        </thead>
+        <tbody>
+          {padTop > 0 ? <tr aria-hidden="true"><td style={{ height: padTop, padding: 0, border: 0 }} /></tr> : null}
+          {items.map((v) => {
+            const row = sorted[v.index];
+            const id = findingId(row.original);
+            return (
+              <tr key={id} aria-rowindex={v.index + 2} aria-current={v.index === activeIndex ? 'true' : undefined} className={v.index === activeIndex ? 'active' : undefined}
+                data-finding={id} onClick={() => onActivate(v.index)} style={{ height: ROW_HEIGHT }}>
+                {canWrite ? (
+                  <td className="sel" onClick={(e) => e.stopPropagation()}>
+                    <input type="checkbox" aria-label={`Select ${row.original.title}`} checked={selected.has(id)} onChange={() => onToggle(id)} />
+                  </td>
+                ) : null}
+                {row.getVisibleCells().map((c) => <td key={c.id}>{flexRender(c.column.columnDef.cell, c.getContext())}</td>)}
+              </tr>
+            );
+          })}
+          {padBottom > 0 ? <tr aria-hidden="true"><td style={{ height: padBottom, padding: 0, border: 0 }} /></tr> : null}
+        </tbody>
+      </table>
+    </div>
+  );
+}

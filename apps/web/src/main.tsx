@@ -1,0 +1,113 @@
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { Component, StrictMode, Suspense, lazy, useEffect, type ReactNode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { BrowserRouter, Navigate, Route, Routes, useLocation, useNavigate } from 'react-router';
+import { ApiError, setUnauthorizedHandler } from './api/client';
+import { loginPath, RequireSession } from './auth/session';
+import { Layout } from './ui/layout';
+import { Loading } from './ui/states';
+import './styles.css';
+
+const Login = lazy(() => import('./pages/login'));
+const Register = lazy(() => import('./pages/register'));
+const InviteAccept = lazy(() => import('./pages/invite'));
+const Onboarding = lazy(() => import('./pages/onboarding'));
+const Overview = lazy(() => import('./pages/overview'));
+const Findings = lazy(() => import('./pages/findings'));
+const Analyse = lazy(() => import('./pages/analyse'));
+const Jobs = lazy(() => import('./pages/jobs'));
+const JobDetail = lazy(() => import('./pages/job-detail'));
+const Reports = lazy(() => import('./pages/reports'));
+const Rules = lazy(() => import('./pages/rules'));
+const Templates = lazy(() => import('./pages/templates'));
+const Organization = lazy(() => import('./pages/organization'));
+const Account = lazy(() => import('./pages/account'));
+const Admin = lazy(() => import('./pages/admin'));
+const Unavailable = lazy(() => import('./pages/unavailable'));
+const NotFound = lazy(() => import('./pages/not-found'));
+
+const queryClient = new QueryClient({
+  defaultOptions: {
+    queries: {
+      // A 4xx will not change by asking again.
+      retry: (count, error) => !(error instanceof ApiError && error.status < 500) && count < 2,
+      refetchOnWindowFocus: false,
+    },
+  },
+});
+
+/** A 401 from any call sends the user to /login and back to this page afterwards. */
+function UnauthorizedRedirect() {
+  const navigate = useNavigate();
+  const location = useLocation();
+  useEffect(() => {
+    setUnauthorizedHandler(() => {
+      if (location.pathname.startsWith('/login')) return;
+      queryClient.clear();
+      void navigate(loginPath(location), { replace: true });
+    });
+    return () => setUnauthorizedHandler(null);
+  }, [navigate, location]);
+  return null;
+}
+
+function Signed({ children, needOrg }: { children: React.ReactNode; needOrg?: boolean }) {
+  return <RequireSession needOrg={needOrg}>{children}</RequireSession>;
+}
+
+/** A render error shows a message and a reload button instead of a blank page. */
+class ErrorBoundary extends Component<{ children: ReactNode }, { error: Error | null }> {
+  override state = { error: null as Error | null };
+  static getDerivedStateFromError(error: Error) { return { error }; }
+  override render() {
+    if (!this.state.error) return this.props.children;
+    return (
+      <main id="main" className="auth-card" role="alert">
+        <h1>Something went wrong</h1>
+        <p>{this.state.error.message}</p>
+        <button type="button" onClick={() => window.location.reload()}>Reload the page</button>
+      </main>
+    );
+  }
+}
+
+function App() {
+  return (
+    <BrowserRouter>
+      <UnauthorizedRedirect />
+      <ErrorBoundary>
+      <Suspense fallback={<Loading />}>
+        <Routes>
+          <Route path="/login" element={<Login />} />
+          <Route path="/register" element={<Register />} />
+          <Route path="/invite/:token" element={<InviteAccept />} />
+          <Route path="/onboarding" element={<Signed needOrg={false}><Onboarding /></Signed>} />
+          <Route element={<Signed><Layout /></Signed>}>
+            <Route index element={<Navigate to="/overview" replace />} />
+            <Route path="/overview" element={<Overview />} />
+            <Route path="/findings" element={<Findings />} />
+            <Route path="/analyse" element={<Analyse />} />
+            <Route path="/jobs" element={<Jobs />} />
+            <Route path="/jobs/:jobId" element={<JobDetail />} />
+            <Route path="/reports" element={<Reports />} />
+            <Route path="/rules" element={<Rules />} />
+            <Route path="/templates" element={<Templates />} />
+            <Route path="/organization" element={<Organization />} />
+            <Route path="/account" element={<Account />} />
+            <Route path="/admin" element={<Admin />} />
+            <Route path="/integrations/codehost" element={<Unavailable title="Code-host integration" what="The code-host integration (GitHub/GitLab app connection)" />} />
+            <Route path="/admin/settings/sign-in" element={<Unavailable title="Sign-in settings" what="Platform sign-in settings (social login providers)" />} />
+            <Route path="*" element={<NotFound />} />
+          </Route>
+        </Routes>
+      </Suspense>
+      </ErrorBoundary>
+    </BrowserRouter>
+  );
+}
+
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <QueryClientProvider client={queryClient}><App /></QueryClientProvider>
+  </StrictMode>,
+);

@@ -1,0 +1,84 @@
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { useSearchParams } from 'react-router';
+import { api, query } from '../api/client';
+import type { NamespaceEntry, OrgInfo } from '../api/types';
+import { useSession } from '../auth/session';
+import { CopyButton } from '../ui/copy';
+import { downloadText } from '../ui/download';
+import { Field, Page } from '../ui/page';
+import { ActionResult, Empty, ErrorBox, Loading, QueryView } from '../ui/states';
+
+/** The public link in a markdown_light report (`[Open the full report](<url>)`), or null. */
+export function publicLinkOf(markdown: string): string | null {
+  return /<([^<>\s]*\/reports\/[^<>\s]+)>/.exec(markdown)?.[1] ?? null;
+}
+
+/** The rendered HTML report in a sandboxed frame: no scripts, no same-origin access. */
+function HtmlReport({ namespace }: { namespace: string }) {
+  const html = useQuery({
+    queryKey: ['report', namespace, 'html'],
+    queryFn: () => api.get<{ html_report: string }>(`/${encodeURIComponent(namespace)}/report${query({ format: 'html' })}`),
+  });
+  if (html.isPending) return <Loading what="Rendering the report" />;
+  if (html.isError) return <ErrorBox error={html.error} retry={() => void html.refetch()} />;
+  return <iframe className="report-frame" title={`Report for ${namespace}`} sandbox="" srcDoc={html.data.html_report} />;
+}
+
+/**
+ * Reports: pick a namespace, read the HTML report (sandboxed frame), download Markdown or HTML
+ * (GET /{namespace}/report?raw=true), and mint a public link (format markdown_light mints one
+ * per analysis-api.md) with the org's link TTL.
+ */
+export default function Reports() {
+  const session = useSession();
+  const [params, setParams] = useSearchParams();
+  const namespace = params.get('namespace') ?? '';
+  const namespaces = useQuery({ queryKey: ['namespaces'], queryFn: () => api.get<NamespaceEntry[]>('/namespaces') });
+  const org = useQuery({ queryKey: ['org', session.org_id], queryFn: () => api.get<OrgInfo>(`/orgs/${encodeURIComponent(session.org_id!)}`) });
+  const download = useMutation({
+    mutationFn: async (format: 'markdown' | 'html') => {
+      const text = await api.get<string>(`/${encodeURIComponent(namespace)}/report${query({ format, raw: true })}`);
+      downloadText(text, `${namespace}-report.${format === 'html' ? 'html' : 'md'}`, format === 'html' ? 'text/html' : 'text/markdown');
+    },
+  });
+  const link = useMutation({
+    mutationFn: async () => {
+      const res = await api.get<{ markdown_report: string }>(`/${encodeURIComponent(namespace)}/report${query({ format: 'markdown_light' })}`);
+      const url = publicLinkOf(res.markdown_report);
+      if (!url) throw new Error('The server did not mint a public link for this report');
+      return new URL(url, window.location.origin).toString();
+    },
+  });
+  const ttl = org.data?.report_link_ttl_hours;
+  return (
+    <Page title="Reports">
+      <QueryView query={namespaces} isEmpty={(d) => d.length === 0} empty="No namespace has been analysed yet: run an analysis first.">
+        {(list) => (
+          <Field label="Namespace">
+            <select value={namespace} onChange={(e) => setParams(e.target.value ? { namespace: e.target.value } : {})}>
+              <option value="">Choose a namespace…</option>
+              {list.map((n) => <option key={n.namespace} value={n.namespace}>{n.namespace}</option>)}
+            </select>
+          </Field>
+        )}
+      </QueryView>
+      {namespace ? (
+        <>
+          <div className="actions">
+            <button type="button" onClick={() => download.mutate('markdown')} disabled={download.isPending}>Download Markdown</button>
+            <button type="button" onClick={() => download.mutate('html')} disabled={download.isPending}>Download HTML</button>
+            {session.can('member') ? <button type="button" onClick={() => link.mutate()} disabled={link.isPending}>Create public link</button> : null}
+          </div>
+          <ActionResult error={download.error ?? link.error} />
+          {link.data ? (
+            <p className="public-link" role="status">
+              Public link (anyone with it can read the report{ttl ? `; expires in ${ttl} hours` : ''}): <a href={link.data} target="_blank" rel="noreferrer noopener" data-testid="public-link">{link.data}</a> <CopyButton value={link.data} />
+              <br /><span className="muted">Revoking a link is not available on this server; links expire on their own.</span>
+            </p>
+          ) : null}
+          <HtmlReport namespace={namespace} />
+        </>
+      ) : <Empty>Choose a namespace to read its report.</Empty>}
+    </Page>
+  );
+}

@@ -1,0 +1,74 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Suspense } from 'react';
+import { NavLink, Outlet, useNavigate } from 'react-router';
+import { api } from '../api/client';
+import type { OrgRole } from '../api/types';
+import { useSession } from '../auth/session';
+import { Loading } from './states';
+
+const NAV: { to: string; label: string; role?: OrgRole }[] = [
+  { to: '/overview', label: 'Overview' },
+  { to: '/findings', label: 'Findings' },
+  { to: '/analyse', label: 'Analyse', role: 'member' },
+  { to: '/jobs', label: 'Jobs' },
+  { to: '/reports', label: 'Reports' },
+  { to: '/rules', label: 'Rules' },
+  { to: '/templates', label: 'Templates' },
+  { to: '/organization', label: 'Organization' },
+  { to: '/integrations/codehost', label: 'Integrations' },
+  { to: '/account', label: 'Account' },
+];
+
+/** Lists the user's organizations and switches the session to another (POST /auth/session/switch). */
+function OrgSwitcher() {
+  const session = useSession();
+  const client = useQueryClient();
+  const navigate = useNavigate();
+  const orgs = useQuery({ queryKey: ['auth', 'orgs'], enabled: session.user !== null, queryFn: () => api.get<{ org_id: string; name: string; role: string }[]>('/auth/me/organizations') });
+  const switchTo = useMutation({
+    mutationFn: (orgId: string) => api.post('/auth/session/switch', { org_id: orgId }),
+    onSuccess: async () => { client.clear(); await navigate('/overview'); },
+  });
+  if (!orgs.data) return <span className="muted">{session.org_id}</span>;
+  return (
+    <label className="org-switcher">
+      <span className="visually-hidden">Organization</span>
+      <select value={session.org_id ?? ''} onChange={(e) => switchTo.mutate(e.target.value)} disabled={switchTo.isPending}>
+        {orgs.data.map((o) => <option key={o.org_id} value={o.org_id}>{o.name} ({o.role})</option>)}
+      </select>
+    </label>
+  );
+}
+
+/** The signed-in frame: skip link, navigation, org switcher, sign-out, and the page. */
+export function Layout() {
+  const session = useSession();
+  const client = useQueryClient();
+  const navigate = useNavigate();
+  const logout = useMutation({
+    mutationFn: () => api.post('/auth/logout'),
+    onSettled: async () => { client.clear(); await navigate('/login'); },
+  });
+  return (
+    <div className="shell">
+      <a className="skip" href="#main">Skip to content</a>
+      <header className="topbar">
+        <span className="brand">Planwarden</span>
+        <OrgSwitcher />
+        <span className="who">{session.user?.email ?? "API key or open access"} · {session.role ?? 'no role'}</span>
+        <button type="button" onClick={() => logout.mutate()}>Sign out</button>
+      </header>
+      <nav className="sidenav" aria-label="Main">
+        <ul>
+          {NAV.filter((n) => !n.role || session.can(n.role)).map((n) => (
+            <li key={n.to}><NavLink to={n.to}>{n.label}</NavLink></li>
+          ))}
+          {session.is_superadmin ? <li><NavLink to="/admin">Administration</NavLink></li> : null}
+        </ul>
+      </nav>
+      <main id="main" tabIndex={-1}>
+        <Suspense fallback={<Loading />}><Outlet /></Suspense>
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,221 @@
+/**
+ * The web dashboard (issue 9) in a real browser against the real server (auth on, memory
+ * storage, the fake LLM provider): a new user registers, creates an org, stores a credential,
+ * drops a corpus plan, watches the job finish, triages three findings by keyboard, sees the
+ * overview counts change, opens a pasted /findings?namespace=… link; a viewer sees no write
+ * controls and the API refuses the write anyway; every page passes axe (no serious/critical
+ * violation) and is saved as a screenshot under tests/web/artifacts/.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import express from 'express';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { corpusFile, startTestServer, type TestServer } from '../helpers/test-server';
+import { registerUser } from '../helpers/identity';
+import { startFakeProvider, type FakeProvider } from '../fakes/llm-provider-server';
+import { DASHBOARD_CSP, DASHBOARD_DIST, dashboardRouter } from '../../server/src/http/dashboard';
+import { docsRouter } from '../../server/src/http/docs';
+import { launch, newContext, screenshot, seriousViolations, CHROMIUM } from './browser';
+
+const BUILT = existsSync(join(DASHBOARD_DIST, 'index.html'));
+const PLAN = 'tfplan-json/checkov-aws-github-oidc-iam-modules.json';
+const NAMESPACE = 'pr-acme-api-42';
+const OWNER = { email: 'owner@example.com', password: 'correct-horse-1' };
+
+describe.skipIf(!existsSync(CHROMIUM) || !BUILT)('the web dashboard in a browser', () => {
+  let fake: FakeProvider;
+  let server: TestServer;
+  let browser: Browser;
+  let owner: BrowserContext;
+  let page: Page;
+  const scans: Record<string, { id: string }[]> = {};
+
+  /** axe scan + screenshot of the page as it is now. */
+  async function record(name: string, p: Page = page): Promise<void> {
+    await p.waitForLoadState('networkidle');
+    scans[name] = await seriousViolations(p);
+    await screenshot(p, name);
+  }
+
+  beforeAll(async () => {
+    fake = await startFakeProvider();
+    server = await startTestServer({ fake, overrides: { auth: { enabled: true } } });
+    browser = await launch();
+    ({ context: owner } = await newContext(browser));
+    page = await owner.newPage();
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    await fake?.close();
+  }, 180_000);
+
+  it('serves the dashboard at / and its client routes with a CSP that forbids inline scripts, never shadowing the API', async () => {
+    for (const path of ['/', '/login', '/overview', '/findings?namespace=x', '/admin/settings/sign-in?tab=github', '/integrations/codehost', '/onboarding', '/account']) {
+      const res = await fetch(`${server.url}${path}`, { headers: { accept: 'text/html' } });
+      expect(res.status, path).toBe(200);
+      expect(await res.text(), path).toContain('<div id="root">');
+      const csp = res.headers.get('content-security-policy') ?? '';
+      expect(csp).toBe(DASHBOARD_CSP);
+      expect(/script-src[^;]*unsafe-inline/.test(csp)).toBe(false);
+    }
+    expect((await fetch(`${server.url}/api/v1/nope`)).status).toBe(404);
+    expect((await fetch(`${server.url}/health`)).headers.get('content-type')).toContain('json');
+    expect((await fetch(`${server.url}/assets/missing.js`)).status).toBe(404);
+  }, 180_000);
+
+  it('falls back to the landing page when the dashboard build is missing', async () => {
+    const app = express().use('/', dashboardRouter('/nonexistent-dist')).use('/', docsRouter([], '/api/v1'));
+    const listener = app.listen(0, '127.0.0.1');
+    await new Promise((r) => listener.once('listening', r));
+    const { port } = listener.address() as { port: number };
+    const html = await (await fetch(`http://127.0.0.1:${port}/`)).text();
+    listener.close();
+    expect(html).toContain('href="/api/v1/docs"');
+  }, 180_000);
+
+  it('sends a signed-out visitor to /login and back; registration leads to onboarding and an org', async () => {
+    await page.goto(`${server.url}/findings?namespace=${NAMESPACE}`);
+    await page.waitForURL(/\/login\?next=/);
+    await record('login');
+    await page.getByRole('link', { name: 'Create one' }).click();
+    await page.getByLabel('E-mail').fill(OWNER.email);
+    await page.getByLabel('Password').fill(OWNER.password);
+    await record('register');
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await page.waitForURL(/\/onboarding/);
+    await record('onboarding');
+    await page.getByLabel('Organization name').fill('Acme');
+    await page.getByRole('button', { name: 'Create organization' }).click();
+    await page.waitForURL(/\/overview/);
+    await expect(page.getByRole('heading', { name: 'Overview' })).toBeTruthy();
+    // No token in script-readable storage: the session is the httpOnly cookie.
+    const stored = await page.evaluate('JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie') as string;
+    expect(stored).not.toMatch(/mcp_session|eyJ/);
+    const cookie = (await owner.cookies()).find((c) => c.name === 'mcp_session');
+    expect(cookie?.httpOnly).toBe(true);
+    expect(cookie?.sameSite).toMatch(/Lax|Strict/);
+  }, 180_000);
+
+  it('stores a credential, drops a corpus plan and follows the job until it finishes', async () => {
+    await page.goto(`${server.url}/organization?tab=credentials`);
+    await page.getByLabel('API key').fill('sk-test-dashboard');
+    await page.getByRole('button', { name: 'Store credential' }).click();
+    await page.getByText('Credential stored.').waitFor();
+    await page.locator('li', { hasText: 'stored' }).first().waitFor();
+    await record('organization-credentials');
+
+    await page.goto(`${server.url}/analyse`);
+    const base64 = corpusFile(PLAN).toString('base64');
+    const dataTransfer = await page.evaluateHandle(`(() => {
+      const dt = new DataTransfer();
+      dt.items.add(new File([Uint8Array.from(atob('${base64}'), (c) => c.charCodeAt(0))], 'plan.json', { type: 'application/json' }));
+      return dt;
+    })()`);
+    await page.getByTestId('dropzone').dispatchEvent('drop', { dataTransfer });
+    await page.getByText('Loaded plan.json').waitFor();
+    await page.getByLabel('Namespace', { exact: true }).fill(NAMESPACE);
+    await page.getByLabel('Model', { exact: true }).selectOption({ index: (await page.getByLabel('Model', { exact: true }).locator('option').allTextContents()).findIndex((t) => t.startsWith('openai')) });
+    await record('analyse');
+    await page.getByRole('button', { name: 'Run analysis' }).click();
+    await page.waitForURL(/\/jobs\//);
+    await page.getByRole('link', { name: 'Triage the findings' }).waitFor({ timeout: 30_000 });
+    await record('job-detail');
+    expect(fake.requests.length).toBeGreaterThanOrEqual(3);
+  }, 180_000);
+
+  it('triages three findings by keyboard, one a false positive with a reason', async () => {
+    await page.getByRole('link', { name: 'Triage the findings' }).click();
+    await page.waitForURL(new RegExp(`/findings\\?namespace=${NAMESPACE}`));
+    await page.locator('tr[data-finding]').first().waitFor();
+    await page.keyboard.press('?');
+    await page.getByRole('dialog', { name: 'Keyboard shortcuts' }).waitFor();
+    await record('findings-help');
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('j');
+    await page.keyboard.press('a');
+    await page.keyboard.press('j');
+    await page.keyboard.press('s');
+    await page.keyboard.press('j');
+    await page.keyboard.press('f');
+    await expect.poll(() => page.evaluate('document.activeElement?.tagName')).toBe('SELECT');
+    await page.getByLabel('Note').fill('the bucket is public on purpose');
+    await page.getByRole('button', { name: 'Save triage' }).click();
+    await page.getByText('Saved.').waitFor();
+    await page.locator('.unit-body').waitFor();
+    await record('findings');
+    const list = await page.evaluate(async (ns) => (await (await fetch(`/api/v1/findings?namespace=${ns}`)).json()) as { findings: { status: string }[] }, NAMESPACE);
+    const statuses = list.findings.map((f) => f.status).sort();
+    expect(statuses.filter((s) => s !== 'open')).toEqual(['acknowledged', 'false_positive', 'suppressed']);
+    const feedback = await page.evaluate(async () => (await (await fetch('/api/v1/feedback?source=dashboard_triage')).json()) as { feedback: { reason_code: string | null }[] });
+    expect(feedback.feedback.map((f) => f.reason_code)).toContain('false_positive');
+  }, 180_000);
+
+  it('shows the changed counts on the overview and opens a pasted findings link', async () => {
+    await page.goto(`${server.url}/overview`);
+    for (const status of ['acknowledged', 'suppressed', 'false_positive']) await expect.poll(() => page.locator(`[data-count="${status}"]`).textContent()).toBe('1');
+    await record('overview');
+    const pasted = await owner.newPage();
+    await pasted.goto(`${server.url}/findings?namespace=${NAMESPACE}&status=false_positive`);
+    await pasted.locator('tr[data-finding]').first().waitFor();
+    expect(await pasted.locator('tr[data-finding]').count()).toBe(1);
+    await pasted.close();
+  }, 180_000);
+
+  it('renders the other pages with their states and no serious accessibility violation', async () => {
+    for (const [name, path] of [
+      ['jobs', '/jobs'], ['reports', `/reports?namespace=${NAMESPACE}`], ['rules', '/rules'], ['rules-custom', '/rules?tab=custom'],
+      ['rule-health', '/rules?tab=health'], ['proposals', '/rules?tab=proposals'], ['templates', '/templates'],
+      ['organization', '/organization'], ['organization-keys', '/organization?tab=keys'], ['audit', '/organization?tab=audit'],
+      ['account', '/account'], ['integrations', '/integrations/codehost'], ['sign-in-settings', '/admin/settings/sign-in?tab=github'], ['not-found', '/no-such-page'],
+    ] as const) {
+      await page.goto(`${server.url}${path}`);
+      await page.locator('#page-title').waitFor();
+      await record(name);
+    }
+    await page.goto(`${server.url}/reports?namespace=${NAMESPACE}`);
+    await page.getByRole('button', { name: 'Create public link' }).click();
+    const link = await page.getByTestId('public-link').getAttribute('href');
+    const anonymous = await newContext(browser);
+    const pub = await anonymous.context.newPage();
+    const res = await pub.goto(link!);
+    expect(res?.status()).toBe(200);
+    await anonymous.context.close();
+  }, 180_000);
+
+  it('a viewer sees no write controls, and the API refuses the write anyway', async () => {
+    const viewerUser = await registerUser(server, 'viewer@example.com');
+    const invited = await page.evaluate(async () => {
+      const me = (await (await fetch('/api/v1/auth/me')).json()) as { org_id: string };
+      const res = await fetch(`/api/v1/orgs/${me.org_id}/invites`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'viewer@example.com', role: 'viewer' }) });
+      return (await res.json()) as { invite_id: string };
+    });
+    expect((await viewerUser.client.post(`/auth/me/invitations/${invited.invite_id}/accept`)).status).toBe(200);
+    const { context } = await newContext(browser);
+    const viewer = await context.newPage();
+    await viewer.goto(`${server.url}/login?next=${encodeURIComponent(`/findings?namespace=${NAMESPACE}`)}`);
+    await viewer.getByLabel('E-mail').fill('viewer@example.com');
+    await viewer.getByLabel('Password').fill('correct-horse-1');
+    await viewer.getByRole('button', { name: 'Sign in' }).click();
+    await viewer.waitForURL(/\/findings\?namespace=/);
+    await viewer.locator('#page-title').waitFor();
+    await viewer.waitForLoadState('networkidle');
+    expect(await viewer.locator('input[type=checkbox]').count()).toBe(0);
+    expect(await viewer.getByRole('button', { name: 'Save triage' }).count()).toBe(0);
+    expect(await viewer.getByRole('link', { name: 'Analyse' }).count()).toBe(0);
+    await record('findings-viewer', viewer);
+    const target = await page.evaluate(async (ns) => ((await (await fetch(`/api/v1/findings?namespace=${ns}`)).json()) as { findings: { resource_hash: string; rule_id: string }[] }).findings[0], NAMESPACE);
+    const refused = await viewer.evaluate(async (f) => (await fetch(`/api/v1/findings/${f.resource_hash}/${f.rule_id}`, {
+      method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ status: 'suppressed' }),
+    })).status, target);
+    expect(refused).toBe(403);
+    await context.close();
+  }, 180_000);
+
+  it('found no serious or critical axe violation on any page', () => {
+    expect(Object.keys(scans).length).toBeGreaterThanOrEqual(20);
+    const bad = Object.fromEntries(Object.entries(scans).filter(([, v]) => v.length > 0));
+    expect(bad).toEqual({});
+  });
+});
