@@ -3,20 +3,11 @@
  * workflow and a CloudFormation template, analysed server-side (`POST /{namespace}/analyze/auto`)
  * through the fake LLM provider, gives one report grouping findings by analyzer.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeProvider, type FakeProvider } from '../fakes/llm-provider-server';
-import { corpusFile, startTestServer, waitForJob, type TestServer } from '../helpers/test-server';
+import { describe, expect, it } from 'vitest';
+import { corpusFile, waitForJob } from '../helpers/test-server';
+import { useServerWithFakeProvider } from '../helpers/fake-server';
 
-let fake: FakeProvider;
-let server: TestServer;
-beforeAll(async () => {
-  fake = await startFakeProvider();
-  server = await startTestServer({ fake });
-});
-afterAll(async () => {
-  await server.close();
-  await fake.close();
-});
+const env = useServerWithFakeProvider();
 
 /** A git diff section adding `path` with the lines of a corpus file. */
 function addedFile(path: string, corpus: string): string {
@@ -38,7 +29,7 @@ const RULE_PREFIX: Record<string, string> = {
 
 describe('server-side analysis of a mixed diff', () => {
   it('routes each file to its analyzer, analyses each unit with that analyzer\'s rules, and reports by analyzer', async () => {
-    const ingest = await (await server.api('/mixed-preview/ingest/auto', { method: 'POST', body: MIXED_DIFF })).json() as {
+    const ingest = await (await env.server.api('/mixed-preview/ingest/auto', { method: 'POST', body: MIXED_DIFF })).json() as {
       detections: { path: string; analyzer: string; fallback: boolean }[]; units: { name: string; metadata: { analyzer: string } }[];
     };
     expect(ingest.detections.map((d) => [d.path, d.analyzer, d.fallback])).toEqual([
@@ -55,22 +46,22 @@ describe('server-side analysis of a mixed diff', () => {
       ['cloudformation', 'S3Bucket'],
     ]);
 
-    fake.reset();
-    const res = await server.api('/mixed-e2e/analyze/auto', {
+    env.fake.reset();
+    const res = await env.server.api('/mixed-e2e/analyze/auto', {
       method: 'POST', json: { llm_backend: 'openai', model: 'gpt-4o-mini', api_key: 'sk-test-openai', raw_input: MIXED_DIFF },
     });
     expect([200, 202]).toContain(res.status);
     const { job_id } = await res.json() as { job_id: string };
-    expect(await waitForJob(server, job_id)).toMatchObject({ status: 'done', processed_count: 5, total_count: 5 });
+    expect(await waitForJob(env.server, job_id)).toMatchObject({ status: 'done', processed_count: 5, total_count: 5 });
 
     // Each unit went to the model with its own analyzer's ruleset.
-    expect(fake.requests).toHaveLength(5);
+    expect(env.fake.requests).toHaveLength(5);
     for (const prefix of Object.values(RULE_PREFIX)) {
-      expect(fake.requests.some((r) => new RegExp(`^## ${prefix}`, 'm').test(r.system)), prefix).toBe(true);
+      expect(env.fake.requests.some((r) => new RegExp(`^## ${prefix}`, 'm').test(r.system)), prefix).toBe(true);
     }
-    for (const r of fake.requests) expect(r.system).not.toMatch(/^## (TF|GEN)-/m);
+    for (const r of env.fake.requests) expect(r.system).not.toMatch(/^## (TF|GEN)-/m);
 
-    const report = await (await server.api('/mixed-e2e/report?raw=true')).text();
+    const report = await (await env.server.api('/mixed-e2e/report?raw=true')).text();
     expect(report).toMatch(/\| Analyzer \|/);
     for (const [analyzer, prefix] of Object.entries(RULE_PREFIX)) {
       expect(report).toContain(`### Analyzer: ${analyzer}`);

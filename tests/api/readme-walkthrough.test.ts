@@ -6,9 +6,9 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeProvider, type FakeProvider } from '../fakes/llm-provider-server';
-import { startTestServer, waitForJob, type TestServer } from '../helpers/test-server';
+import { describe, expect, it } from 'vitest';
+import { waitForJob } from '../helpers/test-server';
+import { useServerWithFakeProvider } from '../helpers/fake-server';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const README = readFileSync(`${REPO}README.md`, 'utf8');
@@ -22,16 +22,7 @@ const NO_FINDINGS = {
   }],
 };
 
-let fake: FakeProvider;
-let server: TestServer;
-beforeAll(async () => {
-  fake = await startFakeProvider();
-  server = await startTestServer({ fake });
-});
-afterAll(async () => {
-  await server.close();
-  await fake.close();
-});
+const env = useServerWithFakeProvider();
 
 describe('README walk-through', () => {
   it('names only files that exist in the repository, and never ../shared', () => {
@@ -46,42 +37,42 @@ describe('README walk-through', () => {
   });
 
   it('client-led: ingest the first sample, answer every unit with NO-FINDINGS until 208, report all clean', async () => {
-    const ingest = await server.api('/terraform/demo/ingest', { method: 'POST', body: example('aws-github-oidc-plan.json') });
+    const ingest = await env.server.api('/terraform/demo/ingest', { method: 'POST', body: example('aws-github-oidc-plan.json') });
     expect(ingest.status).toBe(201);
     expect(await ingest.json()).toHaveLength(9);
     let answered = 0;
     for (;;) {
-      const next = await server.api('/demo/resource/next');
+      const next = await env.server.api('/demo/resource/next');
       if (next.status === 208) break;
       expect(next.status).toBe(200);
       const unit = await next.json() as { hash: string };
-      const put = await server.api(`/resource/${unit.hash}/analysis`, { method: 'PUT', json: NO_FINDINGS });
+      const put = await env.server.api(`/resource/${unit.hash}/analysis`, { method: 'PUT', json: NO_FINDINGS });
       expect(put.status).toBe(200);
       answered += 1;
       expect(answered).toBeLessThanOrEqual(9);
     }
     expect(answered).toBe(9);
-    const report = await (await server.api('/demo/report?format=markdown&raw=true')).text();
+    const report = await (await env.server.api('/demo/report?format=markdown&raw=true')).text();
     expect(report).toContain('9 analysed, 0 pending, 9 without findings');
   });
 
   it('server-side: the second sample is queued and sends each of its 11 units to the model once', async () => {
-    fake.reset();
-    const res = await server.api('/terraform/demo2/analyze', {
+    env.fake.reset();
+    const res = await env.server.api('/terraform/demo2/analyze', {
       method: 'POST',
       json: { llm_backend: 'openai', model: 'gpt-4o-mini', api_key: 'sk-walkthrough', raw_input: example('azure-firewall-plan.json') },
     });
     expect(res.status).toBe(202);
     const { job_id } = await res.json() as { job_id: string };
-    const job = await waitForJob(server, job_id);
+    const job = await waitForJob(env.server, job_id);
     expect(job).toMatchObject({ status: 'done', processed_count: 11, total_count: 11 });
-    expect(fake.requests).toHaveLength(11);
-    const html = await (await server.api('/demo2/report?format=html&raw=true')).text();
+    expect(env.fake.requests).toHaveLength(11);
+    const html = await (await env.server.api('/demo2/report?format=html&raw=true')).text();
     expect(html).toMatch(/<html/i);
   });
 
   it('the sample pull request routes its file through auto-ingest', async () => {
-    const res = await server.api('/pr42/ingest/auto', { method: 'POST', body: example('s3-bucket-pull-request.diff') });
+    const res = await env.server.api('/pr42/ingest/auto', { method: 'POST', body: example('s3-bucket-pull-request.diff') });
     expect(res.status).toBe(201);
   });
 });
