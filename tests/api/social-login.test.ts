@@ -106,8 +106,11 @@ describe('social sign-in (google, microsoft)', () => {
     expect(done.headers.get('location')).toBe('/admin/settings/sign-in?tab=google&test=ok&email=tester%40gmail.test&live=1');
     expect(await server.services.engine.stores.users.byEmail('tester@gmail.test')).toBeNull();
     expect((await boot.get('/admin/audit?action=social_login.test')).body.events).toHaveLength(1);
-    // microsoft has no secret: not offered and its test is refused; its issuer carries the tenant.
-    expect((await adminGet('/admin/social-login/microsoft/test')).status).toBe(404);
+    // microsoft has no secret: not offered, and its test lands on the settings page saying so; its issuer carries the tenant.
+    const unconfigured = await adminGet('/admin/social-login/microsoft/test');
+    expect(unconfigured.status).toBe(307);
+    expect(unconfigured.headers.get('location')).toBe('/admin/settings/sign-in?tab=microsoft&test=not_configured');
+    expect(unconfigured.headers.get('set-cookie')).toBeNull();
     server.config.social_login.microsoft_client_secret = 'm-secret';
     const ms = await adminGet('/admin/social-login/microsoft/test');
     expect(ms.headers.get('location')).toContain(`${microsoft.issuer}/authorize`);

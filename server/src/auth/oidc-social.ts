@@ -46,10 +46,13 @@ const callbackPath = (provider: SocialProvider) => `/auth/oauth/${provider}/call
 /**
  * Starts a flow: 307 target (authorization request with PKCE S256, nonce, state) and the
  * `oauth_state` cookie (10 minutes) carrying mode, provider and extras. 404 provider not offered
- * (the test mode needs only credentials); 502 discovery unreachable.
+ * (the test mode needs only credentials, and without them lands on the sign-in settings page with
+ * `test=not_configured` and no cookie); 502 discovery unreachable.
  */
 export async function startSocial(ids: IdentityServices, engine: EngineContext, req: Request, provider: SocialProvider, mode: Mode, extras: Record<string, string | null> = {}) {
   const { offered, rp } = providerSettings(ids.config, provider);
+  // The superadmin test lands on the sign-in settings page whatever happens, like its callback.
+  if (!rp && mode === 'test') return { location: failure(ids, mode, provider, 'not_configured').location, cookie: null };
   if (!rp || (mode !== 'test' && !offered)) throw new NotFoundError(`Sign-in with ${provider} is not enabled`);
   const config = await discoverProvider(rp, oidcTransport(ids.config, engine));
   const { url, checks } = await authorizationRequest(config, redirectUri(ids.config, req, callbackPath(provider)), mode === 'test' ? { prompt: 'select_account' } : {});

@@ -21,8 +21,8 @@ const StartQuery = z.object({ invite: z.string().min(1).max(512).optional(), acc
 /** The provider chooses the callback's parameters (code, state, iss, error, session_state...). */
 const CallbackQuery = z.looseObject({ state: z.string().max(4096).optional() });
 
-function redirect(location: string, cookie: string): Reply {
-  return { status: 307, headers: { Location: location, 'Set-Cookie': cookie, 'Cache-Control': 'no-store' } };
+function redirect(location: string, cookie: string | null): Reply {
+  return { status: 307, headers: { Location: location, ...(cookie ? { 'Set-Cookie': cookie } : {}), 'Cache-Control': 'no-store' } };
 }
 
 /** identity-api.md "Social sign-in": providers, start/callback, linked identities, the superadmin test. */
