@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { totpAt } from '../../server/src/auth/totp';
 import type { TestServer } from '../helpers/test-server';
-import { BOOTSTRAP_KEY, bootstrap, Client, registerUser, startAuthServer } from '../helpers/identity';
+import { BOOTSTRAP_KEY, bootstrap, Client, FakeClock, registerUser, startAuthServer } from '../helpers/identity';
 import { startFakeOidcProvider, type FakeOidcProvider } from '../fakes/oidc-provider';
 
 /** Follows start → provider → callback like a browser; returns the callback's redirect and session cookie. */
@@ -20,6 +21,7 @@ describe('social sign-in (google, microsoft)', () => {
   let server: TestServer;
   let google: FakeOidcProvider;
   let microsoft: FakeOidcProvider;
+  const clock = new FakeClock();
 
   beforeAll(async () => {
     google = await startFakeOidcProvider();
@@ -28,6 +30,7 @@ describe('social sign-in (google, microsoft)', () => {
     microsoft.clients.set('m-client', 'm-secret');
     const msBase = microsoft.issuer.replace('/contoso-tenant/v2.0', '');
     server = await startAuthServer({
+      clock,
       overrides: {
         egress: { allowlist: ['127.0.0.1'] },
         social_login: {
@@ -92,6 +95,44 @@ describe('social sign-in (google, microsoft)', () => {
     expect((await Object.assign(new Client(server), { cookie: viaGoogle.session }).get('/auth/me')).body.user.user_id).toBe(local.userId);
     expect((await local.client.delete('/auth/me/identities/google')).status).toBe(200);
     expect((await local.client.delete('/auth/me/identities/google')).status).toBe(404);
+  });
+
+  it('a TOTP account is sent to the second step, without a session', async () => {
+    const local = await registerUser(server, 'totp-social@corp.test');
+    const secret = (await local.client.post('/auth/me/2fa/enroll')).body.manual_entry_code as string;
+    const confirm = await local.client.post('/auth/me/2fa/confirm', { code: totpAt(secret, clock.now()) });
+    expect(confirm.status, JSON.stringify(confirm.body)).toBe(200);
+    google.user = { sub: 'g-6', email: 'totp-social@gmail.test', email_verified: true };
+    expect((await roundTrip(server, '/auth/me/identities/google/link', local.client.cookie)).location).toBe('/account?linked=google');
+    const signIn = await roundTrip(server, '/auth/oauth/google/start');
+    expect(signIn.location).toMatch(/^\/login#mfa_token=[\w-]+\.[\w-]+\.[\w-]+$/);
+    expect(signIn.session).toBeNull();
+  });
+
+  it('an invitation carried through start joins its org; configured terms must be accepted on start', async () => {
+    const owner = await registerUser(server, 'inviter@corp.test', { orgName: 'Inviting' });
+    const invite = await owner.client.post(`/orgs/${owner.orgId}/invites`, { role: 'member' });
+    expect(invite.status).toBe(201);
+    google.user = { sub: 'g-7', email: 'invitee@gmail.test', email_verified: true };
+    const joined = await roundTrip(server, `/auth/oauth/google/start?invite=${encodeURIComponent(invite.body.token)}`);
+    expect(joined.session).not.toBeNull();
+    const me = await Object.assign(new Client(server), { cookie: joined.session }).get('/auth/me');
+    expect(me.body).toMatchObject({ org_id: owner.orgId, role: 'member' });
+
+    server.config.registration.terms_version = 'v2';
+    server.config.registration.terms_url = 'https://example.com/terms';
+    try {
+      google.user = { sub: 'g-8', email: 'terms@gmail.test', email_verified: true };
+      const refused = await roundTrip(server, '/auth/oauth/google/start');
+      expect(refused.location).toBe('/login?oauth_error=terms_required');
+      expect(refused.session).toBeNull();
+      const accepted = await roundTrip(server, '/auth/oauth/google/start?accepted_terms_version=v2');
+      expect(accepted.location).toBe('/onboarding');
+      expect(accepted.session).not.toBeNull();
+    } finally {
+      server.config.registration.terms_version = null;
+      server.config.registration.terms_url = null;
+    }
   });
 
   it('the superadmin round trip ignores enable flags, creates nothing and is audited; microsoft honours its tenant', async () => {
