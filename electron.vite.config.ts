@@ -23,6 +23,8 @@ function ingestWorkerEntry(): Plugin {
     name: 'planwarden-ingest-worker',
     generateBundle() {
       this.emitFile({ type: 'asset', fileName: 'worker.mjs', source: readFileSync(resolve(engine, 'ingest/worker.mjs'), 'utf8') });
+      // The report-template sandbox (engine/src/report/template-sandbox.ts) works the same way.
+      this.emitFile({ type: 'asset', fileName: 'template-sandbox-worker.mjs', source: readFileSync(resolve(engine, 'report/template-sandbox-worker.mjs'), 'utf8') });
     },
   };
 }
@@ -30,13 +32,20 @@ function ingestWorkerEntry(): Plugin {
 export default defineConfig({
   main: {
     plugins: [ingestWorkerEntry()],
-    define: { __PLANWARDEN_INGEST_WORKER_IMPL__: JSON.stringify('./ingest-worker-impl.js') },
+    define: {
+      __PLANWARDEN_INGEST_WORKER_IMPL__: JSON.stringify('./ingest-worker-impl.js'),
+      __PLANWARDEN_TEMPLATE_WORKER_IMPL__: JSON.stringify('./template-sandbox-impl.js'),
+    },
     build: {
       outDir: resolve(desktop, 'out/main'),
       // Native and driver modules stay in node_modules (electron-builder rebuilds better-sqlite3 for Electron).
       externalizeDeps: false,
       rollupOptions: {
-        input: { index: resolve(desktop, 'src/main/index.ts'), 'ingest-worker-impl': resolve(engine, 'ingest/worker-impl.ts') },
+        input: {
+          index: resolve(desktop, 'src/main/index.ts'),
+          'ingest-worker-impl': resolve(engine, 'ingest/worker-impl.ts'),
+          'template-sandbox-impl': resolve(engine, 'report/template-sandbox-impl.ts'),
+        },
         external: ['electron', 'better-sqlite3', 'mongodb', /^node:/],
         output: { format: 'es', entryFileNames: '[name].js' },
       },

@@ -6,6 +6,14 @@ import type { SandboxJob, SandboxReply } from './template-sandbox-impl';
 import { FairQueue, TEMPLATE_SANDBOX_DEFAULTS, type SandboxLimits } from './template-sandbox-queue';
 
 /**
+ * Set by a bundler (`define`, e.g. electron.vite.config.ts) to the URL of the compiled
+ * template-sandbox-impl body beside the bundle; unset, the worker imports the TypeScript body
+ * through tsx (as the ingest worker pool does).
+ */
+declare const __PLANWARDEN_TEMPLATE_WORKER_IMPL__: string | undefined;
+const COMPILED_IMPL = typeof __PLANWARDEN_TEMPLATE_WORKER_IMPL__ === 'string' ? __PLANWARDEN_TEMPLATE_WORKER_IMPL__ : null;
+
+/**
  * Org templates run off the main thread (analysis-api.md "Report templates": rendering is
  * sandboxed; issue 4: a template that loops forever, builds a huge string or reaches for
  * anything but its variables fails with 422 quickly and never stalls the server).
@@ -67,6 +75,7 @@ class SandboxWorker {
     if (this.ready) return this.ready;
     const ready = new Promise<Worker>((resolve, reject) => {
       const worker = new Worker(new URL('./template-sandbox-worker.mjs', import.meta.url), {
+        workerData: { impl: COMPILED_IMPL },
         resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
         stdout: false, stderr: false,
       });
