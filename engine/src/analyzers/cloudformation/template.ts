@@ -8,6 +8,8 @@
  *   JSON, from `"LogicalId": {` to its closing brace).
  * - Parameters, Conditions and Mappings are not copied into units: a `!Ref` to a parameter is
  *   shown as written and its default is in `metadata.parameters` only.
+ * - `metadata.values` is the resource as plain data (`{Type, Properties, ...}`, short-form
+ *   intrinsics in long form) for deterministic checks (not hashed).
  */
 import { isMap, isScalar, type Node, type YAMLMap } from 'yaml';
 import { ValidationError } from '../../errors';
@@ -49,6 +51,7 @@ export function templateUnits(text: string, path: string | undefined, analyzer: 
       source: 'cloudformation', path: path ?? null, format, logical_id: logicalId, start_line: span.start, end_line: span.end,
       condition: typeof resource.Condition === 'string' ? resource.Condition : null,
       deletion_policy: typeof resource.DeletionPolicy === 'string' ? resource.DeletionPolicy : null,
+      values: resource,
     });
   });
 }

@@ -7,6 +7,8 @@
  *   stage being the `AS` alias or `stage-<n>` (0-based, as `--from=<n>` counts), action `create`.
  * - Body: `# file:` line, then the global `ARG` lines before the first `FROM` (they parameterise
  *   every `FROM`, e.g. the base image tag), then the stage's source lines verbatim.
+ * - `metadata.values` (for deterministic checks; not hashed): the global `ARG`s and the stage's
+ *   instructions, in order, as `{instruction, args}` (upper-cased keyword, arguments joined).
  */
 import { ValidationError } from '../../errors';
 import type { AnalysisUnit } from '../types';
@@ -42,7 +44,8 @@ export function stageUnits(text: string, path: string | undefined, analyzer: str
   const structure = checkedStructure(text);
   const { lines, instructions } = structure;
   const fromIndexes = instructions.flatMap((ins, i) => (ins.keyword === 'FROM' ? [i] : []));
-  const globalArgs = instructions.slice(0, fromIndexes[0]).flatMap((ins) => lines.slice(ins.startLine - 1, ins.endLine));
+  const globalInstructions = instructions.slice(0, fromIndexes[0]);
+  const globalArgs = globalInstructions.flatMap((ins) => lines.slice(ins.startLine - 1, ins.endLine));
   return fromIndexes.map((first, n) => {
     const next = fromIndexes[n + 1];
     const own = instructions.slice(first, next);
@@ -56,6 +59,7 @@ export function stageUnits(text: string, path: string | undefined, analyzer: str
     return makeUnit(analyzer, { type: STAGE_TYPE, name, action: 'create', body }, {
       source: 'dockerfile', path: path ?? null, stage_index: n, stage_name: head.alias, base_image: head.image,
       platform: head.platform, final_stage: n === fromIndexes.length - 1, start_line: start, end_line: end,
+      values: [...globalInstructions, ...own].map((ins) => ({ instruction: ins.keyword, args: ins.args })),
     });
   });
 }

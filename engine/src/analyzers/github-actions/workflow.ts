@@ -7,6 +7,9 @@
  *   `on` (the triggers), top-level `permissions` and `env`; a comment line says when there is no
  *   top-level `permissions` (the repository's default token permissions then apply). Then
  *   `jobs:` and the job's source lines verbatim. The body is itself a valid one-job workflow.
+ * - `metadata.values` (for deterministic checks; not hashed): `{on, permissions?, job}`, the
+ *   workflow's triggers, its top-level permissions (absent when it sets none) and the job, as
+ *   plain data.
  */
 import { isMap, isScalar, type Node, type Pair, type YAMLMap } from 'yaml';
 import { ValidationError } from '../../errors';
@@ -72,6 +75,7 @@ export function workflowUnits(text: string, path: string | undefined, analyzer: 
       source: 'workflow', path: path ?? null, job_id: jobId, workflow_name: typeof workflowName === 'string' ? workflowName : null,
       triggers: on, top_level_permissions: hasPermissions, runs_on: job['runs-on'] ?? null,
       reusable_workflow: typeof job.uses === 'string' ? job.uses : null, start_line: span.start, end_line: span.end,
+      values: { on: value.on ?? null, ...(hasPermissions ? { permissions: value.permissions ?? null } : {}), job },
     });
   });
 }

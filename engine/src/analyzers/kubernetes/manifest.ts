@@ -9,6 +9,7 @@
  * - `kind: List` (and `*List` kinds with `items`) → one unit per item.
  * - A non-empty document that is not an object (no `apiVersion`/`kind`) becomes a
  *   `yaml_document` unit, so nothing in the file is silently dropped.
+ * - `metadata.values` is the object as plain data (for deterministic checks; not hashed).
  */
 import { isMap, isSeq, type Document, type Node } from 'yaml';
 import { ValidationError } from '../../errors';
@@ -59,13 +60,13 @@ export function manifestUnits(text: string, path: string | undefined, analyzer: 
         const itemInfo = objectInfo(Array.isArray(plain) ? plain[i] : null);
         const node = item as Node;
         if (!itemInfo || !node.range) return;
-        units.push(objectUnit(source, { start: source.lineOf(node.range[0]), end: source.endLineOf(node) }, itemInfo, index, path, analyzer));
+        units.push(objectUnit(source, { start: source.lineOf(node.range[0]), end: source.endLineOf(node) }, itemInfo, index, path, analyzer, (plain as unknown[])[i]));
         objects += 1;
       });
       return;
     }
     if (info) {
-      units.push(objectUnit(source, span, info, index, path, analyzer));
+      units.push(objectUnit(source, span, info, index, path, analyzer, value));
       objects += 1;
       return;
     }
@@ -77,13 +78,15 @@ export function manifestUnits(text: string, path: string | undefined, analyzer: 
   return units;
 }
 
-function objectUnit(source: YamlSource, span: LineSpan, info: ObjectInfo, index: number, path: string | undefined, analyzer: string): AnalysisUnit {
+/** `value` is the object as plain data: metadata.values, read by deterministic checks (checks/run-checks.ts). */
+function objectUnit(source: YamlSource, span: LineSpan, info: ObjectInfo, index: number, path: string | undefined, analyzer: string, value: unknown): AnalysisUnit {
   const lines = sliceLines(source, span);
   const helmSource = lines.map((l) => /^# Source: (.+)$/.exec(l)?.[1]).find((s) => s !== undefined) ?? null;
   const body = [...fileHeader(path), ...lines].join('\n');
   return makeUnit(analyzer, { type: info.kind, name: objectName(info), action: 'create', body }, {
     source: 'yaml', path: path ?? null, document: index + 1, start_line: span.start, end_line: span.end,
     api_version: info.apiVersion, kind: info.kind, namespace: info.namespace, object_name: info.name, helm_source: helmSource,
+    values: value,
   });
 }
 
