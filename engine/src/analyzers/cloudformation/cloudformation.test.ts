@@ -2,7 +2,7 @@ import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../errors';
 import { corpusFile, corpusFiles } from '../../../../tests/corpus';
-import { expectCorpusUnits } from '../shared/testing';
+import { expectCorpusUnits } from '../common/testing';
 import { cloudformationAnalyzer } from './index';
 
 /** Logical ids counted independently: the raw text with every `!Tag` stripped, parsed plainly. */

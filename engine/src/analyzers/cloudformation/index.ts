@@ -2,11 +2,11 @@
  * The `cloudformation` analyzer (analysis-api.md "What the service does" 2; contract in
  * ../types.ts). Reads CloudFormation/SAM templates in YAML (short-form `!Ref`, `!Sub`, ...
  * included) or JSON, and templates inside unified diffs: one unit per resource (template.ts;
- * diff handling and its limits in ../shared/diff-units.ts).
+ * diff handling and its limits in ../common/diff-units.ts).
  */
 import { ValidationError } from '../../errors';
 import { decodeText } from '../../ingest/decode';
-import { diffFileUnits } from '../shared/diff-units';
+import { diffFileUnits } from '../common/diff-units';
 import type { AnalysisUnit, Analyzer, DiffFile } from '../types';
 import { sniffTemplate, templateUnits } from './template';
 

@@ -14,8 +14,8 @@
 import { isMap, isScalar, type Node, type YAMLMap } from 'yaml';
 import { ValidationError } from '../../errors';
 import type { AnalysisUnit } from '../types';
-import { fileHeader, makeUnit } from '../shared/unit';
-import { isEmptyDocument, pairSpan, parseYamlSource, sliceLines, type YamlSource } from '../shared/yaml-source';
+import { fileHeader, makeUnit } from '../common/unit';
+import { isEmptyDocument, pairSpan, parseYamlSource, sliceLines, type YamlSource } from '../common/yaml-source';
 import { CFN_TAGS } from './intrinsics';
 
 export const DEFAULT_RESOURCE_TYPE = 'cloudformation_resource';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../errors';
 import { corpusFile, corpusFiles } from '../../../../tests/corpus';
-import { expectCorpusUnits } from '../shared/testing';
+import { expectCorpusUnits } from '../common/testing';
 import { dockerfileAnalyzer } from './index';
 
 /** Stages counted independently: lines that start with FROM. */

@@ -1,11 +1,11 @@
 /**
  * The `dockerfile` analyzer (analysis-api.md "What the service does" 2; contract in ../types.ts).
  * Reads Dockerfiles/Containerfiles and those inside unified diffs: one unit per build stage
- * (stages.ts; diff handling and its limits in ../shared/diff-units.ts).
+ * (stages.ts; diff handling and its limits in ../common/diff-units.ts).
  */
 import { ValidationError } from '../../errors';
 import { decodeText } from '../../ingest/decode';
-import { diffFileUnits } from '../shared/diff-units';
+import { diffFileUnits } from '../common/diff-units';
 import type { AnalysisUnit, Analyzer, DiffFile } from '../types';
 import { sniffDockerfile, stageUnits } from './stages';
 

@@ -12,7 +12,7 @@
  */
 import { ValidationError } from '../../errors';
 import type { AnalysisUnit } from '../types';
-import { fileHeader, makeUnit } from '../shared/unit';
+import { fileHeader, makeUnit } from '../common/unit';
 import { readInstructions, type DockerfileStructure, type Instruction } from './instructions';
 
 export const STAGE_TYPE = 'dockerfile_stage';

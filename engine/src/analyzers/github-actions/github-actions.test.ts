@@ -2,7 +2,7 @@ import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../errors';
 import { corpusFile, corpusFiles } from '../../../../tests/corpus';
-import { expectCorpusUnits } from '../shared/testing';
+import { expectCorpusUnits } from '../common/testing';
 import { githubActionsAnalyzer } from './index';
 import { NO_PERMISSIONS_NOTE } from './workflow';
 

@@ -2,11 +2,11 @@
  * The `github-actions` analyzer (analysis-api.md "What the service does" 2; contract in
  * ../types.ts). Reads workflow files and workflows inside unified diffs: one unit per job with
  * the workflow's triggers and top-level permissions as context (workflow.ts; diff handling and
- * its limits in ../shared/diff-units.ts).
+ * its limits in ../common/diff-units.ts).
  */
 import { ValidationError } from '../../errors';
 import { decodeText } from '../../ingest/decode';
-import { diffFileUnits } from '../shared/diff-units';
+import { diffFileUnits } from '../common/diff-units';
 import type { AnalysisUnit, Analyzer, DiffFile } from '../types';
 import { sniffWorkflow, workflowUnits } from './workflow';
 

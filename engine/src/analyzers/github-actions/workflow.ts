@@ -14,8 +14,8 @@
 import { isMap, isScalar, type Node, type Pair, type YAMLMap } from 'yaml';
 import { ValidationError } from '../../errors';
 import type { AnalysisUnit } from '../types';
-import { fileHeader, makeUnit } from '../shared/unit';
-import { isEmptyDocument, pairSpan, parseYamlSource, sliceLines, type YamlSource } from '../shared/yaml-source';
+import { fileHeader, makeUnit } from '../common/unit';
+import { isEmptyDocument, pairSpan, parseYamlSource, sliceLines, type YamlSource } from '../common/yaml-source';
 
 export const JOB_TYPE = 'github_actions_job';
 const CONTEXT_KEYS = ['name', 'on', 'permissions', 'env'] as const;

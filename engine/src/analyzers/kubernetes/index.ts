@@ -1,11 +1,11 @@
 /**
  * The `kubernetes` analyzer (analysis-api.md "What the service does" 2; contract in ../types.ts).
  * Reads Kubernetes manifests (multi-document YAML, Helm-rendered output, JSON) and manifests
- * inside unified diffs. Units and their limits: manifest.ts, ../shared/diff-units.ts.
+ * inside unified diffs. Units and their limits: manifest.ts, ../common/diff-units.ts.
  */
 import { ValidationError } from '../../errors';
 import { decodeText } from '../../ingest/decode';
-import { diffFileUnits } from '../shared/diff-units';
+import { diffFileUnits } from '../common/diff-units';
 import type { AnalysisUnit, Analyzer, DiffFile } from '../types';
 import { manifestUnits, sniffManifest } from './manifest';
 

@@ -2,7 +2,7 @@ import { parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../errors';
 import { corpusFile, corpusFiles } from '../../../../tests/corpus';
-import { expectCorpusUnits } from '../shared/testing';
+import { expectCorpusUnits } from '../common/testing';
 import { kubernetesAnalyzer } from './index';
 
 /** Objects of a manifest counted by the yaml package alone: non-empty documents. */

@@ -14,8 +14,8 @@
 import { isMap, isSeq, type Document, type Node } from 'yaml';
 import { ValidationError } from '../../errors';
 import type { AnalysisUnit } from '../types';
-import { fileHeader, makeUnit } from '../shared/unit';
-import { isEmptyDocument, parseYamlSource, sliceLines, type LineSpan, type YamlSource } from '../shared/yaml-source';
+import { fileHeader, makeUnit } from '../common/unit';
+import { isEmptyDocument, parseYamlSource, sliceLines, type LineSpan, type YamlSource } from '../common/yaml-source';
 
 interface ObjectInfo {
   readonly apiVersion: string;
