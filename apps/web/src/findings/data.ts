@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { experimental_streamedQuery as streamedQuery, queryOptions, useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { api, query } from '../api/client';
 import type { Finding, FindingStatus, Severity, UpdateFindingBody } from '../api/types';
 
@@ -26,15 +26,36 @@ export function filtersFrom(params: URLSearchParams): FindingFilters {
   return f as FindingFilters;
 }
 
+/** Rows in the first request: small, so the table can show it at once; later pages are bigger. */
+export const FIRST_PAGE = 500;
 const PAGE = 1000;
+/** Later pages are handed on in batches of at least this many rows: every batch re-sorts the whole table, so few batches keep the page responsive while the rest loads. */
+const BATCH = 10_000;
 
-/** Every finding matching the server-side filters: GET /findings pages of 1000 (analysis-api.md). */
-async function fetchAll(f: FindingFilters, signal: AbortSignal): Promise<Finding[]> {
-  const all: Finding[] = [];
-  for (let offset = 0; ; offset += PAGE) {
-    const page = await api.get<{ findings: Finding[] }>(`/findings${query({ namespace: f.namespace, status: f.status, severity: f.severity, rule_id: f.rule_id, limit: PAGE, offset })}`, signal);
-    all.push(...page.findings);
-    if (page.findings.length < PAGE) return all;
+/** Resolves when the browser is idle (after the first page has rendered), at most `ms` later. */
+function idle(ms: number): Promise<void> {
+  return new Promise((resolve) => (typeof requestIdleCallback === 'function' ? requestIdleCallback(() => resolve(), { timeout: ms }) : setTimeout(resolve, 0)));
+}
+
+/**
+ * The findings matching the server-side filters: GET /findings with `limit` and `offset`
+ * (analysis-api.md), first {@link FIRST_PAGE} rows (yielded at once), then pages of 1000 until
+ * a short page (requested once the first page has rendered), yielded in batches of
+ * {@link BATCH} rows and a last partial batch. Throws
+ * ApiError as the client does; stops when `signal` aborts.
+ */
+async function* findingBatches(f: FindingFilters, signal: AbortSignal): AsyncGenerator<Finding[]> {
+  let batch: Finding[] = [];
+  for (let offset = 0, limit = FIRST_PAGE; ; offset += limit, limit = PAGE) {
+    const page = await api.get<{ findings: Finding[] }>(`/findings${query({ namespace: f.namespace, status: f.status, severity: f.severity, rule_id: f.rule_id, limit, offset })}`, signal);
+    batch = batch.concat(page.findings);
+    const last = page.findings.length < limit;
+    if (offset === 0 || last || batch.length >= BATCH) {
+      yield batch;
+      batch = [];
+    }
+    if (last) return;
+    if (offset === 0) await idle(500); // let the first page render before asking for more
   }
 }
 
@@ -53,8 +74,35 @@ export function localFilter(rows: Finding[], f: FindingFilters): Finding[] {
 
 export const findingsKey = (f: FindingFilters) => ['findings', f.namespace ?? '', f.status ?? '', f.severity ?? '', f.rule_id ?? ''];
 
+/**
+ * The findings list as a streamed query: `data` holds the first page as soon as it arrives
+ * (status `success`) and grows as later pages land; `fetchStatus` stays `fetching` until the
+ * last page. A refetch keeps the shown rows and swaps in the new list once it is complete.
+ */
+function findingsQuery(f: FindingFilters) {
+  return queryOptions({
+    queryKey: findingsKey(f),
+    queryFn: streamedQuery<Finding[], Finding[]>({
+      streamFn: ({ signal }) => findingBatches(f, signal),
+      reducer: (rows, page) => rows.concat(page),
+      initialValue: [],
+      refetchMode: 'replace',
+    }),
+    staleTime: 10_000,
+  });
+}
+
 export function useFindings(f: FindingFilters) {
-  return useQuery({ queryKey: findingsKey(f), queryFn: ({ signal }) => fetchAll(f, signal), staleTime: 10_000 });
+  return useQuery(findingsQuery(f));
+}
+
+/**
+ * Starts loading `/findings?…` (the URL's filters) before the session check and the page's
+ * code have arrived, so the first page is on its way in parallel; the page's useFindings then
+ * joins the same request. A failure (e.g. 401 before sign-in) is cached and retried on mount.
+ */
+export function prefetchFindings(client: QueryClient, params: URLSearchParams): void {
+  void client.prefetchQuery(findingsQuery(filtersFrom(params)));
 }
 
 export const findingId = (f: Pick<Finding, 'resource_hash' | 'rule_id'>) => `${f.resource_hash}/${f.rule_id}`;

@@ -69,10 +69,13 @@ export default function Findings() {
   const [params, setParams] = useSearchParams();
   const filters = useMemo(() => filtersFrom(params), [params]);
   const findings = useFindings(filters);
+  // The first page is shown at once; later pages stream in (findings/data.ts useFindings).
+  const streaming = findings.isSuccess && findings.fetchStatus === 'fetching';
   const rows = useMemo(() => localFilter(findings.data ?? [], filters), [findings.data, filters]);
   const [order, setOrder] = useState<Finding[]>([]);
   const onOrder = useCallback((o: Finding[]) => setOrder(o), []);
-  const [active, setActive] = useState(-1);
+  const [activeId, setActiveId] = useState<string | null>(null);
+  const active = useMemo(() => (activeId === null ? -1 : order.findIndex((r) => findingId(r) === activeId)), [order, activeId]);
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [help, setHelp] = useState(false);
   const [preset, setPreset] = useState<FindingStatus | null>(null);
@@ -81,7 +84,7 @@ export default function Findings() {
   const stateRef = useRef({ order, active, current });
   stateRef.current = { order, active, current };
 
-  useEffect(() => { setActive(-1); setSelected(new Set()); }, [params]);
+  useEffect(() => { setActiveId(null); setSelected(new Set()); }, [params]);
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
@@ -90,7 +93,8 @@ export default function Findings() {
       const move = (delta: number) => {
         e.preventDefault();
         setPreset(null);
-        setActive(Math.max(0, Math.min(list.length - 1, at + delta)));
+        const next = list[Math.max(0, Math.min(list.length - 1, at + delta))];
+        if (next) setActiveId(findingId(next));
       };
       if (e.key === '?') { e.preventDefault(); setHelp(true); return; }
       if (e.key === '/') { e.preventDefault(); document.getElementById('findings-search')?.focus(); return; }
@@ -118,17 +122,18 @@ export default function Findings() {
       <Filters params={params} onChange={(next) => setParams(next)} />
       <p className="muted" role="status" aria-live="polite">
         {findings.isSuccess ? `${rows.length.toLocaleString()} finding${rows.length === 1 ? '' : 's'}${findings.data.length !== rows.length ? ` of ${findings.data.length.toLocaleString()}` : ''}` : ''}
+        {streaming ? ' so far · loading more…' : ''}
         {triage.isPending ? ' · saving…' : ''}
       </p>
       <ActionResult error={triage.error} />
       {canWrite ? <BulkBar targets={selectedRows} onDone={() => setSelected(new Set())} /> : null}
-      {findings.isPending ? <Loading what="Loading findings" /> : findings.isError ? (findings.error instanceof ApiError && findings.error.status === 403
+      {findings.isPending || (streaming && rows.length === 0) ? <Loading what="Loading findings" /> : findings.isError ? (findings.error instanceof ApiError && findings.error.status === 403
         ? <Empty>Your role ({session.role}) may not read findings in this organization; ask an admin for the member role.</Empty>
         : <ErrorBox error={findings.error} retry={() => void findings.refetch()} />) : rows.length === 0 ? (
         <Empty>No findings match these filters. Run an analysis from Analyse, or clear the filters.</Empty>
       ) : (
         <div className="workbench">
-          <FindingsTable rows={rows} activeIndex={active} onActivate={(i) => { setPreset(null); setActive(i); }} selected={selected} canWrite={canWrite}
+          <FindingsTable rows={rows} activeId={activeId} onActivate={(id) => { setPreset(null); setActiveId(id); }} selected={selected} canWrite={canWrite}
             onToggle={(id) => setSelected((s) => { const n = new Set(s); if (n.has(id)) n.delete(id); else n.add(id); return n; })}
             onToggleAll={(ids, on) => setSelected(on ? new Set(ids) : new Set())} onOrder={onOrder} />
           <aside className="detail-pane" aria-label="Finding detail">

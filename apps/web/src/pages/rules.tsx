@@ -117,33 +117,54 @@ function Health() {
   );
 }
 
+/**
+ * A proposal's change as a diff against the rule as it stands (the org's custom rule when there
+ * is one): `-` the current severity, `+` the proposed one; the description amendment is added after the
+ * description's last lines (shown as context).
+ */
+function ProposalDiff({ proposal, rule }: { proposal: Proposal; rule: CustomRule | undefined }) {
+  const { severity, description_amendment: amendment } = proposal.changes;
+  return (
+    <pre className="diff" aria-label={`Proposed change to ${proposal.rule_id}`}>
+      {severity && rule ? <span className="del">{`- severity: ${rule.severity}\n`}</span> : null}
+      {severity ? <span className="add">{`+ severity: ${severity}\n`}</span> : null}
+      {amendment && rule ? rule.description.trimEnd().split('\n').slice(-3).map((l, i) => <span key={`c${i}`} className="ctx">{`  ${l}\n`}</span>) : null}
+      {amendment ? amendment.split('\n').map((l, i) => <span key={i} className="add">{`+ ${l}\n`}</span>) : null}
+    </pre>
+  );
+}
+
 /** Rule proposals (GET /rule-proposals, refresh, apply, dismiss) with the proposed change shown as a diff. */
 function Proposals() {
   const session = useSession();
   const client = useQueryClient();
+  const admin = session.can('admin');
   const proposals = useQuery({ queryKey: ['proposals'], queryFn: () => api.get<{ proposals: Proposal[] } | Proposal[]>('/rule-proposals?status=pending') });
+  const rules = useQuery({ queryKey: ['custom-rules', session.org_id], queryFn: () => api.get<{ rules: CustomRule[] }>(`/orgs/${encodeURIComponent(session.org_id!)}/rules`) });
   const done = () => client.invalidateQueries({ queryKey: ['proposals'] });
-  const refresh = useMutation({ mutationFn: () => api.post('/rule-proposals/refresh'), onSuccess: done });
-  const decide = useMutation({ mutationFn: ({ id, action }: { id: string; action: 'apply' | 'dismiss' }) => api.post(`/rule-proposals/${encodeURIComponent(id)}/${action}`), onSuccess: () => { void done(); void client.invalidateQueries({ queryKey: ['custom-rules'] }); } });
+  const refresh = useMutation({ mutationFn: () => api.post<{ created: number }>('/rule-proposals/refresh'), onSuccess: done });
+  const decide = useMutation({
+    mutationFn: ({ id, action }: { id: string; action: 'apply' | 'dismiss'; ruleId: string }) => api.post(`/rule-proposals/${encodeURIComponent(id)}/${action}`),
+    onSuccess: () => { void done(); void client.invalidateQueries({ queryKey: ['custom-rules'] }); void client.invalidateQueries({ queryKey: ['rule-health'] }); },
+  });
+  const decided = decide.isSuccess ? `${decide.variables.action === 'apply' ? 'Applied: the rule' : 'Dismissed: the proposal for'} ${decide.variables.ruleId}${decide.variables.action === 'apply' ? ' is updated (see Custom rules).' : ' is closed.'}` : null;
   const list = (d: { proposals: Proposal[] } | Proposal[]) => (Array.isArray(d) ? d : d.proposals);
   return (
     <>
-      {session.can('admin') ? <button type="button" onClick={() => refresh.mutate()} disabled={refresh.isPending}>Recompute proposals</button> : null}
-      <ActionResult error={refresh.error ?? decide.error} />
+      {admin ? <button type="button" onClick={() => refresh.mutate()} disabled={refresh.isPending}>Recompute proposals</button> : null}
+      <ActionResult error={refresh.error ?? decide.error} success={decided ?? (refresh.isSuccess ? `Recomputed: ${refresh.data.created} new proposal${refresh.data.created === 1 ? '' : 's'}.` : null)} />
       <QueryView query={proposals} isEmpty={(d) => list(d).length === 0} empty="No pending proposals.">
         {(d) => (
           <ul className="plain">{list(d).map((p) => (
             <li key={p.proposal_id} className="proposal">
-              <p><code>{p.rule_id}</code>: {p.evidence.confirmed} confirmed, {p.evidence.rejected} rejected, {p.evidence.severity_wrong} severity wrong.</p>
-              <pre className="diff" aria-label="Proposed change">
-                {p.changes.severity ? <span className="add">{`+ severity: ${p.changes.severity}\n`}</span> : null}
-                {p.changes.description_amendment ? p.changes.description_amendment.split('\n').map((l, i) => <span key={i} className="add">{`+ ${l}\n`}</span>) : null}
-              </pre>
-              {p.reviewer_quotes.length ? <ul>{p.reviewer_quotes.map((q, i) => <li key={i}>{q}</li>)}</ul> : null}
-              {session.can('admin') ? (
+              <h3><code>{p.rule_id}</code></h3>
+              <p>{p.evidence.confirmed} confirmed, {p.evidence.rejected} rejected, {p.evidence.severity_wrong} severity wrong{p.evidence.precision === null ? '' : ` (precision ${Math.round(p.evidence.precision * 100)}%)`}.</p>
+              <ProposalDiff proposal={p} rule={rules.data?.rules.find((r) => r.rule_id === p.rule_id)} />
+              {p.reviewer_quotes.length ? <><p id={`notes-${p.proposal_id}`} className="muted">Reviewer notes behind it:</p><ul aria-labelledby={`notes-${p.proposal_id}`}>{p.reviewer_quotes.map((q, i) => <li key={i}>{q}</li>)}</ul></> : null}
+              {admin ? (
                 <div className="actions">
-                  <button type="button" onClick={() => decide.mutate({ id: p.proposal_id, action: 'apply' })}>Apply</button>
-                  <button type="button" onClick={() => decide.mutate({ id: p.proposal_id, action: 'dismiss' })}>Dismiss</button>
+                  <button type="button" className="primary" disabled={decide.isPending} aria-label={`Apply proposal for ${p.rule_id}`} onClick={() => decide.mutate({ id: p.proposal_id, action: 'apply', ruleId: p.rule_id })}>Apply</button>
+                  <button type="button" disabled={decide.isPending} aria-label={`Dismiss proposal for ${p.rule_id}`} onClick={() => decide.mutate({ id: p.proposal_id, action: 'dismiss', ruleId: p.rule_id })}>Dismiss</button>
                 </div>
               ) : null}
             </li>
