@@ -21,12 +21,20 @@ export interface RegisterInput {
 }
 
 /** Creates a local account (no membership). ConflictError when the e-mail is registered. */
-export async function createLocalUser(ctx: IdentityCtx, input: { email: string; password: string; name?: string | null; isSuperadmin?: boolean }): Promise<UserDoc> {
+/**
+ * Inserts a new active account (e-mail stored lower-case, as `users.byEmail` looks it up), with
+ * no second factor and no org yet; the one constructor of UserDoc for every way in (password,
+ * SSO, social sign-in). Throws ConflictError (409) when the e-mail is already registered.
+ */
+export async function insertNewUser(
+  ctx: IdentityCtx,
+  fields: { email: string; name: string | null; passwordHash: string | null; authProvider: UserDoc['auth_provider']; isSuperadmin?: boolean },
+): Promise<UserDoc> {
   const now = isoNow(ctx);
   const user: UserDoc = {
-    user_id: randomId('usr'), email: input.email.toLowerCase(), name: input.name ?? null,
-    password_hash: await hashPassword(input.password), auth_provider: 'local', is_active: true,
-    is_superadmin: input.isSuperadmin ?? false,
+    user_id: randomId('usr'), email: fields.email.toLowerCase(), name: fields.name,
+    password_hash: fields.passwordHash, auth_provider: fields.authProvider, is_active: true,
+    is_superadmin: fields.isSuperadmin ?? false,
     two_factor: { enabled: false, secret: null, pending_secret: null, recovery_codes: [] },
     session_epoch: 0, sessions_revoked_at: null, last_org_id: null, created_at: now, updated_at: now,
   };
@@ -36,6 +44,14 @@ export async function createLocalUser(ctx: IdentityCtx, input: { email: string; 
     if (error instanceof ConflictError) throw new ConflictError('E-mail already registered');
     throw error;
   }
+}
+
+/** A new password account (scrypt hash). Throws ConflictError (409) for a registered e-mail. */
+export async function createLocalUser(ctx: IdentityCtx, input: { email: string; password: string; name?: string | null; isSuperadmin?: boolean }): Promise<UserDoc> {
+  return insertNewUser(ctx, {
+    email: input.email, name: input.name ?? null, passwordHash: await hashPassword(input.password),
+    authProvider: 'local', isSuperadmin: input.isSuperadmin,
+  });
 }
 
 /**

@@ -1,8 +1,8 @@
 import { ConflictError, ForbiddenError } from '../errors';
 import { isoNow, type IdentityCtx } from './context';
+import { insertNewUser } from './registration';
 import { emailDomain } from './sso-service';
 import type { SsoConnectionDoc } from './sso-store';
-import { randomId } from './secrets';
 import type { OrgRole, UserDoc } from './types';
 
 /** What the relying party verified from an ID token (server/src/auth/oidc-client.ts). */
@@ -18,18 +18,7 @@ export interface VerifiedIdentity {
 
 /** A new account without a password, signing in through an identity provider. */
 export async function createExternalUser(ctx: IdentityCtx, email: string, name: string | null, provider: 'sso' | 'social'): Promise<UserDoc> {
-  const now = isoNow(ctx);
-  const user: UserDoc = {
-    user_id: randomId('usr'), email, name, password_hash: null, auth_provider: provider, is_active: true, is_superadmin: false,
-    two_factor: { enabled: false, secret: null, pending_secret: null, recovery_codes: [] },
-    session_epoch: 0, sessions_revoked_at: null, last_org_id: null, created_at: now, updated_at: now,
-  };
-  try {
-    return await ctx.engine.stores.users.insert(user);
-  } catch (error) {
-    if (error instanceof ConflictError) throw new ConflictError('E-mail already registered');
-    throw error;
-  }
+  return insertNewUser(ctx, { email, name, passwordHash: null, authProvider: provider });
 }
 
 /**
