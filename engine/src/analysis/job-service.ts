@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { EngineContext } from '../context';
 import { ConflictError, NotFoundError, ValidationError } from '../errors';
 import type { AnalysisDeps } from './analyze-service';
-import { requireCatalogueModel, resolveApiKey } from './analyze-service';
+import { CHECKS_ONLY_BACKEND, requireCatalogueModel, resolveApiKey } from './analyze-service';
 import { TERMINAL_JOB_STATUSES, type JobDoc, type JobStatus } from './job-store';
 import type { LlmBackend } from '../llm/types';
 
@@ -97,9 +97,11 @@ export async function retryJob(deps: AnalysisDeps, orgId: string, jobId: string,
   const pending = new Set(resources.filter((r) => r.analysis === null).map((r) => r.hash));
   const hashes = job.hashes.filter((h) => pending.has(h));
   if (hashes.length === 0) throw new ConflictError('Nothing left to analyse');
-  await requireCatalogueModel(ctx, job.llm_backend, job.model);
-  const key = await resolveApiKey(ctx, orgId, job.llm_backend as LlmBackend, inlineKey);
-  await deps.assertBudget?.(orgId);
+  // A checks-only job (no model) is retried as one: no catalogue model, no key, no budget.
+  const checksOnly = job.llm_backend === CHECKS_ONLY_BACKEND;
+  if (!checksOnly) await requireCatalogueModel(ctx, job.llm_backend, job.model);
+  const key = checksOnly ? { apiKey: null, source: 'none' as const } : await resolveApiKey(ctx, orgId, job.llm_backend as LlmBackend, inlineKey);
+  if (!checksOnly) await deps.assertBudget?.(orgId);
   const retryId = randomUUID();
   if (!(await ctx.stores.jobs.claimRetrySlot(orgId, jobId, job.active_retry ?? null, retryId))) {
     throw new ConflictError('A retry of this job is already in flight');

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { EngineContext } from '../context';
 import { AppError, NotFoundError, ValidationError } from '../errors';
 import { recordTriage } from '../findings/triage';
@@ -73,6 +74,19 @@ export async function submitAnalysis(ctx: EngineContext, orgId: string, hash: st
   return saveAnalysis(ctx, orgId, existing, payload, source, digest);
 }
 
+/**
+ * The digest an analysis is recorded (and reused) with (issue 15 "Plan context"): the ruleset
+ * digest alone for a unit without companions (so analyses stored before plan context stay
+ * valid), else hex SHA-256 over the ruleset digest and `metadata.context_digest`
+ * (analyzers/terraform/plan-context.ts). A unit whose companions changed therefore no longer
+ * matches its stored analysis and is analysed again; an unchanged plan matches and costs no call.
+ */
+export function analysisDigest(rulesetDigest: string, metadata: Readonly<Record<string, unknown>>): string {
+  const context = metadata.context_digest;
+  if (typeof context !== 'string' || context === '') return rulesetDigest;
+  return createHash('sha256').update(`planwarden-analysis/1\u0000${rulesetDigest}\u0000${context}`, 'utf8').digest('hex');
+}
+
 /** Stores a validated analysis and its triage records; shared by the client and server paths. */
 export async function saveAnalysis(ctx: EngineContext, orgId: string, resource: ResourceDoc, payload: AnalysisPayload, source: 'client' | 'server', digest: string | null) {
   const now = ctx.now().toISOString();
@@ -82,12 +96,12 @@ export async function saveAnalysis(ctx: EngineContext, orgId: string, resource: 
   return presentResource(saved);
 }
 
-/** A client analysis is recorded with the digest of the rules next-resource serves for the unit by default (the selection). */
+/** A client analysis is recorded with the digest of the rules next-resource serves for the unit by default (the selection), and of its plan context. */
 async function clientRulesetDigest(ctx: EngineContext, orgId: string, resource: ResourceDoc): Promise<string | null> {
   const analyzer = ctx.analyzers.get(resource.analyzer);
   if (!analyzer?.defaultRuleVariant) return null;
   try {
-    return resourceRuleset(await resolveRuleset(ctx, orgId, analyzer, unitRuleVariant(analyzer, resource, null)), resource).digest;
+    return analysisDigest(resourceRuleset(await resolveRuleset(ctx, orgId, analyzer, unitRuleVariant(analyzer, resource, null)), resource).digest, resource.metadata);
   } catch {
     return null;
   }

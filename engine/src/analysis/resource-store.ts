@@ -1,5 +1,6 @@
 import type { AnalysisUnit } from '../analyzers/types';
 import { ConflictError } from '../errors';
+import { forEachTimedBatch } from '../ingest/timed-batches';
 import type { Collection, IndexSpec, Store } from '../store/port';
 import type { AnalysisPayload } from './payload';
 
@@ -55,13 +56,6 @@ export const RESOURCE_INDEXES: Record<string, IndexSpec[]> = {
   ],
 };
 
-/**
- * Units per batch. Issue 18: a batch's writes run synchronously on sqlite, so batches are kept
- * small and the event loop gets a turn between them (a 10 MB plan no longer blocks other
- * requests for the whole of its writes).
- */
-const BATCH = 100;
-const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 function newResource(orgId: string, unit: AnalysisUnit, now: string): ResourceDoc {
   return {
@@ -116,22 +110,23 @@ export class ResourceStore {
       { upsert: true },
     );
     const unique = [...new Map(units.map((u) => [u.hash, u])).values()];
-    for (let start = 0; start < unique.length; start += BATCH) {
-      if (start > 0) await yieldToEventLoop();
-      const batch = unique.slice(start, start + BATCH);
+    // Issue 18: a batch's writes run synchronously on sqlite; batches are sized to a few ms of
+    // work each, with an event-loop turn between them (a 10 MB plan never blocks other requests).
+    await forEachTimedBatch(unique, async (batch, start) => {
       try {
         await this.addBatch(orgId, namespace, batch, start, now);
       } catch (error) {
         if (!(error instanceof ConflictError)) throw error;
         await this.addOneByOne(orgId, namespace, batch, start, now);
       }
-    }
+    });
   }
 
   private async addBatch(orgId: string, namespace: string, batch: readonly AnalysisUnit[], offset: number, now: string): Promise<void> {
     const hashes = batch.map((u) => u.hash);
     const existing = await this.resources.find({ org_id: orgId, hash: { $in: hashes } });
-    const analysed = new Map(existing.map((r) => [r.hash, r.analysis !== null]));
+    const stale = await this.refreshContext(orgId, existing, batch);
+    const analysed = new Map(existing.map((r) => [r.hash, r.analysis !== null && !stale.has(r.hash)]));
     const fresh = batch.filter((u) => !analysed.has(u.hash));
     if (fresh.length > 0) await this.resources.insertMany(fresh.map((u) => newResource(orgId, u, now)));
     const members = await this.members.find({ org_id: orgId, namespace, hash: { $in: hashes } });
@@ -140,17 +135,40 @@ export class ResourceStore {
     if (missing.length > 0) await this.members.insertMany(missing);
   }
 
+  /**
+   * Issue 15 "Plan context": a stored resource whose unit now comes with other companions
+   * (`metadata.context_digest` differs) takes the new context, and its stored analysis no longer
+   * counts as done (members unanalysed; run-job.ts compares the digest it was made with).
+   * Returns the hashes whose context changed.
+   */
+  private async refreshContext(orgId: string, existing: readonly ResourceDoc[], batch: readonly AnalysisUnit[]): Promise<Set<string>> {
+    const byHash = new Map(batch.map((u) => [u.hash, u]));
+    const stale = new Set<string>();
+    for (const resource of existing) {
+      const unit = byHash.get(resource.hash);
+      if (!unit || !Array.isArray(unit.metadata.context) || unit.metadata.context_digest === resource.metadata.context_digest) continue;
+      const { context_digest: _old, ...rest } = resource.metadata;
+      void _old;
+      const metadata = { ...rest, context: unit.metadata.context, ...(unit.metadata.context_digest ? { context_digest: unit.metadata.context_digest } : {}) };
+      await this.resources.updateOne({ org_id: orgId, hash: resource.hash }, { $set: { metadata } });
+      stale.add(resource.hash);
+    }
+    if (stale.size > 0) await this.members.updateMany({ org_id: orgId, hash: { $in: [...stale] } }, { $set: { analyzed: false } });
+    return stale;
+  }
+
   private async addOneByOne(orgId: string, namespace: string, batch: readonly AnalysisUnit[], offset: number, now: string): Promise<void> {
     for (const [i, unit] of batch.entries()) {
       const { org_id: _o, hash: _h, ...insert } = newResource(orgId, unit, now);
       void _o; void _h;
       await this.resources.updateOne({ org_id: orgId, hash: unit.hash }, { $setOnInsert: insert }, { upsert: true });
       const resource = await this.resources.findOne({ org_id: orgId, hash: unit.hash });
+      const stale = await this.refreshContext(orgId, resource ? [resource] : [], [unit]);
       const { org_id: _mo, namespace: _mn, hash: _mh, analyzed: _ma, ...member } = newMember(orgId, namespace, unit, offset + i, now, false);
       void _mo; void _mn; void _mh; void _ma;
       await this.members.updateOne(
         { org_id: orgId, namespace, hash: unit.hash },
-        { $setOnInsert: member, $set: { analyzed: Boolean(resource?.analysis) } },
+        { $setOnInsert: member, $set: { analyzed: Boolean(resource?.analysis) && !stale.has(unit.hash) } },
         { upsert: true },
       );
     }

@@ -6,7 +6,7 @@ import type { LlmProvider } from '../llm/types';
 import type { JobDoc } from './job-store';
 import type { ResourceDoc } from './resource-store';
 import { calibrationText, DEFAULT_RULE_HEALTH_SETTINGS, type RuleHealthSettings } from '../findings/rule-health';
-import { saveAnalysis } from './resource-service';
+import { analysisDigest, saveAnalysis } from './resource-service';
 import { meterUnitCalls } from '../usage/meter-unit';
 import { resolveRuleset, resourceRuleset, unitRuleVariant, type ResolvedRuleset } from './ruleset-service';
 import { factsText, runChecks } from '../checks/run-checks';
@@ -40,7 +40,8 @@ type Outcome = { kind: 'ok' } | { kind: 'failed'; message: string };
 
 /**
  * Runs the analysis loop of one job (analysis-api.md "Job status"): every resource of
- * `job.hashes` not yet analysed with the current ruleset digest is sent to the model, at most
+ * `job.hashes` not yet analysed with the current ruleset and plan-context digest
+ * (resource-service.ts analysisDigest) is sent to the model, at most
  * `max_concurrent_units` at a time; each success is stored with its triage records and
  * reported as progress (processed_count, current_resource); each call is metered, and a
  * unit at most once per job (usage/meter-unit.ts).
@@ -96,7 +97,8 @@ export async function runJob(ctx: EngineContext, job: JobDoc, options: RunJobOpt
     } catch (error) {
       return { kind: 'failed', message: error instanceof Error ? error.message : String(error) };
     }
-    const digest = options.provider ? ruleset.digest : checksOnlyDigest(ruleset.digest);
+    // The unit's plan context is part of the key: changed companions mean a new analysis.
+    const digest = analysisDigest(options.provider ? ruleset.digest : checksOnlyDigest(ruleset.digest), resource.metadata);
     if (resource.analysis && resource.ruleset_digest === digest) {
       await reportProgress(resource);
       return { kind: 'ok' };

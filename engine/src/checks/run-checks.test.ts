@@ -5,6 +5,7 @@ import { selectRules } from '../rules/select';
 import { corpusFile } from '../../../tests/corpus';
 import { compileCheck, factsText, runChecks } from './run-checks';
 import { deterministicPayload, mergeFindings } from './merge';
+import { planJsonUnits } from '../analyzers/terraform/plan-json';
 
 const planUnits = (file: string) => terraformAnalyzer.ingest!(corpusFile(`tfplan-json/${file}`).toString('utf8'));
 const rulesFor = (unit: ReturnType<typeof planUnits>[number]) => selectRules(loadBuiltinRuleset('terraform', terraformAnalyzer.ruleVariantFor!(unit) ?? 'default'), unit).rules;
@@ -53,3 +54,36 @@ describe('deterministic checks', () => {
     expect(merged.findings.map((f) => f.rule_id)).toEqual(['TF-AZURE-FIREWALL-THREAT-INTEL-OFF']);
   });
 });
+
+describe('the `companions` variable (issue 15 "Plan context")', () => {
+  const bucket = { address: 'aws_s3_bucket.b', mode: 'managed', type: 'aws_s3_bucket', name: 'b', change: { actions: ['create'], before: null, after: { bucket: 'logs-x' }, after_unknown: {} } };
+  const pab = (acls: boolean) => ({ address: 'aws_s3_bucket_public_access_block.b', mode: 'managed', type: 'aws_s3_bucket_public_access_block', name: 'b', change: { actions: ['create'], before: null, after: { bucket: 'logs-x', block_public_acls: acls }, after_unknown: {} } });
+  const bucketUnit = (changes: unknown[]) => planJsonUnits({ format_version: '1.2', resource_changes: changes }, 'terraform').find((u) => u.type === 'aws_s3_bucket')!;
+  const rule = (check: string) => [{ ...parseRules(loadBuiltinRuleset('terraform', 'aws'))[0], check }];
+  const MISSING = "unit.action != 'destroy' && !companions.exists(c, c.type == 'aws_s3_bucket_public_access_block')";
+  const WEAK = "companions.exists(c, c.type == 'aws_s3_bucket_public_access_block' && c.values.block_public_acls == false)";
+
+  it('a missing public-access block matches, with the resource line as evidence; a present one does not', () => {
+    const [match] = runChecks(rule(MISSING), bucketUnit([bucket]));
+    expect(match.evidence).toEqual(['+ resource "aws_s3_bucket" "b" {']);
+    expect(runChecks(rule(MISSING), bucketUnit([bucket, pab(true)]))).toEqual([]);
+  });
+
+  it('reads the companions\' values: a weakened block matches, a strict one does not', () => {
+    expect(runChecks(rule(WEAK), bucketUnit([bucket, pab(false)]))).toHaveLength(1);
+    expect(runChecks(rule(WEAK), bucketUnit([bucket, pab(true)]))).toEqual([]);
+  });
+
+  it('units whose companions are unknown (plan text, stored before plan context) skip checks naming companions', () => {
+    const text = terraformAnalyzer.ingest!(corpusFile('tfplan-text/terraform-equivalence-fully-populated-complex-update.txt').toString('utf8'))[0];
+    expect(text.metadata.context).toBeUndefined();
+    expect(runChecks(rule(MISSING), text)).toEqual([]); // unknown is not "missing"
+    expect(runChecks(rule('size(companions) == 0 || true'), text)).toEqual([]); // skipped, not evaluated
+    expect(runChecks(rule('unit.type != ""'), text)).toHaveLength(1); // other checks still run
+  });
+
+  it('is an empty list, not a missing variable, for a plan unit without companions', () => {
+    expect(runChecks(rule('size(companions) == 0'), bucketUnit([bucket]))).toHaveLength(1);
+  });
+});
+

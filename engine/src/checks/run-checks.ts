@@ -12,6 +12,13 @@
  * - `secrets`: the plain-text secrets masked at ingest (metadata.plaintext_secrets), each
  *   `{attribute, kind}`;
  * - `unit`: `{type, name, action, replace}`;
+ * - `companions`: the resources of the same plan that configure the unit (metadata.context,
+ *   analyzers/terraform/plan-context.ts), each `{address, type, action, values}` with `values`
+ *   masked like the unit's own (null for a companion being destroyed): for example
+ *   `unit.action != 'destroy' && !companions.exists(c, c.type == 'aws_s3_bucket_public_access_block')`.
+ *   Always a list (empty when none). Units whose companions are unknown (plan text, configuration
+ *   diffs: no metadata.context) skip checks naming `companions`, as they skip those naming
+ *   `values`: "no companion" is only known for a whole plan;
  * - `lines`: the unit body's lines, trimmed (for text units: `lines.exists(l, l.matches("..."))`;
  *   `matches` takes a JavaScript regular expression in cel-js, not RE2).
  * An expression that fails to evaluate (a missing key, a type mismatch) does not match.
@@ -52,8 +59,10 @@ export interface CheckMatch {
 export function runChecks(rules: readonly RuleDef[], unit: AnalysisUnit): CheckMatch[] {
   const values = unit.metadata.values;
   const secrets = Array.isArray(unit.metadata.plaintext_secrets) ? (unit.metadata.plaintext_secrets as { attribute?: string; kind?: string; line?: string }[]) : [];
+  const known = Array.isArray(unit.metadata.context) ? (unit.metadata.context as unknown[]) : null;
   const context = {
     values: values ?? null,
+    companions: (known ?? []).map(companionVariable),
     secrets: secrets.map((s) => ({ attribute: s.attribute ?? '', kind: s.kind ?? '' })),
     unit: { type: unit.type, name: unit.name, action: unit.action, replace: unit.metadata.replace === true },
     lines: unit.body.split('\n').map((l) => l.trim()),
@@ -61,7 +70,8 @@ export function runChecks(rules: readonly RuleDef[], unit: AnalysisUnit): CheckM
   const matches: CheckMatch[] = [];
   for (const rule of rules) {
     if (!rule.check) continue;
-    if (values === undefined && /\bvalues\b/.test(rule.check)) continue;
+    if (values === undefined && /(?<![.\w])values\b/.test(rule.check)) continue;
+    if (known === null && /\bcompanions\b/.test(rule.check)) continue;
     const expr = compileCheck(rule.check);
     if (expr instanceof Error) continue;
     let result: unknown;
@@ -76,14 +86,25 @@ export function runChecks(rules: readonly RuleDef[], unit: AnalysisUnit): CheckM
   return matches;
 }
 
-const NOT_FIELDS = new Set(['values', 'secrets', 'unit', 'exists', 'all', 'exists_one', 'map', 'filter', 'size', 'has', 'contains', 'startsWith', 'endsWith', 'matches', 'orValue']);
+/** One `companions` entry: `{address, type, action, values}` (strings, values null when absent). */
+function companionVariable(entry: unknown): { address: string; type: string; action: string; values: unknown } {
+  const c = typeof entry === 'object' && entry !== null ? (entry as Record<string, unknown>) : {};
+  const text = (v: unknown): string => (typeof v === 'string' ? v : '');
+  return { address: text(c.address), type: text(c.type), action: text(c.action), values: c.values ?? null };
+}
+
+const NOT_FIELDS = new Set(['values', 'companions', 'secrets', 'unit', 'exists', 'all', 'exists_one', 'map', 'filter', 'size', 'has', 'contains', 'startsWith', 'endsWith', 'matches', 'orValue']);
 
 /**
  * Evidence for a match: the body lines that assign a field the expression names
  * (`+ publicly_accessible = true` for `values.publicly_accessible`), and for checks over
- * `secrets` the masked lines recorded at ingest. Trimmed, de-duplicated, in body order.
+ * `secrets` the masked lines recorded at ingest; for a check over `companions` that names no
+ * body field, the unit's `resource "..." "..."` line. Trimmed, de-duplicated, in body order.
  */
-function evidenceFor(expression: string, body: string, secretLines: readonly string[]): string[] {
+function evidenceFor(check: string, body: string, secretLines: readonly string[]): string[] {
+  // Fields named inside companions.<macro>(...) are the companions', and unit.<field> the unit
+  // record's: neither names a line of the body.
+  const expression = withoutCompanionCalls(check).replace(/\bunit\s*\.\s*\w+/g, '');
   const named = [...expression.matchAll(/\.([A-Za-z_][A-Za-z0-9_]*)\b(?!\s*\()/g)].map((m) => m[1]);
   const quoted = [...expression.matchAll(/"([a-z_][a-z0-9_]*)"/g)].map((m) => m[1]); // keys read as values[k]
   const fields = new Set([...named, ...quoted].filter((f) => !NOT_FIELDS.has(f)));
@@ -94,8 +115,33 @@ function evidenceFor(expression: string, body: string, secretLines: readonly str
   });
   if (/\bsecrets\b/.test(expression)) picked.push(...secretLines.map((l) => l.trim()).filter((l) => l !== '' && lines.includes(l)));
   for (const pattern of matchPatterns(expression)) picked.push(...lines.filter((l) => pattern.test(l)));
+  // A missing or weakened companion has no line of its own: the unit's resource line stands for it.
+  if (picked.length === 0 && /\bcompanions\b/.test(check)) picked.push(...lines.filter((l) => RESOURCE_LINE_RE.test(l)).slice(0, 1));
   const set = new Set(picked);
   return lines.filter((l) => set.has(l)).filter((l, i, all) => all.indexOf(l) === i);
+}
+
+const RESOURCE_LINE_RE = /^(?:[+~-]|-\/\+|\+\/-)?\s*(?:resource|data) "/;
+
+/** `check` without its `companions.<macro>(...)` calls (balanced parentheses, string literals skipped). */
+function withoutCompanionCalls(check: string): string {
+  let out = '';
+  let i = 0;
+  const call = /companions\s*\.\s*[A-Za-z_]\w*\s*\(/g;
+  for (let m = call.exec(check); m !== null; m = call.exec(check)) {
+    out += check.slice(i, m.index);
+    let depth = 1;
+    let j = m.index + m[0].length;
+    for (let quote = ''; j < check.length && depth > 0; j += 1) {
+      const c = check[j];
+      if (quote) { if (c === '\\') j += 1; else if (c === quote) quote = ''; } else if (c === '"' || c === "'") quote = c;
+      else if (c === '(') depth += 1;
+      else if (c === ')') depth -= 1;
+    }
+    i = j;
+    call.lastIndex = j;
+  }
+  return out + check.slice(i);
 }
 
 /** The regular expressions of `.matches("...")` calls in an expression (CEL string literals, JSON-compatible escapes). */

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { terraformAnalyzer } from '../analyzers/terraform/index';
 import { corpusFile, corpusFiles } from '../../../tests/corpus';
-import { isCredentialKey, maskSecretShapes, maskTextSecrets, SECRET_MARKER } from './secrets';
+import { isCredentialKey, maskJsonStringSecrets, maskSecretShapes, maskTextSecrets, SECRET_MARKER } from './secrets';
+import { planJsonUnits } from '../analyzers/terraform/plan-json';
 
 const AWS_KEY = ['AKIA', 'IOSFODNN7EXAMPLE'].join('');
 const PEM = ['-----BEGIN RSA PRIVATE KEY-----', 'MIIEowIBAAKCAQEAx', '-----END RSA PRIVATE KEY-----'].join('\n');
@@ -52,3 +53,33 @@ describe('corpus plans after ingest', () => {
     }
   });
 });
+
+describe('credentials inside JSON-encoded string attributes', () => {
+  const CONTAINERS = JSON.stringify([{
+    name: 'app', image: 'app:1',
+    environment: [{ name: 'DB_PASSWORD', value: 'hunter2' }, { name: 'LOG_LEVEL', value: 'debug' }],
+    secrets: [{ name: 'API_TOKEN', valueFrom: 'arn:aws:ssm:eu-west-1:1:parameter/token' }],
+  }]);
+
+  it('masks credential-named keys and {name, value} pairs, keeping the rest and the JSON shape', () => {
+    const env = maskJsonStringSecrets('{"DB_PASSWORD":"hunter2","HOST":"db","nested":{"client_secret":"s3cr3t"}}');
+    expect(JSON.parse(env.text)).toEqual({ DB_PASSWORD: SECRET_MARKER, HOST: 'db', nested: { client_secret: SECRET_MARKER } });
+    expect(env.paths).toEqual([['DB_PASSWORD'], ['nested', 'client_secret']]);
+    const defs = maskJsonStringSecrets(CONTAINERS);
+    expect(defs.text).not.toContain('hunter2');
+    expect(JSON.parse(defs.text)[0].environment).toEqual([{ name: 'DB_PASSWORD', value: SECRET_MARKER }, { name: 'LOG_LEVEL', value: 'debug' }]);
+    expect(JSON.parse(defs.text)[0].secrets[0].valueFrom).toContain('parameter/token'); // a reference, not the secret
+    expect(maskJsonStringSecrets('{"password": "${var.p}"}').paths).toEqual([]);
+    for (const text of ['not json', '{"HOST":"db"}', '{broken']) expect(maskJsonStringSecrets(text)).toEqual({ text, paths: [] });
+  });
+
+  it('a plan\'s container_definitions secret reaches neither the unit body, its values nor its hash input', () => {
+    const change = { actions: ['create'], before: null, after: { family: 'app', container_definitions: CONTAINERS }, after_unknown: {}, after_sensitive: {} };
+    const [unit] = planJsonUnits({ format_version: '1.2', resource_changes: [{ address: 'aws_ecs_task_definition.app', mode: 'managed', type: 'aws_ecs_task_definition', name: 'app', change }] }, 'terraform');
+    expect(JSON.stringify(unit)).not.toContain('hunter2');
+    expect(unit.body).toContain('LOG_LEVEL');
+    expect(unit.body).toContain(SECRET_MARKER);
+    expect(unit.metadata.plaintext_secrets).toEqual([expect.objectContaining({ attribute: 'container_definitions[0].environment[0].value', kind: 'credential-attribute' })]);
+  });
+});
+

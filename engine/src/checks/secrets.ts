@@ -81,6 +81,49 @@ export function maskSecretShapes(text: string): { text: string; kinds: SecretKin
   return { text: out, kinds };
 }
 
+/** Keys naming the credential of a `{name, value}` pair (ECS `environment`/`secrets`, CloudFormation `Name`/`Value`). */
+const PAIR_KEYS: readonly (readonly [string, string])[] = [['name', 'value'], ['Name', 'Value']];
+
+/**
+ * Masks credentials inside a string attribute that holds JSON (an ECS task's
+ * `container_definitions`, a policy, an `environment` map): a credential-named key with a
+ * literal string value (`"DB_PASSWORD": "hunter2"`), and the `value` of a `{name, value}` pair
+ * whose name is credential-named (`{"name": "DB_PASSWORD", "value": "hunter2"}`), become
+ * SECRET_MARKER at any depth. The JSON is re-serialised (two-space indented when the original
+ * spanned lines, else compact); `paths` are the masked values' paths inside it (keys and array
+ * indexes). Text that is not a JSON object or array, or holds no such credential, comes back
+ * unchanged with no paths. Pure; never throws.
+ */
+export function maskJsonStringSecrets(text: string): { text: string; paths: (string | number)[][] } {
+  const t = text.trim();
+  if (!(t.startsWith('{') && t.endsWith('}')) && !(t.startsWith('[') && t.endsWith(']'))) return { text, paths: [] };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(t);
+  } catch {
+    return { text, paths: [] };
+  }
+  const paths: (string | number)[][] = [];
+  const masked = maskJsonValue(parsed, [], paths);
+  if (paths.length === 0) return { text, paths };
+  return { text: JSON.stringify(masked, null, t.includes('\n') ? 2 : undefined), paths };
+}
+
+function maskJsonValue(value: unknown, path: (string | number)[], paths: (string | number)[][]): unknown {
+  if (Array.isArray(value)) return value.map((v, i) => maskJsonValue(v, [...path, i], paths));
+  if (typeof value !== 'object' || value === null) return value;
+  const record = value as Record<string, unknown>;
+  const pair = PAIR_KEYS.find(([n, v]) => typeof record[n] === 'string' && isCredentialKey(record[n] as string) && typeof record[v] === 'string' && isSecretLiteral(record[v] as string));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(record)) {
+    const secret = typeof v === 'string' && ((pair !== undefined && k === pair[1]) || (isCredentialKey(k) && isSecretLiteral(v)));
+    if (secret) paths.push([...path, k]);
+    const next = secret ? SECRET_MARKER : maskJsonValue(v, [...path, k], paths);
+    Object.defineProperty(out, k, { value: next, enumerable: true, writable: true, configurable: true }); // a `__proto__` key stays a key
+  }
+  return out;
+}
+
 const ASSIGNMENT_RE = /^(\s*(?:[+~-]|-\/\+|\+\/-)?\s*)("?)([A-Za-z0-9_.\-]+)\2(\s*[=:]\s*)(.*)$/;
 const QUOTED_RE = /"(?:[^"\\]|\\.)*"/g;
 

@@ -1,6 +1,7 @@
 import type { EngineContext } from '@planwarden/engine/context';
 import type { JobDoc } from '@planwarden/engine/analysis/job-store';
 import { runJob, type RunSettings } from '@planwarden/engine/analysis/run-job';
+import { CHECKS_ONLY_BACKEND } from '@planwarden/engine/analysis/analyze-service';
 import type { LlmBackend, LlmProvider } from '@planwarden/engine/llm/types';
 import { leaseOwnerIsDead, markOwnerLive, newLeaseOwner } from './lease-owner';
 
@@ -195,7 +196,8 @@ export class JobRunner {
       }
       const catalogue = await stores.models.get(job.llm_backend, job.model);
       const final = await runJob(ctx, job, {
-        provider: this.options.providerFor(job.llm_backend as LlmBackend, apiKey),
+        // A checks-only job (its retry included) runs the deterministic checks with no model.
+        provider: job.llm_backend === CHECKS_ONLY_BACKEND ? null : this.options.providerFor(job.llm_backend as LlmBackend, apiKey),
         pricing: catalogue ?? { input_price_per_1m_usd: 0, output_price_per_1m_usd: 0 },
         settings: this.options.settings(),
         shouldStop: async () => {

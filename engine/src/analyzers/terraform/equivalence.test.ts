@@ -7,7 +7,7 @@
  * GOLDEN of infracost-aws-modules-tf014-large.json was re-recorded for issue 15: its plain-text
  * RDS password is now masked, which changes two bodies (and their hashes) and adds
  * `plaintext_secrets` to their metadata. The metadata keys added for issue 15 (`plaintext_secrets`,
- * `values`) are set aside before comparing and hashing.
+ * `values`, `context`, `context_digest`) are set aside before comparing and hashing.
  */
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -66,7 +66,7 @@ describe('optimised plan-JSON pipeline = frozen reference', () => {
     // Plain-text secrets (issue 15) are masked before the pipeline the reference froze: the
     // reference gets the same masked changes, and the production-only metadata key is set aside.
     const ref = legacyPlanJsonUnits(withSecretsMasked(plan), 'terraform');
-    const comparable = now.map(({ metadata: { plaintext_secrets: _secrets, values: _values, ...metadata }, ...unit }) => ({ ...unit, metadata }));
+    const comparable = now.map(({ metadata: { plaintext_secrets: _secrets, values: _values, context: _context, context_digest: _digest, ...metadata }, ...unit }) => ({ ...unit, metadata }));
     expect(comparable).toEqual(ref);
     expect(JSON.stringify(comparable)).toBe(JSON.stringify(ref)); // key order too
     if (GOLDEN[file]) expect(digest(comparable)).toBe(GOLDEN[file]);
@@ -82,7 +82,7 @@ describe('optimised plan-JSON pipeline = frozen reference', () => {
     let crashes = 0;
     for (let n = 0; n < 6000; n += 1) {
       const plan = { format_version: '1.2', resource_changes: [JSON.parse(JSON.stringify(genChange(rand, `r${n}`))) as unknown] };
-      const now = outcome(() => planJsonUnits(plan, 'terraform').map(({ metadata: { values: _values, ...metadata }, ...unit }) => ({ ...unit, metadata })));
+      const now = outcome(() => planJsonUnits(plan, 'terraform').map(({ metadata: { values: _values, context: _context, context_digest: _digest, ...metadata }, ...unit }) => ({ ...unit, metadata })));
       let ref = outcome(() => legacyPlanJsonUnits(JSON.parse(JSON.stringify(plan)) as Record<string, unknown>, 'terraform'));
       // The reference crashes (TypeError) on a few malformed masks (sparse arrays from an
       // after_unknown longer than the value); production turns any such crash into a 422.

@@ -9,7 +9,7 @@
  * Sensitive values, and plain-text secrets the plan does not mark (plan-secrets.ts), are masked
  * before rendering (plan-values.ts); metadata carries no values (`plaintext_secrets` lists the
  * masked attributes and their body lines, never the secret; `values` is the masked `after`
- * as plain JSON for deterministic checks).
+ * as plain JSON for deterministic checks; `context` lists the unit's companions, plan-context.ts).
  *
  * The JSON object is found even when wrapped in CI log noise (hashicorp/setup-terraform's
  * wrapper prints `[command]...` before and `::debug::`/`::set-output` lines after it).
@@ -18,6 +18,7 @@ import { ValidationError } from '../../errors';
 import { hashUnit } from '../../ingest/hash';
 import { assertJsonDepth } from '../../ingest/json-depth';
 import type { AnalysisUnit, UnitAction } from '../types';
+import { withPlanContext } from './plan-context';
 import { maskPlanSecrets, secretEvidence } from './plan-secrets';
 import { isRecord, plainValue, prepareChange } from './plan-values';
 import { renderResourceChange } from './render-change';
@@ -68,7 +69,7 @@ export function planJsonUnits(plan: Record<string, unknown>, analyzer: string): 
   const changes = plan.resource_changes ?? [];
   if (!Array.isArray(changes)) throw new ValidationError('Plan JSON: resource_changes must be an array');
   assertJsonDepth(changes); // the per-change walks below recurse: refuse what would overflow the stack
-  return changes.map((rc, i) => {
+  const units = changes.map((rc, i) => {
     try {
       return changeUnit(rc, i, analyzer);
     } catch (error) {
@@ -79,6 +80,7 @@ export function planJsonUnits(plan: Record<string, unknown>, analyzer: string): 
       throw new ValidationError(`Plan JSON: resource_changes[${i}]${address} is malformed: ${error instanceof Error ? error.message : String(error)}`);
     }
   });
+  return withPlanContext(plan, changes, units); // companions: metadata.context, outside the hash
 }
 
 /** Maps JSON-plan actions to the unit action and the replace flag. */

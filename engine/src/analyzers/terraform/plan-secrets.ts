@@ -5,9 +5,10 @@
  * step adds the marks itself, so the one redaction pass of plan-values.ts hides them exactly like
  * values the plan marks sensitive (same `(sensitive value)` marker, same changed/unchanged
  * rendering). Credential-shaped substrings (AWS keys, private-key PEM blocks, tokens, URL
- * passwords) are replaced inside the string, keeping the rest of it reviewable.
+ * passwords) are replaced inside the string, keeping the rest of it reviewable, and so are
+ * credential-named keys inside a string that holds JSON (checks/secrets.ts maskJsonStringSecrets).
  */
-import { isCredentialKey, isSecretLiteral, maskSecretShapes, SECRET_MARKER, type SecretFinding } from '../../checks/secrets';
+import { isCredentialKey, isSecretLiteral, maskJsonStringSecrets, maskSecretShapes, SECRET_MARKER, type SecretFinding } from '../../checks/secrets';
 import { isRecord, unionMask } from './plan-values';
 
 interface Found {
@@ -68,8 +69,10 @@ function credentialMask(value: unknown, planMask: unknown, path: (string | numbe
 function scrubShapes(value: unknown, planMask: unknown, path: (string | number)[], found: Found[]): unknown {
   if (planMask === true) return value;
   if (typeof value === 'string') {
-    if (value.length < 16) return value;
-    const { text, kinds } = maskSecretShapes(value);
+    const json = maskJsonStringSecrets(value); // credential keys inside a JSON-encoded attribute
+    for (const inner of json.paths) found.push({ path: [...path, ...inner], kind: 'credential-attribute' });
+    if (json.text.length < 16) return json.text;
+    const { text, kinds } = maskSecretShapes(json.text);
     for (const kind of kinds) found.push({ path, kind });
     return text;
   }
