@@ -24,8 +24,19 @@ describe('selectRules', () => {
     expect(selectRules(AWS, plan('aws_s3_bucket', 'destroy')).ruleIds).toContain('TF-GEN-STATEFUL-DESTROY');
     expect(selectRules(AWS, plan('aws_s3_bucket', 'update', { replace: true })).ruleIds).toContain('TF-GEN-STATEFUL-REPLACE');
     const alb = selectRules(AWS, plan('aws_alb')).ruleIds;
-    expect(alb).toContain('TF-AWS-ACCESS-LOGGING-OFF'); // the rule names aws_lb
+    expect(alb).toContain('TF-AWS-LB-ACCESS-LOGGING-OFF'); // the rule names aws_lb
     expect(alb).toContain('TF-GEN-DELETION-PROTECTION-OFF');
+    expect(selectRules(AWS, plan('aws_s3_bucket_object')).ruleIds).toContain('TF-AWS-S3-PUBLIC-ACL'); // renamed aws_s3_object
+  });
+
+  it('gives every cloud type the corpus lacked a rule for its own rules (issue 15)', () => {
+    const own = (variant: string, type: string) => selectRules(loadBuiltinRuleset('terraform', variant), plan(type)).rules.filter((r) => r.applies_to.some((a) => a !== '*'));
+    expect(own('aws', 'aws_lambda_function').map((r) => r.rule_id)).toEqual(expect.arrayContaining(['TF-AWS-LAMBDA-RUNTIME-DEPRECATED', 'TF-AWS-LAMBDA-ENV-KMS-MISSING']));
+    expect(own('aws', 'aws_cloudwatch_log_group').length).toBeGreaterThan(0);
+    expect(own('aws', 'aws_secretsmanager_secret').length).toBeGreaterThan(0);
+    expect(own('azure', 'azurerm_firewall').map((r) => r.rule_id)).toContain('TF-AZURE-FIREWALL-THREAT-INTEL-OFF');
+    expect(own('azure', 'azurerm_network_interface').map((r) => r.rule_id)).toContain('TF-AZURE-NIC-PUBLIC-IP');
+    expect(own('azure', 'azurerm_subnet').map((r) => r.rule_id)).toContain('TF-AZURE-SUBNET-NSG-MISSING');
   });
 
   it('keeps configuration-only rules for .tf diff blocks and every rule for whole-file units', () => {
@@ -33,6 +44,8 @@ describe('selectRules', () => {
     expect(diff.ruleIds).toContain('TF-GEN-PROVISIONER-REMOTE-CODE');
     const whole = selectRules(AWS, { type: 'terraform_file', action: 'update', metadata: { source: 'diff' } });
     expect(whole.ruleIds).toEqual(parseRules(AWS).map((r) => r.rule_id));
+    // A plan resource whose type merely ends like a container type is a resource, not a file.
+    expect(selectRules(AWS, plan('local_file', 'destroy')).ruleIds).toEqual(['TF-GEN-SECRET-PLAINTEXT']);
   });
 
   it('always sends custom rules (they name no type) and is byte-stable', () => {

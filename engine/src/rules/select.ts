@@ -12,8 +12,9 @@ import { parseRules, rulesetBlocks, type RuleDef } from './ruleset';
 
 /**
  * Resource types that are one resource under two names (Terraform's `aws_alb*` are aliases of
- * `aws_lb*`; azurerm's legacy `azurerm_sql_*` were renamed `azurerm_mssql_*`). A rule naming
- * either name applies to both.
+ * `aws_lb*`; `aws_s3_bucket_object` was renamed `aws_s3_object` and `aws_elasticsearch_*`
+ * `aws_opensearch_*` in AWS provider 4; azurerm's legacy `azurerm_sql_*` were renamed
+ * `azurerm_mssql_*`). A rule naming either name applies to both.
  */
 const ALIAS_GROUPS: readonly (readonly string[])[] = [
   ['aws_lb', 'aws_alb'],
@@ -21,9 +22,13 @@ const ALIAS_GROUPS: readonly (readonly string[])[] = [
   ['aws_lb_listener_rule', 'aws_alb_listener_rule'],
   ['aws_lb_target_group', 'aws_alb_target_group'],
   ['aws_lb_target_group_attachment', 'aws_alb_target_group_attachment'],
+  ['aws_s3_object', 'aws_s3_bucket_object'],
+  ['aws_opensearch_domain', 'aws_elasticsearch_domain'],
+  ['aws_opensearch_domain_policy', 'aws_elasticsearch_domain_policy'],
   ['azurerm_mssql_server', 'azurerm_sql_server'],
   ['azurerm_mssql_database', 'azurerm_sql_database'],
   ['azurerm_mssql_firewall_rule', 'azurerm_sql_firewall_rule'],
+  ['azurerm_mssql_virtual_network_rule', 'azurerm_sql_virtual_network_rule'],
 ];
 const ALIASES = new Map<string, readonly string[]>(ALIAS_GROUPS.flatMap((group) => group.map((t) => [t, group] as const)));
 
@@ -37,7 +42,8 @@ const PLAN_SOURCES = new Set(['plan-json', 'plan-text']);
 
 /**
  * Unit types that can hold anything (a whole file or document seen only as text): when the
- * ruleset names no such type, the whole ruleset goes with them, as before selection.
+ * ruleset names no such type, the whole ruleset goes with them, as before selection. Never a
+ * plan unit: those are resources, whatever their type is called (`local_file`).
  */
 const CONTAINER_TYPE_RE = /(^tfvars$|_file$|_fragment$|_document$|_change$)/;
 
@@ -77,8 +83,8 @@ export function selectRules(ruleset: string, unit: SelectableUnit): SelectedRule
   const named = new Set(rules.flatMap((r) => r.applies_to.map((a) => a.toLowerCase())));
   // Type lists are single tokens (`aws_s3_bucket`, `Deployment`, `AWS::S3::Bucket`); prose ("CI workflows") is not.
   const typed = named.size > 0 && [...named].every((a) => /^[\w:.*-]+$/.test(a));
-  const everything = !typed || (CONTAINER_TYPE_RE.test(unit.type) && ![...names].some((n) => named.has(n)));
   const fromPlan = PLAN_SOURCES.has(String(unit.metadata.source ?? ''));
+  const everything = !typed || (!fromPlan && CONTAINER_TYPE_RE.test(unit.type) && ![...names].some((n) => named.has(n)));
   const keep = (rule: RuleDef): boolean => {
     if (fromPlan && rule.inputs === 'configuration') return false;
     if (fromPlan && rule.actions.length > 0 && !rule.actions.includes(planAction(unit))) return false;
