@@ -83,7 +83,12 @@ describe('plan context', () => {
     expect((await env.server.api('/terraform/ctx-client-back/ingest', { method: 'POST', body: planJson(true) })).status).toBe(201);
     const next = await env.server.api('/ctx-client-back/resource/next');
     expect(next.status).toBe(200);
-    expect(((await next.json()) as { value: { name: string } }).value.name).toBe('aws_s3_bucket.data');
+    const offered = (await next.json()) as { value: { name: string }; context: string | null };
+    expect(offered.value.name).toBe('aws_s3_bucket.data');
+    // The client agent sees the companions the server-side model would see, fenced as untrusted.
+    expect(offered.context).toContain('<<<UNIT_CONTEXT_BEGIN');
+    expect(offered.context).toContain('aws_s3_bucket_public_access_block');
+    expect(offered.context).toContain('"block_public_acls":true');
     expect(env.fake.requests).toHaveLength(0);
   });
 });

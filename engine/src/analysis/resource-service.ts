@@ -8,6 +8,7 @@ import { AnalysisPayloadSchema, type AnalysisPayload } from './payload';
 import type { ResourceDoc } from './resource-store';
 import { analyzerRuleIds, assertKnownRuleType, resolveRuleset, resourceRuleset, unitRuleVariant } from './ruleset-service';
 import { unknownRuleIds, verifyEvidence } from '../llm/parse-output';
+import { contextLines } from '../llm/prompt-context';
 
 /** analysis-api.md "Stored resource": `{hash, value, analysis}`. */
 export function presentResource(doc: ResourceDoc) {
@@ -20,6 +21,8 @@ export function presentResource(doc: ResourceDoc) {
  * NotFoundError (404) for a namespace nothing was ingested into.
  * `rules` is null when the originating analyzer cannot be determined (or is now disabled).
  * Throws ValidationError (422) for a `ruleType` no installed analyzer has as a rule variant.
+ * `context` (an addition to the spec's shape, docs/decisions.md) is the unit's plan context as the
+ * server-side prompt shows it (fenced, untrusted), or null when the unit has no companions.
  */
 export async function nextResource(ctx: EngineContext, orgId: string, namespace: string, ruleType: string | null) {
   assertNamespace(namespace);
@@ -41,7 +44,10 @@ export async function nextResource(ctx: EngineContext, orgId: string, namespace:
     // Unknown/disabled analyzer or no rules for it: the spec's `rules: null`.
     if (!(error instanceof AppError)) throw error;
   }
-  return { hash: resource.hash, value: resource.value, rules, analysis: null };
+  // The companions the server-side prompt shows after the unit (issue 15 "Plan context"), as the
+  // same fenced text: a client agent judges the unit with what the model would see.
+  const context = contextLines(resource.metadata.context).join('\n').trim();
+  return { hash: resource.hash, value: resource.value, rules, context: context === '' ? null : context, analysis: null };
 }
 
 /**

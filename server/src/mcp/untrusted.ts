@@ -24,6 +24,8 @@ export interface NextResource {
   readonly hash: string;
   readonly value: { readonly type: string; readonly name: string; readonly action: string; readonly body: string };
   readonly rules: string | null;
+  /** The plan context, already fenced as untrusted (resource-service.ts), or null. */
+  readonly context: string | null;
 }
 
 /** Wraps `text` in hash-keyed fence lines with `notice` before them. */
@@ -57,6 +59,7 @@ export function presentNextResource(namespace: string, next: NextResource, inclu
     `- action: ${JSON.stringify(next.value.action)}`,
     '',
     fenced,
+    ...(next.context ? ['', next.context] : []),
     '',
     'Apply the ruleset to this unit, then call submit_analysis with this hash and {summary, findings}. ' +
       'Evidence lines must be copied exactly from the body between the fences. ' +
@@ -75,6 +78,7 @@ export function presentNextResource(namespace: string, next: NextResource, inclu
     value: { type: next.value.type, name: next.value.name, action: next.value.action },
     untrusted_body: { warning: UNTRUSTED_DATA_WARNING, begin_fence: begin, end_fence: end, fenced },
     rules: includeRules ? next.rules : undefined,
+    context: next.context,
     analysis: null,
   };
   return { texts, structured };
