@@ -29,6 +29,16 @@ function ingestWorkerEntry(): Plugin {
   };
 }
 
+/**
+ * electron-vite makes the renderer's asset URLs relative (`./assets/…`) for file:// loading; the
+ * desktop serves the renderer from `app://planwarden/` and the dashboard has nested client routes
+ * (`/jobs/<id>`), where a relative URL would point into `/jobs/assets/`. Absolute `/assets/…`
+ * (this plugin's config runs after electron-vite's preset) load from any route.
+ */
+function rootRelativeAssets(): Plugin {
+  return { name: 'planwarden-root-relative-assets', config: () => ({ base: '/' }) };
+}
+
 export default defineConfig({
   main: {
     plugins: [ingestWorkerEntry()],
@@ -64,7 +74,7 @@ export default defineConfig({
   },
   renderer: {
     root: resolve(desktop, 'src/renderer'),
-    plugins: [react()],
+    plugins: [react(), rootRelativeAssets()],
     build: {
       outDir: resolve(desktop, 'out/renderer'),
       emptyOutDir: true,

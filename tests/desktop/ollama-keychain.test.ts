@@ -1,11 +1,12 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Keychain, KeychainUnavailableError, type SafeStorageLike } from '../../apps/desktop/src/core/keychain';
+import { Keychain, KeychainUnavailableError } from '../../apps/desktop/src/core/keychain';
 import { discoverOllama, ollamaBaseUrl } from '../../apps/desktop/src/core/ollama';
 import { startFakeProvider, type FakeProvider } from '../fakes/llm-provider-server';
+import { fakeSafeStorage } from './fake-safe-storage';
+import { unusedPort } from './ports';
 
 const fakes: FakeProvider[] = [];
 const dirs: string[] = [];
@@ -13,15 +14,6 @@ afterAll(async () => {
   await Promise.all(fakes.map((f) => f.close()));
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
-
-/** A port nothing listens on: bound then released. */
-async function closedPort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
-  const { port } = srv.address() as { port: number };
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
-}
 
 describe('Ollama discovery', () => {
   it('lists the models installed in Ollama (GET /api/tags on the fake)', async () => {
@@ -41,7 +33,7 @@ describe('Ollama discovery', () => {
   });
 
   it('says how to install Ollama when nothing answers at OLLAMA_HOST', async () => {
-    const port = await closedPort();
+    const port = await unusedPort();
     const found = await discoverOllama({ host: `127.0.0.1:${port}` });
     expect(found).toMatchObject({ status: 'not_running', host: `http://127.0.0.1:${port}` });
     expect(found.status === 'not_running' && found.message).toMatch(/ollama\.com\/download/);
@@ -54,16 +46,6 @@ describe('Ollama discovery', () => {
     expect(ollamaBaseUrl('https://ollama.example.com')).toBe('https://ollama.example.com');
   });
 });
-
-/** A stand-in for Electron's safeStorage (reversible, clearly not plain text). */
-function fakeSafeStorage(available: boolean, backend = 'gnome_libsecret'): SafeStorageLike {
-  return {
-    isEncryptionAvailable: () => available,
-    getSelectedStorageBackend: () => backend,
-    encryptString: (s) => Buffer.from(`sealed:${Buffer.from(s).reverse().toString('base64')}`),
-    decryptString: (b) => Buffer.from(b.toString().slice('sealed:'.length), 'base64').reverse().toString(),
-  };
-}
 
 describe('the keychain wrapper', () => {
   const file = () => {

@@ -1,5 +1,4 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +10,7 @@ import { SyncState } from '../../apps/desktop/src/core/sync/sync-state';
 import { corpusFile } from '../corpus';
 import { startFakeProvider, type FakeProvider } from '../fakes/llm-provider-server';
 import { spawnServer, type ServerProcess } from '../helpers/server-process';
+import { unusedPort } from './ports';
 
 const BOOTSTRAP = 'bootstrap-key-for-desktop-sync-tests';
 const PLAN = corpusFile('tfplan-json/terraform-showjson-basic-delete.json').toString('utf8');
@@ -28,14 +28,6 @@ let teamClient: ApiClient;
 let sync: SyncService;
 /** The local engine's clock: tests move it to make the desktop decision earlier or later than the team's. */
 let localClockOffsetMs = 0;
-
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
-  const { port: p } = srv.address() as { port: number };
-  await new Promise<void>((r) => srv.close(() => r()));
-  return p;
-}
 
 const startTeam = () => spawnServer({
   dataDir: teamDir, fake,
@@ -55,7 +47,7 @@ beforeAll(async () => {
   fake = await startFakeProvider();
   teamDir = mkdtempSync(join(tmpdir(), 'pw-team-'));
   userDir = mkdtempSync(join(tmpdir(), 'pw-laptop-'));
-  port = await freePort();
+  port = await unusedPort();
   team = await startTeam();
   const key = await team.api('/auth/keys', { method: 'POST', headers: { 'x-api-key': BOOTSTRAP }, json: { role: 'admin', name: 'desktop-sync' } });
   expect(key.status).toBe(201);

@@ -1,22 +1,27 @@
 /**
- * The web dashboard (issue 9) in a real browser against the real server (auth on, memory
- * storage, the fake LLM provider): a new user registers, creates an org, stores a credential,
- * drops a corpus plan, watches the job finish, triages three findings by keyboard, sees the
- * overview counts change, opens a pasted /findings?namespace=… link; a viewer sees no write
- * controls and the API refuses the write anyway; every page passes axe (no serious/critical
- * violation) and is saved as a screenshot under tests/web/artifacts/.
+ * The web dashboard (issue 9) in a real browser against the real server started the README's
+ * way (`npm start` as a child process: tests/helpers/server-process.ts, with PLANWARDEN_DATA_DIR
+ * a throwaway directory, PLANWARDEN_PORT, auth on, and the LLM providers' base URLs pointing at
+ * the fake provider): a new user registers, creates an org, stores a credential, drops a corpus
+ * plan, watches the job finish, triages three findings by keyboard, sees the overview counts
+ * change, opens a pasted /findings?namespace=… link, opens a public report link logged out and
+ * revokes it, creates a service key and uses it from Node's fetch as curl would; a viewer sees
+ * no write controls and the API refuses the write anyway; every page passes axe (no
+ * serious/critical violation) and is saved as a screenshot under tests/web/artifacts/.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { corpusFile, startTestServer, type TestServer } from '../helpers/test-server';
-import { registerUser } from '../helpers/identity';
+import { corpusFile } from '../corpus';
+import { spawnServer, type ServerProcess } from '../helpers/server-process';
 import { startFakeProvider, type FakeProvider } from '../fakes/llm-provider-server';
 import { DASHBOARD_CSP, DASHBOARD_DIST, dashboardRouter } from '../../server/src/http/dashboard';
 import { docsRouter } from '../../server/src/http/docs';
-import { launch, newContext, screenshot, seriousViolations, CHROMIUM } from './browser';
+import { launch, newContext, CHROMIUM } from './browser';
+import { apiJson, Recorder, registerOverHttp, signIn } from './flows';
 
 const BUILT = existsSync(join(DASHBOARD_DIST, 'index.html'));
 const PLAN = 'tfplan-json/checkov-aws-github-oidc-iam-modules.json';
@@ -25,30 +30,27 @@ const OWNER = { email: 'owner@example.com', password: 'correct-horse-1' };
 
 describe.skipIf(!existsSync(CHROMIUM) || !BUILT)('the web dashboard in a browser', () => {
   let fake: FakeProvider;
-  let server: TestServer;
+  let dataDir: string;
+  let server: ServerProcess;
   let browser: Browser;
   let owner: BrowserContext;
   let page: Page;
-  const scans: Record<string, { id: string }[]> = {};
-
-  /** axe scan + screenshot of the page as it is now. */
-  async function record(name: string, p: Page = page): Promise<void> {
-    await p.waitForLoadState('networkidle');
-    scans[name] = await seriousViolations(p);
-    await screenshot(p, name);
-  }
+  const recorder = new Recorder();
+  const record = (name: string, p: Page = page) => recorder.record(p, name);
 
   beforeAll(async () => {
     fake = await startFakeProvider();
-    server = await startTestServer({ fake, overrides: { auth: { enabled: true } } });
+    dataDir = mkdtempSync(join(tmpdir(), 'planwarden-web-'));
+    server = await spawnServer({ dataDir, fake, env: { PLANWARDEN_AUTH_ENABLED: 'true' } });
     browser = await launch();
     ({ context: owner } = await newContext(browser));
     page = await owner.newPage();
-  }, 60_000);
+  }, 120_000);
   afterAll(async () => {
     await browser?.close();
-    await server?.close();
+    await server?.stop();
     await fake?.close();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   }, 180_000);
 
   it('serves the dashboard at / and its client routes with a CSP that forbids inline scripts, never shadowing the API', async () => {
@@ -174,30 +176,57 @@ describe.skipIf(!existsSync(CHROMIUM) || !BUILT)('the web dashboard in a browser
       await page.locator('#page-title').waitFor();
       await record(name);
     }
+  }, 180_000);
+
+  it('creates a public report link, opens it logged out, and after revoking it the link answers like an unknown one', async () => {
     await page.goto(`${server.url}/reports?namespace=${NAMESPACE}`);
     await page.getByRole('button', { name: 'Create public link' }).click();
     const link = await page.getByTestId('public-link').getAttribute('href');
     const anonymous = await newContext(browser);
     const pub = await anonymous.context.newPage();
-    const res = await pub.goto(link!);
-    expect(res?.status()).toBe(200);
+    expect((await pub.goto(link!))?.status()).toBe(200);
+    expect(await pub.content()).toContain(NAMESPACE);
+
+    const row = page.getByRole('row', { name: new RegExp(NAMESPACE) });
+    await row.waitFor();
+    await record('reports-links');
+    await row.getByRole('button', { name: 'Revoke' }).click();
+    await page.getByRole('dialog').waitFor();
+    await record('reports-revoke-confirm');
+    await page.getByRole('dialog').getByRole('button', { name: 'Revoke' }).click();
+    await page.getByText('Link revoked.').waitFor();
+    await page.getByText('No public link is open').waitFor();
+
+    const revoked = await pub.goto(link!);
+    const unknown = await fetch(`${server.url}/api/v1/reports/${'A'.repeat(43)}`);
+    expect(revoked?.status()).toBe(404);
+    expect(await revoked!.text()).toBe(await unknown.text());
     await anonymous.context.close();
   }, 180_000);
 
+  it('creates a service key in the dashboard and uses it from Node fetch like curl', async () => {
+    await page.goto(`${server.url}/organization?tab=keys`);
+    await page.getByLabel('Key name').fill('ci-from-fetch');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const key = (await page.getByTestId('new-key').innerText()).trim();
+    expect(key).toMatch(/^pwk_/);
+    const findings = await apiJson(server.url, 'GET', `/findings?namespace=${NAMESPACE}`, { key });
+    expect(findings.status).toBe(200);
+    expect(findings.body.findings.length).toBeGreaterThan(0);
+    expect((await apiJson(server.url, 'GET', '/findings', { key: `${key}x` })).status).toBe(401);
+  }, 180_000);
+
   it('a viewer sees no write controls, and the API refuses the write anyway', async () => {
-    const viewerUser = await registerUser(server, 'viewer@example.com');
+    const viewerUser = await registerOverHttp(server.url, 'viewer@example.com', 'correct-horse-1');
     const invited = await page.evaluate(async () => {
       const me = (await (await fetch('/api/v1/auth/me')).json()) as { org_id: string };
       const res = await fetch(`/api/v1/orgs/${me.org_id}/invites`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'viewer@example.com', role: 'viewer' }) });
       return (await res.json()) as { invite_id: string };
     });
-    expect((await viewerUser.client.post(`/auth/me/invitations/${invited.invite_id}/accept`)).status).toBe(200);
+    expect((await apiJson(server.url, 'POST', `/auth/me/invitations/${invited.invite_id}/accept`, { cookie: viewerUser.cookie, json: {} })).status).toBe(200);
     const { context } = await newContext(browser);
     const viewer = await context.newPage();
-    await viewer.goto(`${server.url}/login?next=${encodeURIComponent(`/findings?namespace=${NAMESPACE}`)}`);
-    await viewer.getByLabel('E-mail').fill('viewer@example.com');
-    await viewer.getByLabel('Password').fill('correct-horse-1');
-    await viewer.getByRole('button', { name: 'Sign in' }).click();
+    await signIn(viewer, server.url, 'viewer@example.com', 'correct-horse-1', `/findings?namespace=${NAMESPACE}`);
     await viewer.waitForURL(/\/findings\?namespace=/);
     await viewer.locator('#page-title').waitFor();
     await viewer.waitForLoadState('networkidle');
@@ -214,8 +243,6 @@ describe.skipIf(!existsSync(CHROMIUM) || !BUILT)('the web dashboard in a browser
   }, 180_000);
 
   it('found no serious or critical axe violation on any page', () => {
-    expect(Object.keys(scans).length).toBeGreaterThanOrEqual(20);
-    const bad = Object.fromEntries(Object.entries(scans).filter(([, v]) => v.length > 0));
-    expect(bad).toEqual({});
+    recorder.expectClean(22);
   });
 });

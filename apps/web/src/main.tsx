@@ -24,8 +24,10 @@ const Templates = lazy(() => import('./pages/templates'));
 const Organization = lazy(() => import('./pages/organization'));
 const Account = lazy(() => import('./pages/account'));
 const Admin = lazy(() => import('./pages/admin'));
-const Unavailable = lazy(() => import('./pages/unavailable'));
+const Codehost = lazy(() => import('./pages/codehost'));
+const SignInSettings = lazy(() => import('./pages/sign-in-settings'));
 const NotFound = lazy(() => import('./pages/not-found'));
+const DesktopSettings = lazy(() => import('./desktop/page'));
 
 const queryClient = new QueryClient({
   defaultOptions: {
@@ -93,11 +95,12 @@ function App() {
             <Route path="/reports" element={<Reports />} />
             <Route path="/rules" element={<Rules />} />
             <Route path="/templates" element={<Templates />} />
+            <Route path="/desktop" element={<DesktopSettings />} />
             <Route path="/organization" element={<Organization />} />
             <Route path="/account" element={<Account />} />
             <Route path="/admin" element={<Admin />} />
-            <Route path="/integrations/codehost" element={<Unavailable title="Code-host integration" what="The code-host integration (GitHub/GitLab app connection)" />} />
-            <Route path="/admin/settings/sign-in" element={<Unavailable title="Sign-in settings" what="Platform sign-in settings (social login providers)" />} />
+            <Route path="/integrations/codehost" element={<Codehost />} />
+            <Route path="/admin/settings/sign-in" element={<SignInSettings />} />
             <Route path="*" element={<NotFound />} />
           </Route>
         </Routes>

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { renderNamespaceReport, type ReportFormat } from '../analysis/namespace-report';
 import { assertNamespace } from '../analysis/ingest-service';
@@ -6,6 +6,7 @@ import type { EngineContext } from '../context';
 import { NotFoundError } from '../errors';
 import { recordAudit } from '../audit/record';
 import type { IdentityCtx } from '../identity/context';
+import type { ReportLinkDoc } from './report-link-store';
 import { resolveTemplate } from './template-service';
 
 /**
@@ -25,16 +26,18 @@ export const REPORT_TOKEN_RE = /^[A-Za-z0-9_-]{43}$/;
 
 /**
  * Mints a link to the namespace's HTML report: 256 random bits, base64url; only its SHA-256
- * is stored, expiring after the org's `report_link_ttl_hours` (default 24). Returns the token.
+ * is stored (with a separate random `link_id` for listing and revocation), expiring after the
+ * org's `report_link_ttl_hours` (default 24). `createdBy` names the caller (e-mail, user or key
+ * id; null for integrations). Returns the token.
  */
-export async function mintReportLink(ctx: EngineContext, orgId: string, namespace: string): Promise<string> {
+export async function mintReportLink(ctx: EngineContext, orgId: string, namespace: string, createdBy: string | null = null): Promise<string> {
   const token = randomBytes(32).toString('base64url');
   const org = await ctx.stores.orgs.get(orgId);
   const ttlHours = org?.report_link_ttl_hours ?? 24;
   const now = ctx.now();
   await ctx.stores.reportLinks.insert({
-    org_id: orgId, token_sha256: tokenDigest(token), namespace, template_id: null, include_suppressed: false,
-    created_at: now.toISOString(), expires_at: new Date(now.getTime() + ttlHours * 3_600_000).toISOString(),
+    link_id: `rl_${randomUUID()}`, org_id: orgId, token_sha256: tokenDigest(token), namespace, template_id: null, include_suppressed: false,
+    created_at: now.toISOString(), expires_at: new Date(now.getTime() + ttlHours * 3_600_000).toISOString(), created_by: createdBy,
   });
   return token;
 }
@@ -46,6 +49,8 @@ export interface OrgReportOptions {
   /** Absolute or root-relative prefix a token is appended to, e.g. `https://host/api/v1/reports/`. */
   readonly linkBase: string;
   readonly dashboardBaseUrl: string | null;
+  /** Who asks (recorded on a minted link as `created_by`); null or omitted when unknown. */
+  readonly createdBy?: string | null;
 }
 
 /**
@@ -59,7 +64,7 @@ export async function renderOrgReport(ctx: EngineContext, orgId: string, namespa
   assertNamespace(namespace);
   const template = await resolveTemplate(ctx, orgId, options.format, options.templateId);
   if (!(await ctx.stores.resources.namespaceExists(orgId, namespace))) throw new NotFoundError(`Namespace '${namespace}' not found`);
-  const reportHtmlUrl = template.format === 'markdown_light' ? `${options.linkBase}${await mintReportLink(ctx, orgId, namespace)}` : null;
+  const reportHtmlUrl = template.format === 'markdown_light' ? `${options.linkBase}${await mintReportLink(ctx, orgId, namespace, options.createdBy ?? null)}` : null;
   const dashboardUrl = options.dashboardBaseUrl ? `${options.dashboardBaseUrl.replace(/\/+$/, '')}/findings?namespace=${encodeURIComponent(namespace)}` : null;
   const rendered = await renderNamespaceReport(ctx, orgId, namespace, {
     format: template.format, includeSuppressed: options.includeSuppressed, templateSource: template.source, reportHtmlUrl, dashboardUrl,
@@ -96,4 +101,39 @@ export async function setReportLinkTtl(ctx: IdentityCtx, orgId: string, ttlHours
     before: { report_link_ttl_hours: before.report_link_ttl_hours }, after: { report_link_ttl_hours: ttlHours },
   });
   return { report_link_ttl_hours: ttlHours };
+}
+
+/** A link as GET /orgs/{org_id}/report-links lists it: never the token (nor its hash). */
+export function presentReportLink(doc: ReportLinkDoc) {
+  return {
+    link_id: doc.link_id ?? doc._id ?? '', namespace: doc.namespace, created_at: doc.created_at, expires_at: doc.expires_at,
+    created_by: doc.created_by ?? null,
+  };
+}
+
+/** Links listed at most (a link lives ≤ 720 h; more live links than this is not a human-scale list). */
+export const REPORT_LINK_LIST_LIMIT = 1000;
+
+/**
+ * GET /orgs/{org_id}/report-links (extension, docs/decisions.md "Public report links: list and
+ * revoke"): the org's unexpired links, newest first, `{links: [{link_id, namespace, created_at,
+ * expires_at, created_by}]}`. Expired links are not listed (they already answer 404).
+ */
+export async function listReportLinks(ctx: EngineContext, orgId: string) {
+  const docs = await ctx.stores.reportLinks.listLive(orgId, ctx.now().toISOString(), REPORT_LINK_LIST_LIMIT);
+  return { links: docs.map(presentReportLink) };
+}
+
+/**
+ * DELETE /orgs/{org_id}/report-links/{link_id} (extension): removes the link, so its token then
+ * gets the same 404 as an unknown one from GET /reports/{token}. NotFoundError (404) for an
+ * unknown id or one of another org. Audited `report_link.revoke` (before: the listed fields).
+ */
+export async function revokeReportLink(ctx: IdentityCtx, orgId: string, linkId: string): Promise<void> {
+  const link = await ctx.engine.stores.reportLinks.get(orgId, linkId);
+  if (!link?._id || !(await ctx.engine.stores.reportLinks.remove(orgId, link._id))) throw new NotFoundError('Report link not found');
+  await recordAudit(ctx, {
+    orgId, action: 'report_link.revoke', targetType: 'report_link', targetId: presentReportLink(link).link_id,
+    before: presentReportLink(link), after: null,
+  });
 }

@@ -6,6 +6,8 @@ import type { Collection, IndexSpec, Store } from '../store/port';
  */
 export interface ReportLinkDoc {
   _id?: string;
+  /** Public id of the link (for listing and revocation); never derived from the token. Absent on links minted before it existed. */
+  link_id?: string;
   org_id: string;
   token_sha256: string;
   namespace: string;
@@ -13,11 +15,14 @@ export interface ReportLinkDoc {
   include_suppressed: boolean;
   created_at: string;
   expires_at: string;
+  /** Who minted it: the actor's e-mail, user id or key id; null for integrations (run tasks, pull requests). */
+  created_by?: string | null;
 }
 
 export const REPORT_LINK_INDEXES: Record<string, IndexSpec[]> = {
   report_links: [
     { name: 'token', keys: { token_sha256: 1 }, unique: true },
+    { name: 'org_expires', keys: { org_id: 1, expires_at: 1 } },
     // Expired links are swept by the adapter; reads also compare expires_at, so sweep lag never matters.
     { name: 'expires', keys: { expires_at: 1 }, expireAfterSeconds: 1 },
   ],
@@ -32,6 +37,21 @@ export class ReportLinkStore {
 
   insert(doc: ReportLinkDoc): Promise<ReportLinkDoc> {
     return this.links.insertOne(doc);
+  }
+
+  /** The org's links still valid at `nowIso`, newest first (at most `limit`). */
+  listLive(orgId: string, nowIso: string, limit: number): Promise<ReportLinkDoc[]> {
+    return this.links.find({ org_id: orgId, expires_at: { $gt: nowIso } }, { sort: { created_at: -1 }, limit });
+  }
+
+  /** One of the org's links by its link id (or, for links minted before link ids, its storage id); null if absent. */
+  async get(orgId: string, linkId: string): Promise<ReportLinkDoc | null> {
+    return (await this.links.findOne({ org_id: orgId, link_id: linkId })) ?? this.links.findOne({ org_id: orgId, _id: linkId });
+  }
+
+  /** Deletes one link by storage id within the org; returns whether it existed. */
+  async remove(orgId: string, storageId: string): Promise<boolean> {
+    return (await this.links.deleteOne({ org_id: orgId, _id: storageId })) > 0;
   }
 
   /**

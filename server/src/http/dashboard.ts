@@ -12,12 +12,14 @@ const RESERVED = /^\/(api|mcp|health)(\/|$)/;
  * The dashboard's Content-Security-Policy (issue 9): scripts from this origin only (no
  * 'unsafe-inline', no eval), API calls to this origin, images from here and data: (QR codes),
  * no plugins, no framing by other sites. Inline styles are allowed for the layout libraries'
- * computed style attributes; the report frame is sandboxed without scripts.
+ * computed style attributes; the report frame is sandboxed without scripts. Forms may post to
+ * this origin and to github.com only (the GitHub App manifest flow of /integrations/codehost is a
+ * top-level form POST to `codehost.web_base_url`, https://github.com by default).
  */
 export const DASHBOARD_CSP = [
   "default-src 'self'", "script-src 'self'", "style-src 'self' 'unsafe-inline'", "img-src 'self' data: blob:",
   "font-src 'self'", "connect-src 'self'", "frame-src 'self'", "object-src 'none'", "base-uri 'none'",
-  "form-action 'self'", "frame-ancestors 'none'",
+  "form-action 'self' https://github.com", "frame-ancestors 'none'",
 ].join('; ');
 
 function securityHeaders(res: Response): void {

@@ -6,8 +6,12 @@ import { buildOpenApiDocument } from './openapi';
 import type { RouteDef } from './route';
 
 const require = createRequire(import.meta.url);
-const SWAGGER_UI_DIR = dirname(require.resolve('swagger-ui-dist/package.json'));
-const REDOC_BUNDLE = require.resolve('redoc/bundles/redoc.standalone.js');
+/**
+ * The packages' files are located on first request, not at load: a bundle that does not ship
+ * them (the desktop app) still starts, and only these pages answer 404 there.
+ */
+const swaggerUiDir = (): string => dirname(require.resolve('swagger-ui-dist/package.json'));
+const redocBundle = (): string => require.resolve('redoc/bundles/redoc.standalone.js');
 /** The Swagger UI files the page loads (served from swagger-ui-dist; no CDN). */
 const SWAGGER_UI_FILES = ['swagger-ui.css', 'swagger-ui-bundle.js', 'favicon-32x32.png'];
 
@@ -36,6 +40,18 @@ const CONTENT_SECURITY_POLICY = [
   "default-src 'self'", "script-src 'self'", "style-src 'self' 'unsafe-inline'", "img-src 'self' data:",
   "font-src 'self' data:", "worker-src 'self' blob:", "connect-src 'self'", "object-src 'none'", "base-uri 'none'", "frame-ancestors 'none'",
 ].join('; ');
+
+/** Sends an installed package's file, or 404 `{detail}` when the package is not installed. */
+function sendPackageFile(res: Response, locate: () => string): void {
+  let file: string;
+  try {
+    file = locate();
+  } catch {
+    res.status(404).json({ detail: 'The API reference pages are not installed in this build' });
+    return;
+  }
+  res.sendFile(file, { maxAge: '1d' });
+}
 
 function sendHtml(res: Response, html: string): void {
   res.type('html').set({ 'Cache-Control': 'no-cache', 'Content-Security-Policy': CONTENT_SECURITY_POLICY }).send(html);
@@ -67,12 +83,12 @@ export function docsRouter(routes: readonly RouteDef[], base: string): express.R
     res.type('js').send(`window.ui = SwaggerUIBundle({ url: ${JSON.stringify(specUrl)}, dom_id: '#swagger-ui', deepLinking: true, docExpansion: 'none' });\n`);
   });
   for (const file of SWAGGER_UI_FILES) {
-    router.get(`${base}/docs/${file}`, (_req, res) => res.sendFile(join(SWAGGER_UI_DIR, file), { maxAge: '1d' }));
+    router.get(`${base}/docs/${file}`, (_req, res) => sendPackageFile(res, () => join(swaggerUiDir(), file)));
   }
 
   router.get(`${base}/redoc`, (_req, res) => sendHtml(res, page(`${PRODUCT_NAME} API — ReDoc`, '',
     `<redoc spec-url="${specUrl}"></redoc>\n<script src="${base}/redoc/redoc.standalone.js"></script>`)));
-  router.get(`${base}/redoc/redoc.standalone.js`, (_req, res) => res.sendFile(REDOC_BUNDLE, { maxAge: '1d' }));
+  router.get(`${base}/redoc/redoc.standalone.js`, (_req, res) => sendPackageFile(res, redocBundle));
 
   router.get('/', (_req, res) => sendHtml(res, page(PRODUCT_NAME, '<style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem;line-height:1.5}</style>',
     `<h1>${PRODUCT_NAME} <small>${VERSION}</small></h1>

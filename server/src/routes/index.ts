@@ -26,6 +26,7 @@ import { codehostRoutes } from './codehost';
 import { notificationRoutes } from './notifications';
 import { customRuleRoutes } from './custom-rules';
 import { reportTemplateRoutes } from './report-templates';
+import { reportLinkRoutes } from './report-links';
 import { usageRoutes } from './usage';
 import { ssoRoutes } from './sso';
 import { scimConfigRoutes } from './scim';
@@ -69,6 +70,7 @@ export function allRoutes(services: ServerServices): RouteDef[] {
     ...notificationRoutes(),
     ...customRuleRoutes(),
     ...reportTemplateRoutes(),
+    ...reportLinkRoutes(),
     ...usageRoutes(services),
     ...analyzeRoutes(services),
     ...ingestRoutes(),

@@ -36,6 +36,7 @@ export function reportRoutes(services: ServerServices): RouteDef[] {
           includeSuppressed: query.include_suppressed,
           linkBase: reportLinkBase(services, req),
           dashboardBaseUrl: services.config.server.dashboard_base_url,
+          createdBy: ctx.principal.email ?? ctx.principal.userId ?? ctx.principal.keyId ?? null,
         });
         if (query.raw) return { contentType: report.contentType, body: report.content };
         return { body: report.format === 'html' ? { html_report: report.content } : { markdown_report: report.content } };

@@ -10,15 +10,15 @@ export interface DesktopHandlers {
   ollama(): Promise<unknown>;
   /** GET /api/desktop/sync: settings (URL, whether a key is stored), queue and log. */
   syncStatus(): Promise<unknown>;
-  /** PUT /api/desktop/sync/settings `{url, service_key}`: key stored in the keychain (refused without one). */
-  syncSettings(input: { url: string; service_key: string }): Promise<unknown>;
+  /** PUT /api/desktop/sync/settings `{url, service_key?}`: key stored in the keychain (no key given: the stored one is kept). */
+  syncSettings(input: { url: string; service_key?: string }): Promise<unknown>;
   /** POST /api/desktop/sync/push `{namespaces}`. */
   push(namespaces: string[]): Promise<unknown>;
   /** POST /api/desktop/sync/pull. */
   pull(): Promise<unknown>;
 }
 
-const SettingsSchema = z.object({ url: z.string().url().regex(/^https?:\/\//), service_key: z.string().min(1).max(512) }).strict();
+const SettingsSchema = z.object({ url: z.string().url().regex(/^https?:\/\//), service_key: z.string().trim().min(1).max(512).optional() }).strict();
 const PushSchema = z.object({ namespaces: z.array(z.string().min(1).max(200)).min(1).max(100) }).strict();
 
 const reply = (status: number, body: unknown): BridgeResponse => ({ status, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify(body) });

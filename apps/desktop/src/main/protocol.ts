@@ -1,8 +1,6 @@
 import { app, net, protocol, session } from 'electron';
-import { existsSync, statSync } from 'node:fs';
-import { extname, join, normalize, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { RENDERER_CSP } from './window';
+import { RENDERER_CSP, rendererFile } from '../core/renderer-files';
 
 /** Must run before `app.whenReady()`: `app:` behaves like https (secure, standard origin, fetch). */
 export function registerAppScheme(): void {
@@ -10,20 +8,14 @@ export function registerAppScheme(): void {
 }
 
 /**
- * Serves the dashboard build from `rendererDir` at `app://planwarden/…` with the strict CSP;
- * an unknown path without an extension gets index.html (the dashboard's client routes). A path
- * escaping the folder answers 404. Every other scheme's requests from the renderer are refused.
+ * Serves the dashboard build from `rendererDir` at `app://planwarden/…` with the strict CSP
+ * (which file answers: core/renderer-files.ts `rendererFile`; none → 404). Every other
+ * scheme's requests from the renderer are refused.
  */
 export function serveRenderer(rendererDir: string): void {
-  const root = normalize(rendererDir + sep);
   protocol.handle('app', async (request) => {
-    const { pathname } = new URL(request.url);
-    let file = normalize(join(root, decodeURIComponent(pathname)));
-    if (!file.startsWith(root)) return new Response('Not found', { status: 404 });
-    if (!existsSync(file) || statSync(file).isDirectory()) {
-      if (extname(file) !== '') return new Response('Not found', { status: 404 });
-      file = join(root, 'index.html');
-    }
+    const file = rendererFile(rendererDir, new URL(request.url).pathname);
+    if (file === null) return new Response('Not found', { status: 404 });
     const res = await net.fetch(pathToFileURL(file).toString());
     const headers = new Headers(res.headers);
     headers.set('content-security-policy', RENDERER_CSP);

@@ -1,18 +1,8 @@
 import { BrowserWindow, shell, type WebContents } from 'electron';
 import { join } from 'node:path';
+import { RENDERER_ORIGIN } from '../core/renderer-files';
 
-/** The renderer's origin: the dashboard build served by the `app:` protocol (protocol.ts). */
-export const RENDERER_ORIGIN = 'app://planwarden';
-
-/**
- * The strict CSP of the renderer: its own scripts and styles only, no inline script, no
- * remote content, no network at all (the API travels over IPC), no frames, no plugins.
- */
-export const RENDERER_CSP = [
-  "default-src 'none'", "script-src 'self'", "style-src 'self' 'unsafe-inline'", "img-src 'self' data: blob:",
-  "font-src 'self'", "connect-src 'none'", "worker-src 'self' blob:", "frame-src 'none'", "object-src 'none'",
-  "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'",
-].join('; ');
+export { RENDERER_CSP, RENDERER_ORIGIN } from '../core/renderer-files';
 
 /** http(s) links open in the system browser; nothing else leaves the app. */
 function openExternally(url: string): void {

@@ -3,7 +3,7 @@
  * (apps/web/src/api/client.ts `setTransport`, the one place that knows how requests travel).
  * Imported before the dashboard's entry so its first request already goes over IPC.
  */
-import { API_BASE, setTransport, type ApiRequest, type ApiResponse } from '../../../web/src/api/client';
+import { requestPath, setTransport, type ApiRequest, type ApiResponse } from '../../../web/src/api/client';
 import type { BridgeRequest, BridgeResponse } from '../core/bridge-schema';
 
 declare global {
@@ -26,9 +26,10 @@ async function ipcTransport(request: ApiRequest): Promise<ApiResponse> {
     headers['content-type'] = 'application/json';
   }
   request.signal?.throwIfAborted();
-  const res = await window.planwarden!.request({ method: request.method, path: API_BASE + request.path, headers, body });
+  const res = await window.planwarden!.request({ method: request.method, path: requestPath(request), headers, body });
   request.signal?.throwIfAborted();
   return { status: res.status, contentType: res.headers['content-type'] ?? '', body: res.body, headers: { get: (name) => res.headers[name.toLowerCase()] ?? null } };
 }
 
-if (window.planwarden) setTransport(ipcTransport);
+// The dashboard's desktop pages (Sync, Ollama) appear only when this transport is in place.
+if (window.planwarden) setTransport(ipcTransport, { desktop: true });

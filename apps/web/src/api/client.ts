@@ -18,6 +18,8 @@ export interface ApiRequest {
   readonly json?: unknown;
   readonly text?: string;
   readonly signal?: AbortSignal;
+  /** Where `path` lives: the public API (default, API_BASE) or the desktop app's own routes (DESKTOP_API_BASE). */
+  readonly base?: typeof API_BASE | typeof DESKTOP_API_BASE;
 }
 
 export interface ApiResponse {
@@ -38,6 +40,13 @@ export class ApiError extends Error {
 }
 
 export const API_BASE = '/api/v1';
+/** The desktop app's own routes (sync, Ollama), answered by its main process: apps/desktop/src/core/desktop-routes.ts. */
+export const DESKTOP_API_BASE = '/api/desktop';
+
+/** The absolute path a transport sends `request` to: its base (default API_BASE) + its path. */
+export function requestPath(request: ApiRequest): string {
+  return (request.base ?? API_BASE) + request.path;
+}
 
 /** The browser transport: same-origin fetch with the session cookie. */
 export const fetchTransport: Transport = async (request) => {
@@ -53,16 +62,26 @@ export const fetchTransport: Transport = async (request) => {
     // No body: still declare JSON, so a body-less write is indistinguishable from a JSON one.
     headers['content-type'] = 'application/json';
   }
-  const res = await fetch(API_BASE + request.path, { method: request.method, headers, body, credentials: 'same-origin', signal: request.signal });
+  const res = await fetch(requestPath(request), { method: request.method, headers, body, credentials: 'same-origin', signal: request.signal });
   return { status: res.status, contentType: res.headers.get('content-type') ?? '', body: await res.text(), headers: res.headers };
 };
 
 let transport: Transport = fetchTransport;
+let desktop = false;
 let onUnauthorized: (() => void) | null = null;
 
-/** Replaces how requests travel (the desktop app's bridge). */
-export function setTransport(next: Transport): void {
+/**
+ * Replaces how requests travel (the desktop app's bridge). `desktop: true` says the dashboard
+ * runs inside the desktop app, which shows its own pages (isDesktop).
+ */
+export function setTransport(next: Transport, where: { desktop?: boolean } = {}): void {
   transport = next;
+  desktop = where.desktop ?? false;
+}
+
+/** True when the dashboard runs inside the desktop app (its transport said so); false in a browser. */
+export function isDesktop(): boolean {
+  return desktop;
 }
 
 /** Called on every 401 of an authenticated call (the app sends the user to /login and back). */

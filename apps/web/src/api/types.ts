@@ -87,3 +87,51 @@ import type { presentTemplate } from '@planwarden/engine/report/template-service
 /** GET /admin/organizations rows. */
 export type OrgSummary = Awaited<ReturnType<typeof listOrgSummaries>>[number];
 export type ReportTemplate = ReturnType<typeof presentTemplate>;
+
+import type { CodehostConfigSchema, presentIntegration } from '@planwarden/engine/codehost/integration-service';
+import type { createManifest } from '@planwarden/engine/codehost/manifest';
+/** analysis-api.md "Code-hosting integration": GET/POST /orgs/{org_id}/integrations/codehost and …/manifest. */
+export type CodehostConfig = ReturnType<typeof presentIntegration>;
+export type CodehostConfigBody = z.input<typeof CodehostConfigSchema>;
+export type CodehostManifest = Awaited<ReturnType<typeof createManifest>>;
+
+import type { SettingsService } from '../../../../server/src/config/settings-service';
+/** identity-api.md "Platform settings document": GET/PATCH /admin/settings. */
+export type SettingsDocument = ReturnType<SettingsService['document']>;
+
+import type { SsoConnectionSchema, SsoConnectionPatchSchema } from '../../../../server/src/routes/sso.schema';
+import type { presentSsoConnection } from '@planwarden/engine/identity/sso-service';
+/** identity-api.md "Single sign-on": /orgs/{org_id}/sso. */
+export type SsoConnection = ReturnType<typeof presentSsoConnection>;
+export type SsoBody = z.input<typeof SsoConnectionSchema>;
+export type SsoPatchBody = z.input<typeof SsoConnectionPatchSchema>;
+
+import type { ScimConfigSchema, ScimConfigPatchSchema } from '../../../../server/src/routes/scim.schema';
+import type { presentScimConfig } from '@planwarden/engine/identity/scim-config-service';
+/** identity-api.md "SCIM": /orgs/{org_id}/scim. */
+export type ScimConfig = ReturnType<typeof presentScimConfig>;
+export type ScimBody = z.input<typeof ScimConfigSchema>;
+export type ScimPatchBody = z.input<typeof ScimConfigPatchSchema>;
+
+import type { CreateChannelSchema, UpdateChannelSchema, presentChannel, testChannel } from '@planwarden/engine/notify/channel-service';
+import type { EventDescriptor } from '@planwarden/engine/notify/events';
+/** analysis-api.md "Notification channels". */
+export type Channel = ReturnType<typeof presentChannel>;
+export type CreateChannelBody = z.input<typeof CreateChannelSchema>;
+export type UpdateChannelBody = z.input<typeof UpdateChannelSchema>;
+export type ChannelTestResult = Awaited<ReturnType<typeof testChannel>>;
+export type NotificationEvent = EventDescriptor;
+
+import type { RunTaskConfigSchema } from '../../../../server/src/routes/run-tasks.schema';
+import type { presentRunTask } from '@planwarden/engine/integrations/run-task-config';
+/** docs/decisions.md "Run tasks": /orgs/{org_id}/integrations/run-task. */
+export type RunTaskConfig = ReturnType<typeof presentRunTask>;
+export type RunTaskBody = z.input<typeof RunTaskConfigSchema>;
+
+import type { AdminUserPatchSchema } from '../../../../server/src/routes/identity.schema';
+/** identity-api.md "Platform administration": PATCH /admin/users/{user_id}. */
+export type AdminUserPatchBody = z.input<typeof AdminUserPatchSchema>;
+
+import type { presentReportLink } from '@planwarden/engine/report/report-link-service';
+/** GET /orgs/{org_id}/report-links (extension: docs/decisions.md "Public report links: list and revoke"). */
+export type ReportLink = ReturnType<typeof presentReportLink>;

@@ -1,9 +1,11 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Link } from 'react-router';
 import { api } from '../api/client';
 import type { OrgSummary } from '../api/types';
 import { useSession } from '../auth/session';
 import { Page, when } from '../ui/page';
-import { ActionResult, NotAvailable, QueryView } from '../ui/states';
+import { AdminUsers } from '../admin/users';
+import { ActionResult, QueryView } from '../ui/states';
 
 /** Superadmin: organizations with lock and 2FA policy (GET/PATCH /admin/organizations…). The API enforces superadmin. */
 export default function Admin() {
@@ -33,7 +35,11 @@ export default function Admin() {
       </QueryView>
       <ActionResult error={set.error} />
       <h2>Users</h2>
-      <NotAvailable what="A list of every user account" />
+      <QueryView query={orgs} isEmpty={(d) => d.organizations.length === 0} empty="No organization, so no accounts to manage.">
+        {(d) => <AdminUsers organizations={d.organizations} />}
+      </QueryView>
+      <h2>Platform</h2>
+      <p><Link to="/admin/settings/sign-in">Sign-in settings</Link>: social sign-in providers, registration and terms.</p>
     </Page>
   );
 }

@@ -4,6 +4,10 @@ import { useSession } from '../auth/session';
 import { Invitations, Members } from '../org/members';
 import { Credentials, ServiceKeys } from '../org/keys';
 import { Analyzers, Audit, OrgSettings } from '../org/settings';
+import { Notifications } from '../org/notifications';
+import { RunTasks } from '../org/run-tasks';
+import { Scim } from '../org/scim';
+import { SingleSignOn } from '../org/sso';
 import { Teams } from '../org/teams';
 import { Page } from '../ui/page';
 
@@ -15,6 +19,10 @@ const TABS = [
   { id: 'credentials', label: 'Credentials', admin: true, render: () => <Credentials /> },
   { id: 'analyzers', label: 'Analyzers', admin: true, render: () => <Analyzers /> },
   { id: 'settings', label: 'Settings', admin: true, render: () => <OrgSettings /> },
+  { id: 'sso', label: 'Single sign-on', admin: true, render: () => <SingleSignOn /> },
+  { id: 'scim', label: 'SCIM', admin: true, render: () => <Scim /> },
+  { id: 'notifications', label: 'Notifications', admin: true, render: () => <Notifications /> },
+  { id: 'run-tasks', label: 'Run tasks', admin: true, render: () => <RunTasks /> },
   { id: 'audit', label: 'Audit log', admin: true, render: () => <Audit /> },
 ];
 

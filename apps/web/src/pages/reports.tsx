@@ -1,11 +1,12 @@
-import { useMutation, useQuery } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useSearchParams } from 'react-router';
 import { api, query } from '../api/client';
-import type { NamespaceEntry, OrgInfo } from '../api/types';
+import type { NamespaceEntry, OrgInfo, ReportLink } from '../api/types';
 import { useSession } from '../auth/session';
+import { ConfirmButton } from '../ui/confirm';
 import { CopyButton } from '../ui/copy';
 import { downloadText } from '../ui/download';
-import { Field, Page } from '../ui/page';
+import { Field, Page, when } from '../ui/page';
 import { ActionResult, Empty, ErrorBox, Loading, QueryView } from '../ui/states';
 
 /** The public link in a markdown_light report (`[Open the full report](<url>)`), or null. */
@@ -25,6 +26,37 @@ function HtmlReport({ namespace }: { namespace: string }) {
 }
 
 /**
+ * The org's live public links (GET /orgs/{org_id}/report-links, an extension: docs/decisions.md
+ * "Public report links: list and revoke") with their expiry and a Revoke button (admins only:
+ * the API refuses the others). A revoked link answers 404 like an unknown one.
+ */
+function PublicLinks({ orgId, onRevoked }: { orgId: string; onRevoked: () => void }) {
+  const base = `/orgs/${encodeURIComponent(orgId)}/report-links`;
+  const client = useQueryClient();
+  const links = useQuery({ queryKey: ['report-links', orgId], queryFn: () => api.get<{ links: ReportLink[] }>(base) });
+  const revoke = useMutation({ mutationFn: (id: string) => api.delete(`${base}/${encodeURIComponent(id)}`), onSuccess: () => { onRevoked(); void client.invalidateQueries({ queryKey: ['report-links'] }); } });
+  return (
+    <section aria-labelledby="public-links">
+      <h2 id="public-links">Public links</h2>
+      <QueryView query={links} isEmpty={(d) => d.links.length === 0} empty="No public link is open: every report is private to the organization.">
+        {(d) => (
+          <table className="list"><caption className="visually-hidden">Open public report links</caption>
+            <thead><tr><th scope="col">Namespace</th><th scope="col">Created</th><th scope="col">By</th><th scope="col">Expires</th><th scope="col">Actions</th></tr></thead>
+            <tbody>{d.links.map((l) => (
+              <tr key={l.link_id} data-link={l.link_id}><td>{l.namespace}</td><td>{when(l.created_at)}</td><td>{l.created_by ?? 'an integration'}</td><td>{when(l.expires_at)}</td>
+                <td><ConfirmButton label="Revoke" question={`Revoke this public link to ${l.namespace}?`} danger onConfirm={() => revoke.mutate(l.link_id)}>
+                  <p>Anyone opening it afterwards gets "not found". Reports themselves are not affected.</p>
+                </ConfirmButton></td></tr>
+            ))}</tbody>
+          </table>
+        )}
+      </QueryView>
+      <ActionResult error={revoke.error} success={revoke.isSuccess ? 'Link revoked.' : null} />
+    </section>
+  );
+}
+
+/**
  * Reports: pick a namespace, read the HTML report (sandboxed frame), download Markdown or HTML
  * (GET /{namespace}/report?raw=true), and mint a public link (format markdown_light mints one
  * per analysis-api.md) with the org's link TTL.
@@ -41,7 +73,9 @@ export default function Reports() {
       downloadText(text, `${namespace}-report.${format === 'html' ? 'html' : 'md'}`, format === 'html' ? 'text/html' : 'text/markdown');
     },
   });
+  const client = useQueryClient();
   const link = useMutation({
+    onSuccess: () => client.invalidateQueries({ queryKey: ['report-links'] }),
     mutationFn: async () => {
       const res = await api.get<{ markdown_report: string }>(`/${encodeURIComponent(namespace)}/report${query({ format: 'markdown_light' })}`);
       const url = publicLinkOf(res.markdown_report);
@@ -50,6 +84,7 @@ export default function Reports() {
     },
   });
   const ttl = org.data?.report_link_ttl_hours;
+  const links = session.can('admin') ? <PublicLinks orgId={session.org_id!} onRevoked={() => link.reset()} /> : null;
   return (
     <Page title="Reports">
       <QueryView query={namespaces} isEmpty={(d) => d.length === 0} empty="No namespace has been analysed yet: run an analysis first.">
@@ -73,12 +108,14 @@ export default function Reports() {
           {link.data ? (
             <p className="public-link" role="status">
               Public link (anyone with it can read the report{ttl ? `; expires in ${ttl} hours` : ''}): <a href={link.data} target="_blank" rel="noreferrer noopener" data-testid="public-link">{link.data}</a> <CopyButton value={link.data} />
-              <br /><span className="muted">Revoking a link is not available on this server; links expire on their own.</span>
+              {session.can('admin') ? null : <><br /><span className="muted">It expires on its own; an admin can revoke it earlier.</span></>}
             </p>
           ) : null}
+          {links}
+          <h2>Report</h2>
           <HtmlReport namespace={namespace} />
         </>
-      ) : <Empty>Choose a namespace to read its report.</Empty>}
+      ) : <><Empty>Choose a namespace to read its report.</Empty>{links}</>}
     </Page>
   );
 }

@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Suspense } from 'react';
 import { NavLink, Outlet, useNavigate } from 'react-router';
-import { api } from '../api/client';
+import { api, isDesktop } from '../api/client';
 import type { OrgRole } from '../api/types';
 import { useSession } from '../auth/session';
 import { Loading } from './states';
@@ -16,6 +16,7 @@ const NAV: { to: string; label: string; role?: OrgRole }[] = [
   { to: '/templates', label: 'Templates' },
   { to: '/organization', label: 'Organization' },
   { to: '/integrations/codehost', label: 'Integrations' },
+  ...(isDesktop() ? [{ to: '/desktop', label: 'Sync & Ollama' }] : []),
   { to: '/account', label: 'Account' },
 ];
 
@@ -56,7 +57,8 @@ export function Layout() {
         <span className="brand">Planwarden</span>
         <OrgSwitcher />
         <span className="who">{session.user?.email ?? "API key or open access"} · {session.role ?? 'no role'}</span>
-        <button type="button" onClick={() => logout.mutate()}>Sign out</button>
+        {/* Only a signed-in person has a session to end (not open access, an API key or the desktop). */}
+        {session.user && !isDesktop() ? <button type="button" onClick={() => logout.mutate()}>Sign out</button> : null}
       </header>
       <nav className="sidenav" aria-label="Main">
         <ul>

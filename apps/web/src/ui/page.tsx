@@ -15,13 +15,15 @@ export function Page({ title, actions, children }: { title: string; actions?: Re
 }
 
 /**
- * A labelled control: the label points at the (single) child control by id, and the hint is
- * its description, so the control's accessible name is exactly `label`.
+ * A labelled control: the label points at the (single) child control by id, and the hint (and
+ * the `error`, when given: a field-level server refusal such as a 422 naming this field) is its
+ * description, so the control's accessible name is exactly `label`.
  */
-export function Field({ label, children, hint }: { label: string; children: ReactNode; hint?: string }) {
+export function Field({ label, children, hint, error }: { label: string; children: ReactNode; hint?: string; error?: string | null }) {
   const id = useId();
-  const control = isValidElement<{ id?: string; 'aria-describedby'?: string }>(children)
-    ? cloneElement(children, { id: children.props.id ?? id, 'aria-describedby': hint ? `${id}-hint` : undefined })
+  const described = [hint ? `${id}-hint` : null, error ? `${id}-error` : null].filter(Boolean).join(' ') || undefined;
+  const control = isValidElement<{ id?: string; 'aria-describedby'?: string; 'aria-invalid'?: boolean }>(children)
+    ? cloneElement(children, { id: children.props.id ?? id, 'aria-describedby': described, ...(error ? { 'aria-invalid': true } : {}) })
     : children;
   const target = isValidElement<{ id?: string }>(children) ? children.props.id ?? id : undefined;
   return (
@@ -29,6 +31,7 @@ export function Field({ label, children, hint }: { label: string; children: Reac
       <label className="label" htmlFor={target}>{label}</label>
       {control}
       {hint ? <span className="hint" id={`${id}-hint`}>{hint}</span> : null}
+      {error ? <span className="field-error" id={`${id}-error`} role="alert">{error}</span> : null}
     </div>
   );
 }

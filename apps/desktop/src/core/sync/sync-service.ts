@@ -92,7 +92,7 @@ export class SyncService {
       const target = this.target();
       try {
         const counts = await pullFromTeam({ local: this.options.local, team: target.api, state: this.options.state });
-        this.write(target, 'pull', null, 'rules', 'done', `${counts.categories_created} categories and ${counts.rules_created} rules created, ${counts.rules_updated} rules updated`);
+        this.write(target, 'pull', null, 'rules', 'done', `${count(counts.categories_created, 'category', 'categories')} and ${count(counts.rules_created, 'rule')} created, ${count(counts.rules_updated, 'rule')} updated`);
         this.write(target, 'pull', null, 'triage', 'done', describeMerge(counts.triage));
         return counts;
       } catch (error) {
@@ -107,9 +107,9 @@ export class SyncService {
     for (const namespace of namespaces) {
       try {
         const c = await pushNamespace({ namespace, local: this.options.local, team: target.api, journal: this.options.journal, state: this.options.state });
-        this.write(target, 'push', namespace, 'ingest', 'done', `${c.inputs} raw inputs ingested`);
+        this.write(target, 'push', namespace, 'ingest', 'done', `${count(c.inputs, 'raw input')} ingested`);
         this.write(target, 'push', namespace, 'analysis', c.analyses_submitted > 0 ? 'done' : 'skipped',
-          `${c.analyses_submitted} analyses submitted, ${c.analyses_skipped} already analysed on the team server`);
+          `${count(c.analyses_submitted, 'analysis', 'analyses')} submitted, ${c.analyses_skipped} already analysed on the team server`);
         this.write(target, 'push', namespace, 'triage', 'done', describeMerge(c.triage));
         results.push(c);
       } catch (error) {
@@ -139,5 +139,10 @@ export class SyncService {
 }
 
 function describeMerge(c: { patched: number; conflicts: number; kept_in_history: number }): string {
-  return `${c.patched} triage decisions applied, ${c.conflicts} conflicts resolved (later decision wins), ${c.kept_in_history} superseded decisions kept in the feedback history`;
+  return `${count(c.patched, 'triage decision')} applied, ${count(c.conflicts, 'conflict')} resolved (later decision wins), ${count(c.kept_in_history, 'superseded decision')} kept in the feedback history`;
+}
+
+/** `1 rule`, `2 rules`, `0 analyses`: a count with its noun in the right number. */
+function count(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
 }
