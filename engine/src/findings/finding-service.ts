@@ -7,16 +7,10 @@ import type { IdentityCtx } from '../identity/context';
 import { fireNeedsReview } from '../notify/review-webhook';
 import { appendFeedback, feedbackActor, verdictForStatus } from './feedback-service';
 import { REASON_CODES, type ReasonCode } from './feedback-store';
-import { FINDING_STATUSES, type FindingDoc, type FindingStatus } from './finding-store';
+import { FINDING_STATUSES, type FindingDoc, type FindingListFilter, type FindingStatus } from './finding-store';
+import { findingsPageJson, presentFinding } from './finding-view';
 
-/** analysis-api.md "Finding record" presenter (explicit allow-list). */
-export function presentFinding(f: FindingDoc) {
-  return {
-    resource_hash: f.resource_hash, rule_id: f.rule_id, resource_address: f.resource_address, severity: f.severity, title: f.title,
-    status: f.status, first_seen: f.first_seen, last_seen: f.last_seen, occurrence_count: f.occurrence_count, note: f.note,
-    updated_by: f.updated_by, updated_at: f.updated_at,
-  };
-}
+export { presentFinding } from './finding-view';
 
 /** PATCH /findings/{resource_hash}/{rule_id} body. */
 export const UpdateFindingSchema = z.object({
@@ -29,16 +23,27 @@ export const UpdateFindingSchema = z.object({
  * GET /findings: the org's triage records, newest last_seen first, filtered by status,
  * severity, rule_id and (our addition) namespace. `{findings}`.
  */
-export async function listFindings(
-  ctx: EngineContext,
-  orgId: string,
-  filter: { status?: FindingStatus; severity?: Severity; rule_id?: string; namespace?: string },
-  page: { limit: number; offset: number },
-) {
+export async function listFindings(ctx: EngineContext, orgId: string, filter: FindingsFilter, page: { limit: number; offset: number }) {
+  const rows = await ctx.stores.findings.list(orgId, await storeFilter(ctx, orgId, filter), page);
+  return { findings: rows.map(presentFinding) };
+}
+
+/**
+ * listFindings' body as JSON text, byte-identical to `JSON.stringify(await listFindings(...))`,
+ * built from the records' stored JSON (finding-view.ts) without parsing them: GET /findings.
+ */
+export async function listFindingsJson(ctx: EngineContext, orgId: string, filter: FindingsFilter, page: { limit: number; offset: number }): Promise<string> {
+  return findingsPageJson(await ctx.stores.findings.listRawJson(orgId, await storeFilter(ctx, orgId, filter), page));
+}
+
+/** GET /findings filters (`namespace` is our addition). */
+export interface FindingsFilter { status?: FindingStatus; severity?: Severity; rule_id?: string; namespace?: string }
+
+/** The store's filter: a namespace becomes the hashes of its member resources. */
+async function storeFilter(ctx: EngineContext, orgId: string, filter: FindingsFilter): Promise<FindingListFilter> {
   let hashes: string[] | undefined;
   if (filter.namespace !== undefined) hashes = (await ctx.stores.resources.listMembers(orgId, filter.namespace)).map((m) => m.hash);
-  const rows = await ctx.stores.findings.list(orgId, { status: filter.status, severity: filter.severity, rule_id: filter.rule_id, resource_hashes: hashes }, page);
-  return { findings: rows.map(presentFinding) };
+  return { status: filter.status, severity: filter.severity, rule_id: filter.rule_id, resource_hashes: hashes };
 }
 
 const RESOLVED: readonly FindingStatus[] = ['acknowledged', 'suppressed', 'false_positive'];

@@ -25,4 +25,22 @@ describe('findings list query plan (sqlite)', () => {
       expect(plan(filter)).not.toContain('TEMP B-TREE');
     }
   });
+
+  it('every filter GET /findings offers is answered from an index on the hot columns, in sort order', () => {
+    const hashes = (n: number) => Array.from({ length: n }, (_, i) => `h${i}`);
+    const cases: [Record<string, unknown>, string][] = [
+      [{ org_id: 'o', severity: 'HIGH' }, 'findings__org_severity_last_seen (@org_id=? AND @severity=?)'],
+      [{ org_id: 'o', rule_id: 'R' }, 'findings__org_rule_last_seen (@org_id=? AND @rule_id=?)'],
+      [{ org_id: 'o', status: 'open', severity: 'HIGH', rule_id: 'R' }, 'USING INDEX findings__org_'],
+      // The namespace filter: the member hashes checked against the index's resource_hash column.
+      [{ org_id: 'o', resource_hash: { $in: hashes(3) } }, 'findings__org_last_seen (@org_id=?)'],
+      [{ org_id: 'o', resource_hash: { $in: hashes(50_000) } }, 'findings__org_last_seen (@org_id=?)'],
+    ];
+    for (const [filter, index] of cases) {
+      const text = plan(filter);
+      expect(text).toContain(index);
+      expect(text).not.toContain('TEMP B-TREE');
+      expect(text).not.toMatch(/SCAN findings\b/);
+    }
+  });
 });

@@ -1,5 +1,6 @@
 import type { Collection, Filter, IndexSpec, Store } from '../store/port';
 import type { Confidence, Severity } from '../analysis/payload';
+import { ConflictError } from '../errors';
 
 /** analysis-api.md "Finding status". */
 export type FindingStatus = 'open' | 'needs_review' | 'acknowledged' | 'suppressed' | 'false_positive';
@@ -24,13 +25,26 @@ export interface FindingDoc {
   updated_at: string | null;
 }
 
+/**
+ * The fields of a finding the API returns, in the API's order (analysis-api.md "Finding
+ * record"): presentFinding's keys, and the tail of every stored record (newFindingDoc).
+ */
+export const FINDING_API_FIELDS = [
+  'resource_hash', 'rule_id', 'resource_address', 'severity', 'title', 'status',
+  'first_seen', 'last_seen', 'occurrence_count', 'note', 'updated_by', 'updated_at',
+] as const;
+
 export const FINDING_INDEXES: Record<string, IndexSpec[]> = {
   findings: [
     { name: 'org_resource_rule', keys: { org_id: 1, resource_hash: 1, rule_id: 1 }, unique: true },
-    // The list order (last_seen desc, then resource_hash, rule_id) in full, so a page is read in
-    // index order and stops after `limit` rows instead of sorting the org's records.
+    // The list order (last_seen desc, then resource_hash, rule_id) in full after each filter the
+    // list offers (none, status, severity, rule_id), so a page is read in index order and stops
+    // after `limit` rows instead of sorting the org's records, and skipped rows (offset) cost
+    // index steps only.
     { name: 'org_status_last_seen', keys: { org_id: 1, status: 1, last_seen: -1, resource_hash: 1, rule_id: 1 } },
     { name: 'org_last_seen', keys: { org_id: 1, last_seen: -1, resource_hash: 1, rule_id: 1 } },
+    { name: 'org_severity_last_seen', keys: { org_id: 1, severity: 1, last_seen: -1, resource_hash: 1, rule_id: 1 } },
+    { name: 'org_rule_last_seen', keys: { org_id: 1, rule_id: 1, last_seen: -1, resource_hash: 1 } },
   ],
 };
 
@@ -48,6 +62,39 @@ export interface FindingObservation {
   initialStatus: FindingStatus;
 }
 
+/**
+ * A new triage record in its stored layout: `_id` (added by the store), then the two fields the
+ * API never returns (`org_id`, `confidence`), then FINDING_API_FIELDS in order. Later writes
+ * only set keys the record already has, which keep their place, so the stored JSON text ends
+ * with the API object's fields as GET /findings returns them (finding-view.ts serves that tail).
+ */
+export function newFindingDoc(orgId: string, o: FindingObservation, now: string): FindingDoc {
+  return {
+    org_id: orgId,
+    confidence: o.confidence,
+    resource_hash: o.resource_hash,
+    rule_id: o.rule_id,
+    resource_address: o.resource_address,
+    severity: o.severity,
+    title: o.title,
+    status: o.initialStatus,
+    first_seen: now,
+    last_seen: now,
+    occurrence_count: 1,
+    note: null,
+    updated_by: null,
+    updated_at: null,
+  };
+}
+
+export interface FindingListFilter {
+  status?: FindingStatus;
+  severity?: Severity;
+  rule_id?: string;
+  /** Restricts to these resources (the namespace filter). */
+  resource_hashes?: readonly string[];
+}
+
 /** Typed store for triage records. Every method takes the org first. */
 export class FindingStore {
   private readonly findings: Collection<FindingDoc>;
@@ -62,26 +109,19 @@ export class FindingStore {
    * Returns whether the record was created.
    */
   async observe(orgId: string, o: FindingObservation, now: string): Promise<{ created: boolean }> {
-    const result = await this.findings.updateOne(
-      { org_id: orgId, resource_hash: o.resource_hash, rule_id: o.rule_id },
-      {
-        $setOnInsert: {
-          resource_address: o.resource_address,
-          severity: o.severity,
-          title: o.title,
-          confidence: o.confidence,
-          status: o.initialStatus,
-          first_seen: now,
-          note: null,
-          updated_by: null,
-          updated_at: null,
-        },
-        $set: { last_seen: now },
-        $inc: { occurrence_count: 1 },
-      },
-      { upsert: true },
-    );
-    return { created: result.upserted };
+    // Refresh, else insert in the stored layout (newFindingDoc; an upsert would put the filter's
+    // fields first). A concurrent insert of the same pair loses on the unique index and refreshes.
+    const key = { org_id: orgId, resource_hash: o.resource_hash, rule_id: o.rule_id };
+    const refresh = { $set: { last_seen: now }, $inc: { occurrence_count: 1 } };
+    if ((await this.findings.updateOne(key, refresh)).matched > 0) return { created: false };
+    try {
+      await this.findings.insertOne(newFindingDoc(orgId, o, now));
+      return { created: true };
+    } catch (err) {
+      if (!(err instanceof ConflictError)) throw err;
+      await this.findings.updateOne(key, refresh);
+      return { created: false };
+    }
   }
 
   get(orgId: string, resourceHash: string, ruleId: string): Promise<FindingDoc | null> {
@@ -93,18 +133,17 @@ export class FindingStore {
     return this.findings.find({ org_id: orgId, resource_hash: { $in: hashes } });
   }
 
-  /** Newest `last_seen` first; `resource_hashes` restricts to those resources (the namespace filter). */
-  list(
-    orgId: string,
-    filter: { status?: FindingStatus; severity?: Severity; rule_id?: string; resource_hashes?: readonly string[] },
-    page: { limit: number; offset: number },
-  ): Promise<FindingDoc[]> {
-    const query: Filter = { org_id: orgId };
-    if (filter.status) query.status = filter.status;
-    if (filter.severity) query.severity = filter.severity;
-    if (filter.rule_id) query.rule_id = filter.rule_id;
-    if (filter.resource_hashes) query.resource_hash = { $in: filter.resource_hashes };
-    return this.findings.find(query, { sort: FINDING_LIST_SORT, skip: page.offset, limit: page.limit });
+  /** Newest `last_seen` first (FINDING_LIST_SORT), filtered; a page of `limit` after `offset`. */
+  list(orgId: string, filter: FindingListFilter, page: { limit: number; offset: number }): Promise<FindingDoc[]> {
+    return this.findings.find(listQuery(orgId, filter), { sort: FINDING_LIST_SORT, skip: page.offset, limit: page.limit });
+  }
+
+  /**
+   * The same page as `list`, each record as its stored JSON text (Collection.findRawJson: no
+   * parse on sqlite), for GET /findings to serve without a parse/stringify round trip.
+   */
+  listRawJson(orgId: string, filter: FindingListFilter, page: { limit: number; offset: number }): Promise<string[]> {
+    return this.findings.findRawJson(listQuery(orgId, filter), { sort: FINDING_LIST_SORT, skip: page.offset, limit: page.limit });
   }
 
   count(orgId: string, filter: Filter = {}): Promise<number> {
@@ -123,4 +162,13 @@ export class FindingStore {
       { returnDocument: 'after' },
     );
   }
+}
+
+function listQuery(orgId: string, filter: FindingListFilter): Filter {
+  const query: Filter = { org_id: orgId };
+  if (filter.status) query.status = filter.status;
+  if (filter.severity) query.severity = filter.severity;
+  if (filter.rule_id) query.rule_id = filter.rule_id;
+  if (filter.resource_hashes) query.resource_hash = { $in: filter.resource_hashes };
+  return query;
 }

@@ -78,6 +78,18 @@ export interface Collection<T extends Doc = Doc> {
   insertMany(docs: readonly T[]): Promise<void>;
   findOne(filter: Filter, options?: Pick<FindOptions, 'sort'>): Promise<T | null>;
   find(filter: Filter, options?: FindOptions): Promise<T[]>;
+  /**
+   * As `find` (same filter, sort, skip and limit, same documents in the same order), but each
+   * document as JSON text instead of an object, for readers that pass documents on unchanged
+   * (GET /findings builds its body by concatenation). `JSON.parse` of each text deep-equals what
+   * `find` returns. The text is the document as stored where the backend keeps JSON text (sqlite,
+   * memory: the bytes written, no parse); other backends serialise with `JSON.stringify`. Key
+   * order is the document's own as the backend keeps it: `_id` first, then the fields in
+   * insertion order; an update keeps an existing key in place and appends a new one (on
+   * MongoDB, several new keys of one update in lexicographic order). Throws as `find` on an
+   * invalid filter or options.
+   */
+  findRawJson(filter: Filter, options?: FindOptions): Promise<string[]>;
   count(filter: Filter): Promise<number>;
   /** Distinct values of one field among matching documents (arrays are not flattened). */
   distinct(path: string, filter: Filter): Promise<unknown[]>;

@@ -20,6 +20,7 @@ class ForwardingCollection<T extends Doc> implements Collection<T> {
   insertMany(docs: readonly T[]) { return this.c.insertMany(docs); }
   findOne(filter: Filter, options?: Pick<FindOptions, 'sort'>) { return this.c.findOne(filter, options); }
   find(filter: Filter, options?: FindOptions) { return this.c.find(filter, options); }
+  findRawJson(filter: Filter, options?: FindOptions) { return this.c.findRawJson(filter, options); }
   count(filter: Filter) { return this.c.count(filter); }
   distinct(path: string, filter: Filter) { return this.c.distinct(path, filter); }
   updateOne(filter: Filter, update: Update, options?: UpdateOptions) { return this.c.updateOne(filter, update, options); }

@@ -1,4 +1,4 @@
-import { findingsSummary, listFindings, updateFindingStatus } from '@planwarden/engine/findings/finding-service';
+import { findingsSummary, listFindingsJson, updateFindingStatus } from '@planwarden/engine/findings/finding-service';
 import { listFeedback, postFeedback } from '@planwarden/engine/findings/feedback-service';
 import { republishAfterTriage } from '@planwarden/engine/codehost/pull-report';
 import { identityCtx } from '../auth/identity';
@@ -15,7 +15,8 @@ export function findingRoutes(services: ServerServices): RouteDef[] {
       method: 'get', path: '/findings', policy: 'member', body: 'none', query: FindingsQuerySchema,
       handler: async (ctx, req) => {
         const { limit, offset, ...filter } = parseQuery(FindingsQuerySchema, req);
-        return { body: await listFindings(ctx.engine, ctx.orgId, filter, { limit, offset }) };
+        // The body is built from the records' stored JSON (finding-view.ts), sent as is: same bytes and headers as res.json.
+        return { contentType: 'application/json', body: await listFindingsJson(ctx.engine, ctx.orgId, filter, { limit, offset }) };
       },
     }),
     route({

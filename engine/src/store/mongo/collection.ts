@@ -104,6 +104,12 @@ export class MongoCollection<T extends Doc = Doc> implements Collection<T> {
     return docs.map((d) => stripShadows<T>(d) as T);
   }
 
+  /** `find`'s documents serialised with JSON.stringify (port.ts; the driver hands back objects). */
+  async findRawJson(filter: Filter, options: FindOptions = {}): Promise<string[]> {
+    const docs = await this.find(filter, options);
+    return docs.map((d) => JSON.stringify(d));
+  }
+
   async count(filter: Filter): Promise<number> {
     return this.#coll.countDocuments(mongoFilter(parseFilter(filter)));
   }

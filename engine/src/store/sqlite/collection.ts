@@ -85,9 +85,9 @@ export class SqliteCollection<T extends Doc = Doc> implements Collection<T> {
    * The WHERE text of `filter`, its parameters appended to `params`. The array-path registry
    * (and its cross-connection freshness check) is consulted only when a field condition needs it.
    */
-  #where(filter: readonly FieldFilter[], params: unknown[]): string {
+  #where(filter: readonly FieldFilter[], params: unknown[], columns: ReadonlySet<string> = this.#columns.of(this.name)): string {
     const arrays = needsArrayPaths(filter) ? this.#arrays.of(this.name) : NO_PATHS;
-    return whereSql(filter, arrays, params, this.#columns.of(this.name));
+    return whereSql(filter, arrays, params, columns);
   }
 
   /** The write statements for the table's current columns (checked inside the caller's transaction). */
@@ -166,15 +166,16 @@ export class SqliteCollection<T extends Doc = Doc> implements Collection<T> {
     assertFindOptions(options);
     const parsed = parseFilter(filter);
     const params: unknown[] = [];
-    const where = this.#where(parsed, params);
-    const text = `SELECT doc FROM ${this.#from} WHERE ${where}${orderSql(options.sort, this.#columns.of(this.name))}${pageSql(options.skip, options.limit, params)}`;
+    const columns = this.#columns.forRead(this.name);
+    const where = this.#where(parsed, params, columns);
+    const text = `SELECT doc FROM ${this.#from} WHERE ${where}${orderSql(options.sort, columns)}${pageSql(options.skip, options.limit, params)}`;
     return { sql: text, params };
   }
 
   /** The SELECT behind `count` (exposed for SqliteStore.explainCount). */
   countSql(filter: Filter): SqlText {
     const params: unknown[] = [];
-    const where = this.#where(parseFilter(filter), params);
+    const where = this.#where(parseFilter(filter), params, this.#columns.forRead(this.name));
     return { sql: `SELECT count(*) FROM ${this.#from} WHERE ${where}`, params };
   }
 
@@ -197,9 +198,14 @@ export class SqliteCollection<T extends Doc = Doc> implements Collection<T> {
   }
 
   async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
+    return parseDocs<T>(await this.findRawJson(filter, options));
+  }
+
+  /** The stored JSON text of each match (port.ts): the `doc` column as written, never parsed here. */
+  async findRawJson(filter: Filter, options: FindOptions = {}): Promise<string[]> {
     const q = this.findSql(filter, options);
     if (options.limit === 0) return []; // MongoDB reads limit 0 as "no limit"; the port does not.
-    return parseDocs<T>(this.#conn.pluckText<string>(q.sql, q.params));
+    return this.#conn.pluckText<string>(q.sql, q.params);
   }
 
   async count(filter: Filter): Promise<number> {

@@ -27,7 +27,8 @@ export function columnName(path: string): string {
   return `"@${path.replace(/[A-Z]/g, (c) => `^${c.toLowerCase()}`)}"`;
 }
 
-function pathOfColumn(name: string): string | null {
+/** The field path of a table column named by columnName (without quotes), or null for `_id`, `doc` and others. */
+export function pathOfColumn(name: string): string | null {
   if (!name.startsWith('@')) return null;
   return name.slice(1).replace(/\^([a-z])/g, (_, c: string) => c.toUpperCase());
 }
@@ -46,11 +47,16 @@ export function columnValue(doc: Record<string, unknown>, path: string): string 
   return JSON.stringify(v); // the document is JSON.stringify'd too: the same minified text
 }
 
+/** How long forRead trusts the column sets it read (ms): the staleness another connection's new column may see. */
+const READ_RECHECK_MS = 1000;
+
 /** The field paths with a column, per collection, kept in step with the database schema. */
 export class HotColumns {
   readonly #conn: SqliteConnection;
   readonly #byTable = new Map<string, ReadonlySet<string>>();
   #schemaVersion = -1;
+  /** When forRead last asked SQLite for the schema version (epoch ms). */
+  #checkedAt = 0;
 
   constructor(conn: SqliteConnection) {
     this.#conn = conn;
@@ -73,6 +79,22 @@ export class HotColumns {
   }
 
   /**
+   * The paths with a column in `table` as read at most READ_RECHECK_MS ago, without asking
+   * SQLite whether the schema moved on every call (`of` costs a PRAGMA): for reads only. A
+   * column is never dropped, and a path without a known column is read through `json_extract`,
+   * which gives the column's value, so a set missing a column another connection has just added
+   * answers the same rows (only without that column's index, for at most READ_RECHECK_MS).
+   * Writes use `of`: they must fill every column.
+   */
+  forRead(table: string): ReadonlySet<string> {
+    const now = Date.now();
+    const cached = this.#schemaVersion !== -1 && now - this.#checkedAt < READ_RECHECK_MS ? this.#byTable.get(table) : undefined;
+    if (cached) return cached;
+    this.#checkedAt = now;
+    return this.of(table);
+  }
+
+  /**
    * Adds a column for each of `paths` that `table` lacks, back-filled from the documents
    * (inside the caller's transaction).
    */
@@ -84,6 +106,7 @@ export class HotColumns {
       this.#conn.exec(sql`ALTER TABLE ${sql.id(table)} ADD COLUMN ${col}`);
       this.#conn.run(sql`UPDATE ${sql.id(table)} SET ${col} = json_extract(doc, ${sql.lit(`$.${path}`)})`);
       have.add(path);
+      this.#schemaVersion = -1; // this connection moved the schema: the next read re-reads it
     }
   }
 }

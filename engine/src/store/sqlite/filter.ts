@@ -127,20 +127,39 @@ function eqOne(o: Operand, v: JsonValue, params: unknown[]): string {
 
 const placeholders = (n: number): string => (n === 1 ? '?' : `?${', ?'.repeat(n - 1)}`);
 
+/**
+ * Lists longer than this are bound as one JSON array that `json_each` reads back: SQLite refuses
+ * a statement with more than 32,766 parameters (an `$in` over a large namespace's resources
+ * would fail), and every list length would otherwise be its own statement text, prepared anew.
+ */
+export const INLINE_LIST_MAX = 64;
+
+/**
+ * The right-hand side of `IN` for `values` (all strings or all numbers), parameters appended:
+ * `(?, ?, …)`, or `(SELECT value FROM json_each(?))` for a long list. json_each yields each
+ * element as TEXT (string) or INTEGER/REAL (number), the values the placeholders would bind.
+ */
+function listSql(values: readonly (string | number)[], params: unknown[]): string {
+  if (values.length <= INLINE_LIST_MAX) {
+    params.push(...values);
+    return `(${placeholders(values.length)})`;
+  }
+  params.push(JSON.stringify(values));
+  return '(SELECT value FROM json_each(?))';
+}
+
 function inList(o: Operand, values: readonly JsonValue[], params: unknown[]): string {
   const strings = values.filter((v): v is string => typeof v === 'string');
   const numbers = values.filter((v): v is number => typeof v === 'number');
   const terms: string[] = [];
   // One IN per type keeps a single index-usable term for the common all-strings case.
   if (strings.length > 0) {
-    params.push(...strings);
-    const test = `${o.value} IN (${placeholders(strings.length)})`;
+    const test = `${o.value} IN ${listSql(strings, params)}`;
     if (!o.minimal) terms.push(`(${test} AND ${o.type} = 'text')`);
     else terms.push(strings.some(containerLike) ? `(${test} AND ${notContainer(o)})` : test);
   }
   if (numbers.length > 0) {
-    params.push(...numbers);
-    const test = `${o.value} IN (${placeholders(numbers.length)})`;
+    const test = `${o.value} IN ${listSql(numbers, params)}`;
     if (!o.minimal) terms.push(`(${test} AND ${o.type} IN ${NUMERIC})`);
     else terms.push(numbers.some(boolLike) ? `(${test} AND ${notBoolean(o)})` : test);
   }
