@@ -185,7 +185,7 @@ describe('authorization matrix (router × principals)', () => {
     }
     console.log(`authorization matrix: ${routes.length} routes × ${cases.length} principals = ${routes.length * cases.length} cells, ${failures.length} failures`);
     expect(failures).toEqual([]);
-  });
+  }, 180_000); // ~2,500 sequential requests: over the default 30 s on a busy 2-core machine
 
   it('credential resets reach only accounts the org administers (reset routes × callers × target accounts)', async () => {
     const boot = bootstrap(server);
