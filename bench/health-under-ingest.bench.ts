@@ -4,6 +4,7 @@
  * pool (the product) beside the same load with ingestion split on the event loop (pool size 0,
  * the pre-issue-18 behaviour) and beside an idle server, all in the same run.
  */
+import { ingestServerEnv, ingestServerScript } from './ingest-server';
 import { median, planOfSize, startServerChild, type BenchRow, type ServerChild } from './lib';
 
 const MB = 1024 * 1024;
@@ -29,8 +30,8 @@ async function probeHealth(server: ServerChild, until: () => boolean): Promise<n
   return out;
 }
 
-async function underLoad(inline: boolean, plans: readonly string[]): Promise<HealthFigures> {
-  const server = await startServerChild(inline ? { BENCH_INGEST_POOL_SIZE: '0' } : {});
+async function underLoad(inline: boolean, plans: readonly string[], script: string): Promise<HealthFigures> {
+  const server = await startServerChild(ingestServerEnv(inline ? { BENCH_INGEST_POOL_SIZE: '0' } : {}), { script });
   try {
     // Warm-up: JIT, first worker start, sqlite page cache.
     await ingest(server, 'warm', planOfSize(512 * 1024, 'warm').text);
@@ -48,8 +49,8 @@ async function underLoad(inline: boolean, plans: readonly string[]): Promise<Hea
   }
 }
 
-async function idleHealth(): Promise<number[]> {
-  const server = await startServerChild();
+async function idleHealth(script: string): Promise<number[]> {
+  const server = await startServerChild(ingestServerEnv(), { script });
   try {
     await probeHealth(server, (() => { let n = 0; return () => ++n >= 20; })());
     return await probeHealth(server, (() => { let n = 0; return () => ++n >= 200; })());
@@ -66,9 +67,11 @@ async function ingest(server: ServerChild, namespace: string, text: string): Pro
 
 export async function benchHealthUnderIngest(log: (line: string) => void = console.log): Promise<BenchRow[]> {
   const plans = Array.from({ length: CONCURRENT }, (_, i) => planOfSize(BYTES, `h${i}`).text);
-  const idle = await idleHealth();
-  const pooled = await underLoad(false, plans);
-  const inline = await underLoad(true, plans);
+  // The compiled server (as `npm start` runs it) for all three, built once.
+  const script = await ingestServerScript();
+  const idle = await idleHealth(script);
+  const pooled = await underLoad(false, plans, script);
+  const inline = await underLoad(true, plans, script);
   const fmt = (f: HealthFigures) => `p50 ${f.p50.toFixed(1)} ms, p99 ${f.p99.toFixed(1)} ms, max ${f.max.toFixed(0)} ms (${f.samples} calls; ingests ${f.ingestMs.toFixed(0)} ms)`;
   log(`  health idle: p99 ${percentile(idle, 99).toFixed(1)} ms; with worker pool: ${fmt(pooled)}; inline: ${fmt(inline)}`);
   return [{

@@ -162,7 +162,9 @@ export async function startServerChild(
   await options.seed?.(dataDir);
   // BENCH_CPU_PROF=<dir>: the child writes a V8 CPU profile there on exit (for pinpointing).
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-  const child: ChildProcess = spawn(process.execPath, [...profile, '--import', 'tsx', script], {
+  // A compiled .js child (bench/ingest-server.ts) runs on plain node, as `npm start` does.
+  const loader = script.endsWith('.js') ? [] : ['--import', 'tsx'];
+  const child: ChildProcess = spawn(process.execPath, [...profile, ...loader, script], {
     cwd: REPO_DIR,
     env: {
       ...process.env,

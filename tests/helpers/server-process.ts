@@ -1,11 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { resolve } from 'node:path';
+import { SERVER_MAIN } from '../../server/scripts/build.mjs';
 import type { FakeProvider } from '../fakes/llm-provider-server';
 
 const REPO = resolve(import.meta.dirname, '../..');
 
-/** A real `npm start` server (server/src/main.ts under tsx) running as a child process. */
+/** A real server process (server/src/main.ts under tsx, or the compiled `npm start` bundle). */
 export interface ServerProcess {
   /** `http://127.0.0.1:<port>` */
   readonly url: string;
@@ -31,6 +32,11 @@ export interface SpawnServerOptions {
   readonly env?: Record<string, string>;
   /** How long to wait for "listening" (default 60 s: tsx compiles on a loaded machine). */
   readonly startTimeoutMs?: number;
+  /**
+   * `tsx` (default): server/src/main.ts under tsx (`npm run dev`); `compiled`: the bundle
+   * `npm start` runs (server/dist/app/main.js, built by server/scripts/build.mjs beforehand).
+   */
+  readonly entry?: 'tsx' | 'compiled';
 }
 
 /**
@@ -58,7 +64,8 @@ export async function spawnServer(options: SpawnServerOptions): Promise<ServerPr
   };
   // node with tsx's loader, not the tsx CLI: the CLI runs the server in a grandchild that a
   // SIGKILL of the CLI would leave running.
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/src/main.ts'], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const args = options.entry === 'compiled' ? [SERVER_MAIN] : ['--import', 'tsx', 'server/src/main.ts'];
+  const child = spawn(process.execPath, args, { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => { out += chunk; });

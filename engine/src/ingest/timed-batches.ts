@@ -35,7 +35,7 @@ export function nextTurn(): Promise<void> {
 export interface TimedBatchOptions {
   /** Target duration of one batch, in ms (default 8). */
   readonly budgetMs?: number;
-  /** Size of the first batch (default 100), and the bounds of every batch (default 20 and 2000 items). */
+  /** Size of the first batch (default 100), and the bounds of every batch (default 50 and 2000 items). */
   readonly first?: number;
   readonly min?: number;
   readonly max?: number;
@@ -53,7 +53,7 @@ export async function forEachTimedBatch<T>(
   options: TimedBatchOptions = {},
 ): Promise<void> {
   const budget = options.budgetMs ?? 8;
-  const min = options.min ?? 20;
+  const min = options.min ?? 50;
   const max = options.max ?? 2000;
   let size = options.first ?? 100;
   for (let start = 0; start < items.length;) {

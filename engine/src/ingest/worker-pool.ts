@@ -17,8 +17,19 @@ declare const __PLANWARDEN_INGEST_WORKER_IMPL__: string | undefined;
 const COMPILED_IMPL = typeof __PLANWARDEN_INGEST_WORKER_IMPL__ === 'string' ? __PLANWARDEN_INGEST_WORKER_IMPL__ : null;
 
 const IDLE_MS = 30_000;
-/** A 10 MiB plan parses to ~150 MB of heap; leave room for two in flight. */
-const WORKER_HEAP_MB = 1024;
+/**
+ * Old-generation cap of a worker (one job at a time). A 10 MiB plan (the ingest limit) splits in
+ * 160 MB of old space (raw text, parsed plan and units together; measured, issue 18); the cap
+ * leaves more than twice that, and keeps V8 collecting well before the server's memory budget
+ * (a lower cap is also a smaller peak RSS).
+ */
+const WORKER_HEAP_MB = 384;
+/**
+ * Young generation of a worker, set explicitly: `npm start` runs the server with small
+ * semi-spaces (package.json, less memory at rest), which would otherwise apply to this thread's
+ * parse of a 10 MB plan too; this is V8's 64-bit default (3 × 16 MB semi-space).
+ */
+const WORKER_YOUNG_MB = 48;
 
 /** What a job yields: every unit (tagged with its analyzer), plus the routing facts of an auto job. */
 export interface IngestResult {
@@ -53,7 +64,7 @@ class PoolWorker {
   constructor(private readonly onExit: (w: PoolWorker) => void, private readonly onIdleTimeout: (w: PoolWorker) => void) {
     this.#thread = new Worker(new URL('./worker.mjs', import.meta.url), {
       workerData: { impl: COMPILED_IMPL },
-      resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
+      resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB, maxYoungGenerationSizeMb: WORKER_YOUNG_MB },
     });
     this.#thread.unref();
     this.#ready = new Promise((resolve, reject) => {

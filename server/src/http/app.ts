@@ -13,6 +13,7 @@ import { requestLog } from './request-log';
 import { queryValidator } from './query';
 import type { Principal, RequestContext } from './request-context';
 import { POLICIES, type RouteDef } from './route';
+import { sendStreamed } from './stream-reply';
 
 export const API_BASE = '/api/v1';
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:\-]{1,128}$/;
@@ -142,7 +143,9 @@ export function createApp(options: AppOptions): express.Express {
         }
         for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
         res.status(reply.status ?? 200);
-        if (reply.contentType) {
+        if (reply.stream) {
+          await sendStreamed(res, reply.contentType ?? 'application/json', reply.stream);
+        } else if (reply.contentType) {
           res.type(reply.contentType).send(reply.body as string);
         } else if (reply.body === undefined) {
           res.end();

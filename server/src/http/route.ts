@@ -23,6 +23,22 @@ export interface Reply {
   /** Sends `body` (a string) with this content type instead of JSON. */
   readonly contentType?: string;
   readonly headers?: Record<string, string>;
+  /**
+   * Streams the body instead of sending `body` (issue 18: the ingest reply echoes every unit):
+   * the app sets the status, headers and `contentType` (default application/json), calls this
+   * with a writer, then ends the response. Everything that can fail with an error status must
+   * have failed before the first write; a failure after it aborts the connection.
+   */
+  readonly stream?: (out: BodyWriter) => Promise<void>;
+}
+
+/**
+ * The writer a streamed reply gets (http/stream-reply.ts): `write` resolves once the socket took
+ * the chunk, or once it drained when its buffer was full (backpressure); it rejects when the
+ * client went away, which ends the stream.
+ */
+export interface BodyWriter {
+  write(chunk: string): Promise<void>;
 }
 
 export type BodyKind = 'none' | 'json' | 'text';

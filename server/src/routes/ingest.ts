@@ -1,13 +1,24 @@
 import { ingestAuto, ingestWithAnalyzer } from '@planwarden/engine/analysis/ingest-service';
 import { AnalysisPayloadSchema } from '@planwarden/engine/analysis/payload';
 import { getResource, listNamespaceResources, listNamespaces, nextResource, submitAnalysis } from '@planwarden/engine/analysis/resource-service';
-import { route, type RouteDef } from '../http/route';
+import type { Request } from 'express';
+import { route, type BodyWriter, type RouteDef } from '../http/route';
 import { INGEST_MAX_BYTES, NextResourceQuerySchema, ResourceQuerySchema } from './ingest.schema';
-import { stringifyArrayInSlices } from './json-slices';
+import { writeJsonArray } from './json-slices';
 import { NO_QUERY, param, parseQuery, rawText } from './shared';
 
 /** Re-exported for existing importers; defined in ingest.schema.ts. */
 export { INGEST_MAX_BYTES };
+
+/**
+ * The decoded request body (shared.ts rawText: 422 when empty or undecodable), with the request's
+ * reference to the raw bytes dropped: a 10 MB ingest holds its text, not also its Buffer (issue 18).
+ */
+function takeRawText(req: Request): string {
+  const text = rawText(req);
+  req.body = undefined;
+  return text;
+}
 
 /**
  * analysis-api.md "Ingest and client-led analysis". The three paths the spec leaves open are
@@ -33,11 +44,11 @@ export function ingestRoutes(): RouteDef[] {
     route({
       method: 'post', path: '/:namespace/ingest/auto', policy: 'member', body: 'text', query: NO_QUERY, maxBodyBytes: INGEST_MAX_BYTES,
       handler: async (ctx, req) => {
-        const { units, analyzers_used, detections } = await ingestAuto(ctx.engine, ctx.orgId, param(req, 'namespace'), rawText(req));
-        // Same bytes as JSON.stringify({units, analyzers_used, detections}), serialised in slices.
+        const { units, analyzers_used, detections } = await ingestAuto(ctx.engine, ctx.orgId, param(req, 'namespace'), takeRawText(req));
+        // Same bytes as JSON.stringify({units, analyzers_used, detections}), streamed unit by unit.
         const tail = JSON.stringify({ analyzers_used, detections }).slice(1);
-        const body = `{"units":${await stringifyArrayInSlices(units)},${tail}`;
-        return { status: 201, contentType: 'application/json', body, ingested: { resource_count: units.length, analyzers_used } };
+        const stream = (out: BodyWriter) => writeJsonArray(units, out, '{"units":', `,${tail}`);
+        return { status: 201, stream, ingested: { resource_count: units.length, analyzers_used } };
       },
     }),
     route({
@@ -57,9 +68,10 @@ export function ingestRoutes(): RouteDef[] {
       method: 'post', path: '/:analyzer_name/:namespace/ingest', policy: 'member', body: 'text', query: NO_QUERY, maxBodyBytes: INGEST_MAX_BYTES,
       handler: async (ctx, req) => {
         const analyzer = param(req, 'analyzer_name');
-        const units = await ingestWithAnalyzer(ctx.engine, ctx.orgId, analyzer, param(req, 'namespace'), rawText(req));
-        // `ingested` feeds the ingest span (routes/metrics.ts), the body being pre-serialised text.
-        return { status: 201, contentType: 'application/json', body: await stringifyArrayInSlices(units), ingested: { resource_count: units.length, analyzers_used: [analyzer] } };
+        const units = await ingestWithAnalyzer(ctx.engine, ctx.orgId, analyzer, param(req, 'namespace'), takeRawText(req));
+        // Same bytes as JSON.stringify(units), streamed; `ingested` feeds the ingest span (routes/metrics.ts).
+        const stream = (out: BodyWriter) => writeJsonArray(units, out);
+        return { status: 201, stream, ingested: { resource_count: units.length, analyzers_used: [analyzer] } };
       },
     }),
   ];

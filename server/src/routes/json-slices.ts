@@ -1,20 +1,35 @@
-import { setImmediate as nextTurn } from 'node:timers/promises';
+import { nextTurn } from '@planwarden/engine/ingest/timed-batches';
+import type { BodyWriter } from '../http/route';
 
-/** Items serialised per event-loop turn: ~100 units (~160 KB of JSON) take a millisecond or two. */
-const SLICE = 100;
+/** Serialisation work per chunk before the event loop gets a turn, in ms. */
+const SLICE_MS = 8;
+/** A chunk is written once it holds this many UTF-16 code units, even within SLICE_MS. */
+const CHUNK_CHARS = 256 * 1024;
 
 /**
- * `JSON.stringify(items)` (byte-identical), built slice by slice with an event-loop turn between
- * slices, so a 10 MB ingest reply (analysis-api.md "Ingest": it echoes every unit) never holds
- * the event loop for the whole serialisation (issue 18). Items must be JSON-serialisable plain data.
+ * Writes `prefix + JSON.stringify(items) + suffix` to `out`, byte-identical to serialising it in
+ * one go, but item by item: a chunk is written after SLICE_MS of serialisation (or CHUNK_CHARS),
+ * then it waits for its turn (nextTurn: one slice per event-loop iteration across all requests) and for a full socket to drain (BodyWriter), so a 10 MB ingest reply
+ * (analysis-api.md "Ingest": it echoes every unit) never holds the event loop, nor is it ever
+ * held in memory whole (issue 18). Items must be JSON-serialisable plain data. Rejects when the
+ * client went away (BodyWriter).
  */
-export async function stringifyArrayInSlices(items: readonly unknown[]): Promise<string> {
-  if (items.length <= SLICE) return JSON.stringify(items);
-  const parts: string[] = [];
-  for (let start = 0; start < items.length; start += SLICE) {
-    if (start > 0) await nextTurn();
-    const json = JSON.stringify(items.slice(start, start + SLICE));
-    parts.push(json.slice(1, -1));
+export async function writeJsonArray(items: readonly unknown[], out: BodyWriter, prefix = '', suffix = ''): Promise<void> {
+  let parts: string[] = [`${prefix}[`];
+  let chars = parts[0].length;
+  let started = performance.now();
+  for (let i = 0; i < items.length; i += 1) {
+    const json = JSON.stringify(items[i]) ?? 'null'; // as JSON.stringify renders undefined in an array
+    parts.push(i === 0 ? json : `,${json}`);
+    chars += json.length;
+    if (chars >= CHUNK_CHARS || ((i & 15) === 15 && performance.now() - started >= SLICE_MS)) {
+      await out.write(parts.join(''));
+      await nextTurn();
+      parts = [];
+      chars = 0;
+      started = performance.now();
+    }
   }
-  return `[${parts.join(',')}]`;
+  parts.push(`]${suffix}`);
+  await out.write(parts.join(''));
 }

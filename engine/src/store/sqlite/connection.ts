@@ -7,6 +7,7 @@
  */
 import { closeSync, existsSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
+import { WAL_CHECKPOINT_BYTES, WAL_SAFETY_PAGES, WalCheckpointer } from './checkpointer';
 import {
   DummyDriver,
   Kysely,
@@ -44,10 +45,13 @@ export class SqliteConnection {
   readonly #dataVersion: Database.Statement;
   readonly #schemaVersion: Database.Statement;
   #lastDataVersion: number;
+  /** WAL checkpoints off the event loop; null for `:memory:`. */
+  #checkpointer: WalCheckpointer | null = null;
 
   /**
-   * Opens `file` (`:memory:` for a private in-memory database). File databases use WAL and a
-   * 5 s busy timeout so a second process on the same file waits instead of failing. A new
+   * Opens `file` (`:memory:` for a private in-memory database). File databases use WAL, with
+   * checkpoints in a worker thread (checkpointer.ts, issue 18), and a 5 s busy timeout so a
+   * second process on the same file waits instead of failing. A new
    * database file is created 0600 (owner only); SQLite gives its -wal and -shm files the same
    * mode as the database file.
    */
@@ -57,6 +61,11 @@ export class SqliteConnection {
     if (file !== ':memory:') {
       this.#db.pragma('journal_mode = WAL');
       this.#db.pragma('synchronous = NORMAL');
+      // Checkpoints run in a worker thread (checkpointer.ts); this is only the bound if it lags.
+      this.#db.pragma(`wal_autocheckpoint = ${WAL_SAFETY_PAGES}`);
+      // After a checkpoint has emptied it, the WAL file is truncated back to this size.
+      this.#db.pragma(`journal_size_limit = ${WAL_CHECKPOINT_BYTES}`);
+      this.#checkpointer = new WalCheckpointer(file, (pages) => { this.#db.pragma(`wal_autocheckpoint = ${pages}`); });
     }
     this.#db.pragma('busy_timeout = 5000');
     this.#dataVersion = this.#db.prepare('PRAGMA data_version').pluck();
@@ -102,13 +111,17 @@ export class SqliteConnection {
 
   /** SQL text with `?` placeholders, returning no rows; the number of rows changed. */
   runText(text: string, params: readonly unknown[]): number {
-    return this.#statement(text).run(...params).changes;
+    const changes = this.#statement(text).run(...params).changes;
+    if (!this.#db.inTransaction) this.#checkpointer?.afterWrite();
+    return changes;
   }
 
   /** Runs a statement that returns no rows; returns the number of rows changed. */
   run(q: Sql): number {
     const { stmt, params } = this.#prepare(q);
-    return stmt.run(...params).changes;
+    const changes = stmt.run(...params).changes;
+    if (!this.#db.inTransaction) this.#checkpointer?.afterWrite();
+    return changes;
   }
 
   all<R extends Row = Row>(q: Sql): R[] {
@@ -146,7 +159,9 @@ export class SqliteConnection {
    * never deadlock upgrading read locks). Nested calls become savepoints.
    */
   tx<R>(fn: () => R): R {
-    return this.#db.transaction(fn).immediate();
+    const result = this.#db.transaction(fn).immediate();
+    if (!this.#db.inTransaction) this.#checkpointer?.afterWrite();
+    return result;
   }
 
   /** True when another connection committed since the previous call (PRAGMA data_version). */
@@ -167,6 +182,7 @@ export class SqliteConnection {
   }
 
   close(): void {
+    this.#checkpointer?.close();
     this.#statements.clear();
     this.#plucked.clear();
     if (this.#db.open) this.#db.close();

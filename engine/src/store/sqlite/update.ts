@@ -86,12 +86,15 @@ export function arrayPathsOf(doc: Obj, prefix = '', out: string[] = []): string[
 
 /** arrayPathsOf into a Set (to collect the paths of many documents without duplicates). */
 export function collectArrayPaths(doc: Obj, prefix: string, out: Set<string>): void {
-  for (const k of Object.keys(doc)) {
-    if (!isFieldSegment(k)) continue; // not addressable by a field path
+  for (const k in doc) {
     const v = doc[k];
+    // Scalars (most keys) first: no path string built, no segment check (issue 18: this walks
+    // every key of every document written).
+    if (v === null || typeof v !== 'object' || !Object.hasOwn(doc, k)) continue;
+    if (!isFieldSegment(k)) continue; // not addressable by a field path
     const path = prefix === '' ? k : `${prefix}.${k}`;
     if (Array.isArray(v)) out.add(path);
-    else if (isObj(v)) collectArrayPaths(v as Obj, path, out);
+    else collectArrayPaths(v as Obj, path, out);
   }
 }
 

@@ -1,0 +1,29 @@
+// The worker threads a bundled server needs beside its main bundle (issue 18: compiled
+// `npm start`; the desktop build, electron.vite.config.ts, wires the same two by hand).
+// Each thread starts a plain-ESM entry (`thread`, copied as is next to the bundle) which imports
+// the compiled body whose URL the bundler `define`s as `define` (see worker-pool.ts and
+// template-sandbox.ts); `body` is that body's TypeScript source, bundled as entry `name`.
+import { resolve } from 'node:path';
+
+const engine = resolve(import.meta.dirname, '../../engine/src');
+
+/** @type {readonly { name: string; body: string; thread: string; define: string }[]} */
+export const WORKER_ENTRIES = [
+  {
+    name: 'ingest-worker-impl',
+    body: resolve(engine, 'ingest/worker-impl.ts'),
+    thread: resolve(engine, 'ingest/worker.mjs'),
+    define: '__PLANWARDEN_INGEST_WORKER_IMPL__',
+  },
+  {
+    name: 'template-sandbox-impl',
+    body: resolve(engine, 'report/template-sandbox-impl.ts'),
+    thread: resolve(engine, 'report/template-sandbox-worker.mjs'),
+    define: '__PLANWARDEN_TEMPLATE_WORKER_IMPL__',
+  },
+];
+
+/** esbuild/Vite `define` entries: each body's URL relative to the bundle (`./<name>.js`). */
+export function workerDefines() {
+  return Object.fromEntries(WORKER_ENTRIES.map((w) => [w.define, JSON.stringify(`./${w.name}.js`)]));
+}
