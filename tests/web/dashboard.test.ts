@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { corpusFile } from '../corpus';
 import { spawnServer, type ServerProcess } from '../helpers/server-process';
+import { buildServer, isStale } from '../../server/scripts/build.mjs';
 import { startFakeProvider, type FakeProvider } from '../fakes/llm-provider-server';
 import { DASHBOARD_CSP, DASHBOARD_DIST, dashboardRouter } from '../../server/src/http/dashboard';
 import { docsRouter } from '../../server/src/http/docs';
@@ -41,7 +42,9 @@ describe.skipIf(!existsSync(CHROMIUM) || !BUILT)('the web dashboard in a browser
   beforeAll(async () => {
     fake = await startFakeProvider();
     dataDir = mkdtempSync(join(tmpdir(), 'planwarden-web-'));
-    server = await spawnServer({ dataDir, fake, env: { PLANWARDEN_AUTH_ENABLED: 'true' } });
+    // The README's way: `npm start` runs the compiled bundle (built here when stale, as start.mjs does).
+    if (isStale()) await buildServer();
+    server = await spawnServer({ dataDir, fake, entry: 'compiled', env: { PLANWARDEN_AUTH_ENABLED: 'true' } });
     browser = await launch();
     ({ context: owner } = await newContext(browser));
     page = await owner.newPage();
