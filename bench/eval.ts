@@ -5,8 +5,9 @@
  * CloudFormation corpus units), per rule and overall.
  *
  * - Deterministic layer (always): the `Check (CEL):` conditions of the rules selected for each unit
- *   (engine/src/checks/run-checks.ts). Units without planned values (Terraform plan text and
- *   `.tf` diff blocks) are left out: the checks cannot judge them.
+ *   (engine/src/checks/run-checks.ts). On units without planned values (Terraform plan text and
+ *   `.tf` diff blocks) only the rules whose checks read the body lines alone are scored
+ *   (tests/helpers/eval-labels.ts `checkOutcomes`); the other units are left out.
  * - Model (when configured through the environment): every labelled unit through the engine's
  *   analyse-unit path (llm/analyse-unit.ts: the selected rules, the deterministic matches as known
  *   facts, enforced output), the matches merged in as the server does (checks/merge.ts), scored
@@ -30,7 +31,7 @@ import { NO_FINDINGS_RULE_ID } from '../engine/src/llm/prompt';
 import { createProvider } from '../engine/src/llm/providers/index';
 import type { LlmBackend, LlmProvider } from '../engine/src/llm/types';
 import {
-  checkMatches, checkedRules, evalUnits, falsePositives, loadLabelSet, outcome, scoreAll, scoreRule, scoreTable, pct, type EvalUnit, type Outcome, type Score,
+  checkMatches, checkOutcomes, checkedRules, evalUnits, falsePositives, loadLabelSet, outcome, scoreAll, scoreRule, scoreTable, pct, type EvalUnit, type Outcome, type Score,
 } from '../tests/helpers/eval-labels';
 import { REPO_DIR } from './lib';
 
@@ -116,12 +117,11 @@ async function main(): Promise<void> {
     const units = labelledUnits(set.file, set.synthetic, limit);
     if (units.length === 0) continue;
     const rules = checkedRules(set.analyzers);
-    const judged = units.filter((u) => u.hasValues);
-    const outcomes = judged.map((u) => outcome(u, checkMatches(u).map((m) => m.rule.rule_id)));
-    const skipped = units.length - judged.length;
+    const outcomes = checkOutcomes(units);
+    const skipped = units.length - outcomes.length;
     sections.push({
       title: `Deterministic checks, ${set.name}`, units: units.length, outcomes, rules,
-      notes: [...(skipped > 0 ? [`${skipped} labelled units without planned values (plan text, diffs) count only for a model run.`] : []), ...falsePositives(outcomes).map((l) => `FP ${l}`)],
+      notes: [...(skipped > 0 ? [`${skipped} labelled units without planned values that no check reads (plan text, diffs) count only for a model run.`] : []), ...falsePositives(outcomes).map((l) => `FP ${l}`)],
     });
     if (!model) continue;
     const modelOutcomes: Outcome[] = [];

@@ -1,29 +1,35 @@
 /**
  * Evaluation of the deterministic checks (`Check (CEL):`) of the Terraform rulesets (issue 15)
  * against the hand labels of tests/fixtures/eval/terraform.json: every unit of every corpus plan
- * (tfplan-json, tfplan-text) and every Terraform unit of the corpus diffs (diff-tf), plus a small
- * synthetic plan giving the companion and network checks positives and compliant counterparts.
+ * (tfplan-json, tfplan-text) and every Terraform unit of the corpus diffs (diff-tf, and the
+ * Terraform files of diff-mixed), plus small synthetic plans and a synthetic `.tf` diff giving the
+ * checks positives and compliant counterparts the corpus lacks.
  *
  * The label file must cover exactly the units the terraform analyzer produces from each labelled
  * file, name only rule ids of the Terraform rulesets, and every labelled positive of a rule that
- * has a check must be found on the units the checks can judge (those with planned values) or be
+ * has a check must be found on the units the checks can judge (those with planned values; on
+ * plan text and diff blocks, the rules whose checks read only `lines` and `unit`) or be
  * listed as a known miss with its reason: a rule change that loses a finding fails here. The
  * per-rule table is printed (the full run with a model is `npm run eval`, bench/eval.ts).
  */
 import { describe, expect, it } from 'vitest';
 import { corpusFiles } from '../corpus';
 import {
-  checkMatches, checkedRules, evalUnits, falsePositives, knownMissesNowFound, loadLabelSet, outcome, scoreTable, unexplainedMisses,
+  checkOutcomes, checkedRules, evalUnits, falsePositives, knownMissesNowFound, loadLabelSet, scoreTable, unexplainedMisses,
 } from '../helpers/eval-labels';
 
 const LABELS = loadLabelSet('terraform.json');
 const CHECKED = checkedRules(['terraform']);
-const CORPUS = [...corpusFiles('tfplan-json', '.json'), ...corpusFiles('tfplan-text', '.txt'), ...corpusFiles('diff-tf', '.diff')];
+const CORPUS = [
+  ...corpusFiles('tfplan-json', '.json'), ...corpusFiles('tfplan-text', '.txt'), ...corpusFiles('diff-tf', '.diff'),
+  // Mixed diffs count when auto-routing gives the terraform analyzer at least one unit of theirs.
+  ...corpusFiles('diff-mixed', '.diff').filter((file) => evalUnits({ file, analyzer: 'terraform', units: {} }).length > 0),
+];
 
 describe('deterministic checks of the Terraform rulesets against hand labels', () => {
   const results = LABELS.files.map((labels) => ({ labels, units: evalUnits(labels) }));
   const synthetic = (LABELS.synthetic ?? []).map((labels) => ({ labels, units: evalUnits(labels, true) }));
-  const judge = (r: typeof results) => r.flatMap((x) => x.units).filter((u) => u.label && u.hasValues).map((u) => outcome(u, checkMatches(u).map((m) => m.rule.rule_id)));
+  const judge = (r: typeof results) => checkOutcomes(r.flatMap((x) => x.units));
   const outcomes = judge(results);
   const all = [...outcomes, ...judge(synthetic)];
 
@@ -50,7 +56,7 @@ describe('deterministic checks of the Terraform rulesets against hand labels', (
   });
 
   it('finds every labelled positive of a checked rule on units with planned values, except the known misses', () => {
-    console.log(`Terraform deterministic checks vs hand labels, corpus (${outcomes.length} units with planned values)\n${scoreTable(outcomes, CHECKED)}`);
+    console.log(`Terraform deterministic checks vs hand labels, corpus (${outcomes.length} units the checks can judge)\n${scoreTable(outcomes, CHECKED)}`);
     console.log(`Corpus and synthetic plan (${all.length} units)\n${scoreTable(all, CHECKED)}`);
     const fp = falsePositives(all);
     if (fp.length > 0) console.log(`False positives:\n${fp.join('\n')}`);

@@ -114,6 +114,37 @@ export function checkMatches(u: EvalUnit): CheckMatch[] {
   return runChecks(u.selected.rules, u.unit);
 }
 
+/**
+ * True when the deterministic layer can judge rule `ruleId` on `u`: the rule sent with the unit
+ * has a check, and the unit carries what the check reads. Mirrors the skips of
+ * engine/src/checks/run-checks.ts `runChecks`: a check naming `values` is skipped on a unit
+ * without planned values (plan text, `.tf` diff blocks), one naming `companions` on a unit
+ * without plan context; checks over `lines` and `unit` alone judge every unit.
+ */
+export function checkJudges(u: EvalUnit, ruleId: string): boolean {
+  const check = u.selected.rules.find((r) => r.rule_id === ruleId)?.check;
+  if (!check) return false;
+  if (u.unit.metadata.values === undefined && /(?<![.\w])values\b/.test(check)) return false;
+  return Array.isArray(u.unit.metadata.context) || !/\bcompanions\b/.test(check);
+}
+
+/**
+ * The deterministic layer's outcomes on the labelled units it can judge: every unit with planned
+ * values (all its labels count, so a labelled rule without a check is a miss), and each unit
+ * without them that some selected check can judge (plan text, `.tf` diff blocks: checks over
+ * `lines`), scored only on the labels of rules it can judge (`checkJudges`).
+ */
+export function checkOutcomes(units: readonly EvalUnit[]): Outcome[] {
+  return units.filter((u) => u.label !== undefined).flatMap((u) => {
+    const found = checkMatches(u).map((m) => m.rule.rule_id);
+    if (u.hasValues) return [outcome(u, found)];
+    if (!u.selected.ruleIds.some((id) => checkJudges(u, id))) return [];
+    const o = outcome(u, found);
+    const judged = (ids: ReadonlySet<string>) => new Set([...ids].filter((id) => checkJudges(u, id)));
+    return [{ ...o, expected: judged(o.expected), knownMisses: judged(o.knownMisses) }];
+  });
+}
+
 /** An outcome from the rule ids a layer found on a labelled unit. */
 export function outcome(u: EvalUnit, found: Iterable<string>): Outcome {
   const label = u.label ?? { expected: [] };

@@ -24,6 +24,17 @@ describe('secret detectors', () => {
     expect(masked.kinds).toEqual(expect.arrayContaining(['aws-access-key', 'url-password', 'bearer-token', 'private-key']));
   });
 
+  it('masks credential-named shell assignments inside scripts, keeping references and other variables', () => {
+    const script = "#!/bin/bash\nexport DB_PASSWORD='hunter2-prod'\nAPI_TOKEN=abc123def\nexport REGION=eu-west-1\nDB_PASSWORD_REF=$DB_PASSWORD\nSECRET_KEY=\"${var.secret}\"\ncurl https://x.example/?token=qwerty99";
+    const masked = maskSecretShapes(script);
+    expect(masked.text).not.toMatch(/hunter2-prod|abc123def|qwerty99/);
+    expect(masked.text).toContain(`export DB_PASSWORD=${SECRET_MARKER}\n`);
+    expect(masked.text).toContain('export REGION=eu-west-1');
+    expect(masked.text).toContain('DB_PASSWORD_REF=$DB_PASSWORD');
+    expect(masked.text).toContain('SECRET_KEY="${var.secret}"');
+    expect(masked.kinds.filter((k) => k === 'credential-assignment')).toHaveLength(3);
+  });
+
   it('masks literal credentials in text bodies but keeps references', () => {
     const body = ['  + admin_password = "P4ssw0rd!"', '  ~ password       = "old" -> "new"', '    password = var.db_password', '    token = ""'].join('\n');
     const { body: out, secrets } = maskTextSecrets(body);

@@ -17,7 +17,7 @@
 export const SECRET_MARKER = '(sensitive value)';
 
 /** What a masked secret was recognised by. */
-export type SecretKind = 'credential-attribute' | 'aws-access-key' | 'private-key' | 'bearer-token' | 'api-token' | 'jwt' | 'azure-key' | 'url-password';
+export type SecretKind = 'credential-attribute' | 'credential-assignment' | 'aws-access-key' | 'private-key' | 'bearer-token' | 'api-token' | 'jwt' | 'azure-key' | 'url-password';
 
 /** One masked secret, recorded in unit metadata (`plaintext_secrets`); never holds the value. */
 export interface SecretFinding {
@@ -62,13 +62,34 @@ const SHAPES: readonly ShapePattern[] = [
 ];
 
 /**
+ * A shell or dotenv assignment inside a string (`export DB_PASSWORD='hunter2'`, `API_TOKEN=abc`,
+ * a `?token=abc` query): the name is group 1, the value a quoted (2, 3) or bare (4) literal.
+ * Masked only when the name is credential-named and the value is a literal, not `$VAR`/`${...}`;
+ * recorded as kind `credential-assignment` (the bootstrap-script rule's finding, not the
+ * plain-text-attribute rule's).
+ */
+const SHELL_ASSIGNMENT_RE = /\b([A-Za-z_][A-Za-z0-9_]*)=(?:(['"])((?:(?!\2)[^\n])+)\2|([^\s'"$;&|`)]+))/g;
+
+function maskShellAssignments(text: string, kinds: SecretKind[]): string {
+  if (!text.includes('=')) return text;
+  return text.replace(SHELL_ASSIGNMENT_RE, (whole, name: string, quote: string | undefined, quoted: string | undefined, bare: string | undefined) => {
+    const value = quoted ?? bare ?? '';
+    if (!isCredentialKey(name) || value.startsWith('$') || !isSecretLiteral(value) || value === SECRET_MARKER) return whole;
+    kinds.push('credential-assignment');
+    return `${name}=${SECRET_MARKER}`; // quotes dropped with the value: one marker shape for every script
+  });
+}
+
+/**
  * Replaces every credential-shaped substring of `text` by SECRET_MARKER (keeping the non-secret
- * parts of a URL, header or connection string). Returns the masked text and the kinds found, in
- * pattern order, one entry per match. Pure; `text` without secrets comes back unchanged.
+ * parts of a URL, header or connection string), and the literal value of a credential-named
+ * shell/dotenv assignment inside it (`export DB_PASSWORD='x'` in a bootstrap script). Returns the
+ * masked text and the kinds found, in pattern order, one entry per match. Pure; `text` without
+ * secrets comes back unchanged.
  */
 export function maskSecretShapes(text: string): { text: string; kinds: SecretKind[] } {
   const kinds: SecretKind[] = [];
-  let out = text;
+  let out = maskShellAssignments(text, kinds);
   for (const shape of SHAPES) {
     shape.re.lastIndex = 0;
     if (!shape.re.test(out)) continue;
