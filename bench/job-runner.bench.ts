@@ -10,6 +10,8 @@
  *
  * Returns the rows and the request bodies the fake received (item 5 checks their shared prefix).
  */
+import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { startFakeProvider, type FakeProvider, type RecordedRequest } from '../tests/fakes/llm-provider-server';
 import { BENCH_LLM, ms, planOfUnits, startServerChild, timed, waitForJob, type BenchRow, type ServerChild } from './lib';
 
@@ -58,7 +60,11 @@ export async function benchJobRunner(log: (line: string) => void = console.log):
     const direct0 = await directCalls(fake, sampleBody(fake), UNITS, CONCURRENCY);
     fake.requests.length = 0;
     const instantPlan = planOfUnits(UNITS, 'instant');
+    const cpuBefore = childCpuMs(server.pid);
     const instant = await runJob(server, 'bench-instant', instantPlan);
+    const cpuAfter = childCpuMs(server.pid);
+    // CPU the server spent per unit (ingest, run loop, status polls): unlike wall time, barely moved by other load.
+    const cpuPerUnit = cpuBefore !== null && cpuAfter !== null ? `; server CPU ${ms((cpuAfter - cpuBefore) / UNITS, 2)}/unit incl. ingest and polls` : '';
     const requests = [...fake.requests];
     const perUnit = instant.runnerMs / UNITS;
     const directPerUnit = direct0 / UNITS;
@@ -70,7 +76,7 @@ export async function benchJobRunner(log: (line: string) => void = console.log):
       baseline: `direct calls ${ms(directPerUnit, 2)}/unit`,
       target: '≤ 5 ms overhead/unit',
       pass: perUnit - directPerUnit <= 5,
-      note: `overhead ${ms(perUnit - directPerUnit, 2)}/unit beyond the provider round trip`,
+      note: `overhead ${ms(perUnit - directPerUnit, 2)}/unit beyond the provider round trip${cpuPerUnit}; load average ${loadavg()[0].toFixed(2)}`,
     });
 
     // 4: same plan, new namespace.
@@ -104,6 +110,17 @@ async function runJob(server: ServerChild, namespace: string, plan: string) {
   if (job.status !== 'done') throw new Error(`job in ${namespace} ended ${String(job.status)}: ${String(job.error)}`);
   const runnerMs = Date.parse(String(job.finished_at)) - Date.parse(String(job.created_at));
   return { runnerMs, clientMs: t.ms, status: String(job.status) };
+}
+
+/** User + system CPU time of process `pid` so far, in ms (/proc/<pid>/stat, clock ticks at 100 Hz); null off Linux. */
+function childCpuMs(pid: number): number | null {
+  try {
+    // Fields after the parenthesised command name: utime and stime are the 12th and 13th.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return null;
+  }
 }
 
 /** A request body as the server sends it (taken from the warm-up run's first call). */

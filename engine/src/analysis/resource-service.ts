@@ -93,12 +93,15 @@ export function analysisDigest(rulesetDigest: string, metadata: Readonly<Record<
   return createHash('sha256').update(`planwarden-analysis/1\u0000${rulesetDigest}\u0000${context}`, 'utf8').digest('hex');
 }
 
-/** Stores a validated analysis and its triage records; shared by the client and server paths. */
-export async function saveAnalysis(ctx: EngineContext, orgId: string, resource: ResourceDoc, payload: AnalysisPayload, source: 'client' | 'server', digest: string | null) {
+/**
+ * Stores a validated analysis and its triage records; shared by the client and server paths.
+ * `reviewRules`: the org's requires_review rule ids when the caller holds them (findings/triage.ts recordTriage).
+ */
+export async function saveAnalysis(ctx: EngineContext, orgId: string, resource: ResourceDoc, payload: AnalysisPayload, source: 'client' | 'server', digest: string | null, reviewRules?: ReadonlySet<string>) {
   const now = ctx.now().toISOString();
   const saved = await ctx.stores.resources.saveAnalysis(orgId, resource.hash, payload, { rulesetDigest: digest, source, now });
   if (!saved) throw new NotFoundError('Resource not found');
-  await recordTriage(ctx, orgId, resource.hash, payload, now);
+  await recordTriage(ctx, orgId, resource.hash, payload, now, reviewRules);
   return presentResource(saved);
 }
 

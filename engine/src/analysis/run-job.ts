@@ -3,6 +3,7 @@ import type { EngineContext } from '../context';
 import { AppError } from '../errors';
 import { analyseUnit, UnitAnalysisError } from '../llm/analyse-unit';
 import type { LlmProvider } from '../llm/types';
+import type { AnalysisPayload } from './payload';
 import type { JobDoc } from './job-store';
 import type { ResourceDoc } from './resource-store';
 import { calibrationText, DEFAULT_RULE_HEALTH_SETTINGS, type RuleHealthSettings } from '../findings/rule-health';
@@ -11,6 +12,7 @@ import { meterUnitCalls } from '../usage/meter-unit';
 import { resolveRuleset, resourceRuleset, unitRuleVariant, type ResolvedRuleset } from './ruleset-service';
 import { factsText, runChecks } from '../checks/run-checks';
 import { checksOnlyDigest, deterministicPayload, mergeFindings } from '../checks/merge';
+import { requiresReviewRuleIds } from '../rules/custom-rule-service';
 
 export interface RunSettings {
   readonly max_concurrent_units: number;
@@ -65,6 +67,10 @@ export async function runJob(ctx: EngineContext, job: JobDoc, options: RunJobOpt
   const rulesets = new Map<string, Promise<ResolvedRuleset>>();
   // Trusted reviewer verdicts on calibrating rules, computed once per run (docs/decisions.md "calibration").
   const calibration = await calibrationText(ctx, orgId, options.settings.rule_health ?? DEFAULT_RULE_HEALTH_SETTINGS);
+  // The org's requires_review rules, read once per run like the rulesets (issue 18: not per unit).
+  let reviewRules: Promise<ReadonlySet<string>> | null = null;
+  const save = async (resource: ResourceDoc, payload: AnalysisPayload, digest: string) =>
+    saveAnalysis(ctx, orgId, resource, payload, 'server', digest, await (reviewRules ??= requiresReviewRuleIds(ctx, orgId)));
   const rulesetFor = (resource: ResourceDoc): Promise<ResolvedRuleset> => {
     const analyzer = ctx.analyzers.get(resource.analyzer);
     if (!analyzer) return Promise.reject(new AppError(404, `Unknown analyzer '${resource.analyzer}'`));
@@ -108,7 +114,7 @@ export async function runJob(ctx: EngineContext, job: JobDoc, options: RunJobOpt
     const matches = runChecks(ruleset.rules, unit);
     if (!options.provider) {
       const checked = ruleset.rules.filter((r) => r.check !== null).length;
-      await saveAnalysis(ctx, orgId, resource, deterministicPayload(matches, unit, checked), 'server', digest);
+      await save(resource, deterministicPayload(matches, unit, checked), digest);
       await reportProgress(resource);
       return { kind: 'ok' };
     }
@@ -133,7 +139,7 @@ export async function runJob(ctx: EngineContext, job: JobDoc, options: RunJobOpt
       // Metered before saving: a crash in between re-analyses the unit on resume, and
       // meterUnitCalls then bills it no second time.
       await meterUnitCalls(ctx, job, resource.hash, calls, options.pricing);
-      await saveAnalysis(ctx, orgId, resource, mergeFindings(modelPayload, matches, unit), 'server', digest);
+      await save(resource, mergeFindings(modelPayload, matches, unit), digest);
       await reportProgress(resource);
       return { kind: 'ok' };
     } catch (error) {

@@ -9,16 +9,20 @@ import { requiresReviewRuleIds } from '../rules/custom-rule-service';
  * org's rule has `requires_review`). Re-analysis refreshes last_seen and occurrence_count only.
  * The model's all-clear (`NO-FINDINGS`) creates no record. A record newly created in
  * needs_review fires the review webhook (trigger auto; best effort, not awaited).
+ * `reviewRules`: the org's requires_review rule ids (requiresReviewRuleIds) when the caller
+ * already holds them (the run loop reads them once per run, issue 18); else they are read here,
+ * and only when a finding's status depends on them.
  * Returns the records newly created in needs_review.
  */
-export async function recordTriage(ctx: EngineContext, orgId: string, resourceHash: string, payload: AnalysisPayload, now: string) {
+export async function recordTriage(ctx: EngineContext, orgId: string, resourceHash: string, payload: AnalysisPayload, now: string, reviewRules?: ReadonlySet<string>) {
   const needsReview: { rule_id: string }[] = [];
   const seen = new Set<string>();
-  const reviewRules = await requiresReviewRuleIds(ctx, orgId);
+  const decided = payload.findings.every((f) => f.rule_id === NO_FINDINGS_RULE_ID || f.confidence === 'LOW');
+  const review = reviewRules ?? (decided ? new Set<string>() : await requiresReviewRuleIds(ctx, orgId));
   for (const finding of payload.findings) {
     if (finding.rule_id === NO_FINDINGS_RULE_ID || seen.has(finding.rule_id)) continue;
     seen.add(finding.rule_id);
-    const initialStatus = finding.confidence === 'LOW' || reviewRules.has(finding.rule_id) ? 'needs_review' : 'open';
+    const initialStatus = finding.confidence === 'LOW' || review.has(finding.rule_id) ? 'needs_review' : 'open';
     const { created } = await ctx.stores.findings.observe(orgId, {
       resource_hash: resourceHash,
       rule_id: finding.rule_id,

@@ -9,7 +9,7 @@ import type { AnalysisUnit } from '../analyzers/types';
 import { OutputParseError, parseAnalysisOutput } from './parse-output';
 import { analysisOutputSchema } from './output-schema';
 import { buildPrompt } from './prompt';
-import { countPromptTokens } from './tokens';
+import { backendUsesPromptTokens, countPromptTokens } from './tokens';
 import { rulesetBlocks } from '../rules/ruleset';
 import { backoffDelayMs, defaultSleep, DEFAULT_BACKOFF_CAP_MS, type RandomFn, type SleepFn } from './retry';
 import { ProviderError, type LlmProvider, type LlmResponse } from './types';
@@ -87,7 +87,8 @@ export class UnitAnalysisError extends UpstreamError {
 
 /**
  * Analyses one unit: builds the prompt (prompt.ts) and the enforced output schema (rule_id an
- * enum of the rules sent, output-schema.ts), counts the prompt's tokens (tokens.ts), calls
+ * enum of the rules sent, output-schema.ts), counts the prompt's tokens when the provider reads
+ * them (Ollama, tokens.ts backendUsesPromptTokens), calls
  * `provider.complete` and parses the reply (parse-output.ts; a rule id outside the ruleset
  * fails the attempt), up to `settings.maxAttempts` attempts in total.
  *
@@ -111,7 +112,8 @@ export async function analyseUnit(provider: LlmProvider, input: AnalyseUnitInput
   const ruleIds = input.ruleIds ?? rulesetBlocks(input.rules).flatMap((b) => (b.rule ? [b.rule.id] : []));
   const outputSchema = analysisOutputSchema(ruleIds);
   const allowed = new Set(outputSchema.ruleIds);
-  const promptTokens = countPromptTokens(system, user);
+  // Counted only for a provider that reads the count (Ollama's num_ctx); tokenising costs CPU per unit.
+  const promptTokens = backendUsesPromptTokens(provider.backend) ? countPromptTokens(system, user) : undefined;
   const calls: CallRecord[] = [];
   let failure: UnitAnalysisError | null = null;
 

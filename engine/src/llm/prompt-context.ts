@@ -4,7 +4,7 @@
  * untrusted context, within CONTEXT_TOKEN_BUDGET tokens (o200k_base, llm/tokens.ts).
  */
 import { createHash } from 'node:crypto';
-import { countTokens } from './tokens';
+import { countTokensMemoised } from './tokens';
 
 /** Tokens the companions' text may take in one prompt; whole companions beyond it are left out. */
 export const CONTEXT_TOKEN_BUDGET = 1_500;
@@ -22,14 +22,18 @@ export const UNIT_CONTEXT_END = '<<<UNIT_CONTEXT_END';
  */
 export function contextLines(context: unknown, budget: number = CONTEXT_TOKEN_BUDGET): string[] {
   if (!Array.isArray(context) || context.length === 0) return [];
+  const texts = context.map(companionText);
   const kept: string[] = [];
-  let used = 0;
-  for (const entry of context) {
-    const text = companionText(entry);
-    const tokens = countTokens(text) + 1; // + the line break joining it
-    if (used + tokens > budget) continue;
-    kept.push(text);
-    used += tokens;
+  if (fitsWithoutCounting(texts, budget)) {
+    kept.push(...texts);
+  } else {
+    let used = 0;
+    for (const text of texts) {
+      const tokens = countTokensMemoised(text) + 1; // + the line break joining it; companions recur across units
+      if (used + tokens > budget) continue;
+      kept.push(text);
+      used += tokens;
+    }
   }
   const left = context.length - kept.length;
   const omitted = left > 0 ? [`${left} more companion(s) left out (prompt token budget); absent from the context does not mean absent from the plan.`] : [];
@@ -48,6 +52,20 @@ export function contextLines(context: unknown, budget: number = CONTEXT_TOKEN_BU
     end,
     ...omitted,
   ];
+}
+
+/**
+ * True when every text fits in `budget` whatever its token count: an o200k_base token covers at
+ * least one UTF-8 byte, so tokens <= bytes, and the sum of (bytes + 1) bounds what counting would
+ * give. The usual small context then needs no tokenizer (issue 18); the result is the same.
+ */
+function fitsWithoutCounting(texts: readonly string[], budget: number): boolean {
+  let bound = 0;
+  for (const text of texts) {
+    bound += Buffer.byteLength(text, 'utf8') + 1;
+    if (bound > budget) return false;
+  }
+  return true;
 }
 
 function companionText(entry: unknown): string {

@@ -5,6 +5,7 @@
  */
 import { Tiktoken } from 'js-tiktoken/lite';
 import o200kRanks from 'js-tiktoken/ranks/o200k_base';
+import type { LlmBackend } from './types';
 
 let encoding: Tiktoken | null = null;
 
@@ -23,21 +24,50 @@ export function countTokens(text: string): number {
   return encoding.encode(text, [], []).length;
 }
 
+/**
+ * Backends whose provider reads `LlmRequest.promptTokens` (Ollama: `num_ctx` and its truncation
+ * check, providers/ollama.ts). For the others the prompt is not tokenised at all (issue 18: the
+ * count cost ~5 ms of CPU per unit and nothing read it).
+ */
+const PROMPT_TOKEN_BACKENDS: ReadonlySet<LlmBackend> = new Set<LlmBackend>(['ollama']);
+
+/** True when a provider of `backend` uses counted prompt tokens (see PROMPT_TOKEN_BACKENDS). */
+export function backendUsesPromptTokens(backend: LlmBackend): boolean {
+  return PROMPT_TOKEN_BACKENDS.has(backend);
+}
+
 /** Token counts of a prompt's two parts. */
 export interface PromptTokens {
   readonly system: number;
   readonly user: number;
 }
 
-/** Counts both parts of a prompt; the system part (shared by many units) is memoised by identity of text. */
+/** Counts both parts of a prompt; the system part (shared by many units) is memoised by its text. */
 export function countPromptTokens(system: string, user: string): PromptTokens {
-  let sys = systemCounts.get(system);
-  if (sys === undefined) {
-    sys = countTokens(system);
-    if (systemCounts.size >= 64) systemCounts.delete(systemCounts.keys().next().value!);
-    systemCounts.set(system, sys);
-  }
-  return { system: sys, user: countTokens(user) };
+  return { system: countTokensMemoised(system), user: countTokens(user) };
 }
 
-const systemCounts = new Map<string, number>();
+const memo = new Map<string, number>();
+/** Characters of text the memo may hold (~2-4 MB): a few dozen rulesets and their companions. */
+const MEMO_MAX_CHARS = 1_000_000;
+let memoChars = 0;
+
+/**
+ * countTokens for text that recurs (a ruleset's system prompt, a companion shown to many units of
+ * one plan): remembered by text, oldest first out beyond MEMO_MAX_CHARS characters of keys.
+ */
+export function countTokensMemoised(text: string): number {
+  let tokens = memo.get(text);
+  if (tokens === undefined) {
+    tokens = countTokens(text);
+    if (text.length > MEMO_MAX_CHARS) return tokens;
+    for (const key of memo.keys()) {
+      if (memoChars + text.length <= MEMO_MAX_CHARS) break;
+      memo.delete(key);
+      memoChars -= key.length;
+    }
+    memo.set(text, tokens);
+    memoChars += text.length;
+  }
+  return tokens;
+}

@@ -76,13 +76,8 @@ export interface SelectableUnit {
  * Throws ValidationError like parseRules for a rule without a valid severity.
  */
 export function selectRules(ruleset: string, unit: SelectableUnit): SelectedRules {
-  const blocks = rulesetBlocks(ruleset);
-  const rules = parseRules(ruleset);
-  const byId = new Map(rules.map((r) => [r.rule_id, r]));
+  const { blocks, byId, named, typed } = parsedRuleset(ruleset);
   const names = new Set(typeAliases(unit.type).map((t) => t.toLowerCase()));
-  const named = new Set(rules.flatMap((r) => r.applies_to.map((a) => a.toLowerCase())));
-  // Type lists are single tokens (`aws_s3_bucket`, `Deployment`, `AWS::S3::Bucket`); prose ("CI workflows") is not.
-  const typed = named.size > 0 && [...named].every((a) => /^[\w:.*-]+$/.test(a));
   const fromPlan = PLAN_SOURCES.has(String(unit.metadata.source ?? ''));
   const everything = !typed || (!fromPlan && CONTAINER_TYPE_RE.test(unit.type) && ![...names].some((n) => named.has(n)));
   const keep = (rule: RuleDef): boolean => {
@@ -110,4 +105,38 @@ export function selectRules(ruleset: string, unit: SelectableUnit): SelectedRule
   }
   const text = sections.filter((s) => s.kept.length > 0).map((s) => s.text.join('\n\n')).join('\n\n');
   return { text: text === '' ? '' : `${text}\n`, ruleIds: selected.map((r) => r.rule_id), rules: selected };
+}
+
+/** What selection reads of a ruleset, whatever the unit. */
+interface ParsedRuleset {
+  readonly blocks: ReturnType<typeof rulesetBlocks>;
+  readonly byId: ReadonlyMap<string, RuleDef>;
+  /** Every `Applies to:` entry, lower-cased. */
+  readonly named: ReadonlySet<string>;
+  /** True when those entries are type lists (single tokens), not prose. */
+  readonly typed: boolean;
+}
+
+const parsedCache = new Map<string, ParsedRuleset>();
+const PARSED_CACHE_MAX = 16;
+
+/**
+ * The ruleset parsed once per text (issue 18: a run selects for each new unit type, and parsing
+ * 98 rules each time cost ~1 ms). Throws like parseRules; a failure is not cached.
+ */
+function parsedRuleset(ruleset: string): ParsedRuleset {
+  const cached = parsedCache.get(ruleset);
+  if (cached) return cached;
+  const rules = parseRules(ruleset);
+  const named = new Set(rules.flatMap((r) => r.applies_to.map((a) => a.toLowerCase())));
+  const parsed: ParsedRuleset = {
+    blocks: rulesetBlocks(ruleset),
+    byId: new Map(rules.map((r) => [r.rule_id, r])),
+    named,
+    // Type lists are single tokens (`aws_s3_bucket`, `Deployment`, `AWS::S3::Bucket`); prose ("CI workflows") is not.
+    typed: named.size > 0 && [...named].every((a) => /^[\w:.*-]+$/.test(a)),
+  };
+  if (parsedCache.size >= PARSED_CACHE_MAX) parsedCache.delete(parsedCache.keys().next().value!);
+  parsedCache.set(ruleset, parsed);
+  return parsed;
 }
