@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'electron-vite';
 import type { Plugin } from 'vite';
+import { WORKER_ENTRIES, workerDefines } from './server/scripts/worker-entries.mjs';
 
 /**
  * The desktop app's build (issue 10): the main process (apps/desktop/src/main: the local engine
@@ -11,20 +12,18 @@ import type { Plugin } from 'vite';
  * (the apps/web dashboard, with the IPC transport installed first). Output: apps/desktop/out.
  */
 const desktop = resolve(import.meta.dirname, 'apps/desktop');
-const engine = resolve(import.meta.dirname, 'engine/src');
 
 /**
- * The ingest worker thread (engine/src/ingest/worker-pool.ts) starts `./worker.mjs` beside the
- * bundle and imports the compiled body named by `__PLANWARDEN_INGEST_WORKER_IMPL__`: copy the
- * plain-ESM entry next to out/main/index.js (the body is a second rollup input).
+ * The worker threads (engine/src/ingest/worker-pool.ts, engine/src/report/template-sandbox.ts),
+ * from the one list the server build also reads (server/scripts/worker-entries.mjs): each body is
+ * a rollup input named as the list says, `define`d by its URL, and each plain-ESM thread entry is
+ * copied next to out/main/index.js under its own name.
  */
-function ingestWorkerEntry(): Plugin {
+function workerThreadEntries(): Plugin {
   return {
-    name: 'planwarden-ingest-worker',
+    name: 'planwarden-worker-threads',
     generateBundle() {
-      this.emitFile({ type: 'asset', fileName: 'worker.mjs', source: readFileSync(resolve(engine, 'ingest/worker.mjs'), 'utf8') });
-      // The report-template sandbox (engine/src/report/template-sandbox.ts) works the same way.
-      this.emitFile({ type: 'asset', fileName: 'template-sandbox-worker.mjs', source: readFileSync(resolve(engine, 'report/template-sandbox-worker.mjs'), 'utf8') });
+      for (const w of WORKER_ENTRIES) this.emitFile({ type: 'asset', fileName: basename(w.thread), source: readFileSync(w.thread, 'utf8') });
     },
   };
 }
@@ -41,11 +40,8 @@ function rootRelativeAssets(): Plugin {
 
 export default defineConfig({
   main: {
-    plugins: [ingestWorkerEntry()],
-    define: {
-      __PLANWARDEN_INGEST_WORKER_IMPL__: JSON.stringify('./ingest-worker-impl.js'),
-      __PLANWARDEN_TEMPLATE_WORKER_IMPL__: JSON.stringify('./template-sandbox-impl.js'),
-    },
+    plugins: [workerThreadEntries()],
+    define: workerDefines(),
     build: {
       outDir: resolve(desktop, 'out/main'),
       // Native and driver modules stay in node_modules (electron-builder rebuilds better-sqlite3 for Electron).
@@ -53,8 +49,7 @@ export default defineConfig({
       rollupOptions: {
         input: {
           index: resolve(desktop, 'src/main/index.ts'),
-          'ingest-worker-impl': resolve(engine, 'ingest/worker-impl.ts'),
-          'template-sandbox-impl': resolve(engine, 'report/template-sandbox-impl.ts'),
+          ...Object.fromEntries(WORKER_ENTRIES.map((w) => [w.name, w.body])),
         },
         external: ['electron', 'better-sqlite3', 'mongodb', /^node:/],
         output: { format: 'es', entryFileNames: '[name].js' },

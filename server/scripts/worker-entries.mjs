@@ -1,11 +1,14 @@
-// The worker threads a bundled server needs beside its main bundle (issue 18: compiled
-// `npm start`; the desktop build, electron.vite.config.ts, wires the same two by hand).
+// The worker threads a bundle needs beside its main file: the server's (issue 18: compiled
+// `npm start`, build.mjs) and the desktop main process's (electron.vite.config.ts), one list.
 // Each thread starts a plain-ESM entry (`thread`, copied as is next to the bundle) which imports
 // the compiled body whose URL the bundler `define`s as `define` (see worker-pool.ts and
 // template-sandbox.ts); `body` is that body's TypeScript source, bundled as entry `name`.
 import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-const engine = resolve(import.meta.dirname, '../../engine/src');
+// From import.meta.url, not import.meta.dirname: electron-vite bundles its config with this module
+// inlined and rewrites only import.meta.url (to this file's own URL).
+const engine = fileURLToPath(new URL('../../engine/src', import.meta.url));
 
 /** @type {readonly { name: string; body: string; thread: string; define: string }[]} */
 export const WORKER_ENTRIES = [

@@ -8,109 +8,56 @@
  * with Ollama, follows the job, triages a finding, downloads the Markdown and HTML reports, reads
  * the Ollama panel, and pushes to a real team server (auth on, a service key) from the Sync panel.
  *
- * Assets are served by `page.route` from the build folder at https://planwarden.test, with the
- * file choice (core/renderer-files.ts) and the CSP of the desktop's `app:` protocol handler; no
- * socket serves them. Every request the page makes is recorded: none may go anywhere else, and
- * none may reach an API over http(s) — the API travels through the bridge only.
+ * The setup (renderer build, page routes, the bridge binding, the team server) is
+ * desktop-harness.ts's, shared with desktop-sync.test.ts. Every request the page makes is
+ * recorded: none may go anywhere else, and none may reach an API over http(s) — the API travels
+ * through the bridge only.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { extname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { startDesktopApp, type DesktopApp } from '../../apps/desktop/src/core/desktop-app';
-import { RENDERER_CSP, rendererFile } from '../../apps/desktop/src/core/renderer-files';
-import { corpusFile } from '../corpus';
-import { buildDesktopTarget, buildToolMissing, REPO_ROOT } from '../desktop/build';
-import { fakeSafeStorage } from '../desktop/fake-safe-storage';
+import type { Page } from 'playwright-core';
+import type { DesktopApp } from '../../apps/desktop/src/core/desktop-app';
 import { unusedPort } from '../desktop/ports';
 import { startFakeProvider, type FakeProvider } from '../fakes/llm-provider-server';
-import { spawnServer, type ServerProcess } from '../helpers/server-process';
-import { CHROMIUM, launch, newContext, screenshot, seriousViolations } from './browser';
+import { analyseDropped, desktopBrowserMissing, dropCorpusPlan, ORIGIN, startDesktopHarness, startTeamServer, type DesktopHarness, type TeamServer } from './desktop-harness';
 
-const ORIGIN = 'https://planwarden.test';
 const PLAN = 'tfplan-json/checkov-aws-github-oidc-iam-modules.json';
 const NAMESPACE = 'laptop-iam';
-const BOOTSTRAP = 'bootstrap-key-for-desktop-renderer-test';
-const TYPES: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml', '.png': 'image/png', '.woff2': 'font/woff2', '.json': 'application/json' };
+/** The dashboard's team-server pages, never offered in the desktop (one local user, no port, no sign-in). */
+const TEAM_ONLY_NAV = ['Administration', 'Integrations'];
+const TEAM_ONLY_TABS = ['Invitations', 'Service keys', 'Single sign-on', 'SCIM', 'Run tasks'];
 
-const missing = !existsSync(CHROMIUM) ? `Chromium is not installed at ${CHROMIUM}` : buildToolMissing();
-if (missing) console.warn(`Skipping the desktop renderer browser test: ${missing}`);
+if (desktopBrowserMissing) console.warn(`Skipping the desktop renderer browser test: ${desktopBrowserMissing}`);
 
-describe.skipIf(missing !== null)('the desktop renderer over the real bridge, in Chromium', () => {
-  const outRoot = join(REPO_ROOT, 'apps/desktop/out', `.test-renderer-${process.pid}`);
-  const dirs: string[] = [];
-  const pageRequests: string[] = [];
-  const bridged: string[] = [];
-  const scans: Record<string, { id: string }[]> = {};
-  let renderer: string;
+describe.skipIf(desktopBrowserMissing !== null)('the desktop renderer over the real bridge, in Chromium', () => {
+  let h: DesktopHarness;
   let fake: FakeProvider;
-  let team: ServerProcess;
-  let serviceKey: string;
-  let desktopDir: string;
-  let desktop: DesktopApp;
+  let team: TeamServer;
+  let teamDir: string;
+  let desktop: DesktopApp & { userDataDir: string };
   let offline: DesktopApp;
-  let browser: Browser;
-  let context: BrowserContext;
-  let external: string[];
   let page: Page;
 
-  /** A page of the desktop renderer whose `window.planwarden.request` is `app`'s bridge. */
-  async function desktopPage(app: DesktopApp): Promise<Page> {
-    const p = await context.newPage();
-    await p.route(`${ORIGIN}/**`, async (route) => {
-      const file = rendererFile(renderer, new URL(route.request().url()).pathname);
-      if (file === null) return route.fulfill({ status: 404, body: 'Not found' });
-      return route.fulfill({ status: 200, body: readFileSync(file), headers: { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'content-security-policy': RENDERER_CSP, 'x-content-type-options': 'nosniff' } });
-    });
-    await p.exposeFunction('planwardenBridge', async (request: { method: string; path: string }) => {
-      bridged.push(`${request.method} ${request.path}`);
-      return app.bridge(request);
-    });
-    // What the preload exposes (apps/desktop/src/preload/index.ts): one frozen `request` function.
-    await p.addInitScript(`Object.defineProperty(window, 'planwarden', { value: Object.freeze({ request: (r) => window.planwardenBridge(r) }) });`);
-    return p;
-  }
-
-  async function record(name: string, p: Page = page): Promise<void> {
-    await p.locator('#page-title').waitFor();
-    scans[name] = await seriousViolations(p);
-    await screenshot(p, name);
-  }
-
+  const record = (name: string, p: Page = page) => h.record(name, p);
   const localFindings = async () => JSON.parse((await desktop.bridge({ method: 'GET', path: `/api/v1/findings?namespace=${NAMESPACE}`, headers: {}, body: null })).body).findings as { status: string; resource_hash: string; rule_id: string }[];
 
   beforeAll(async () => {
-    mkdirSync(outRoot, { recursive: true });
-    renderer = await buildDesktopTarget('renderer', outRoot);
+    h = await startDesktopHarness();
     fake = await startFakeProvider();
-    // The team server runs as its own process, as the README starts it: light-my-request re-parents
-    // Express's shared request prototype in the process that injects (the desktop core's bridge).
-    const teamDir = mkdtempSync(join(tmpdir(), 'pw-team-'));
-    team = await spawnServer({ dataDir: teamDir, fake, env: { PLANWARDEN_AUTH_ENABLED: 'true', PLANWARDEN_AUTH_API_KEY: BOOTSTRAP } });
-    const key = await team.api('/auth/keys', { method: 'POST', headers: { 'x-api-key': BOOTSTRAP }, json: { role: 'admin', name: 'laptop-sync' } });
-    expect(key.status).toBe(201);
-    serviceKey = ((await key.json()) as { key: string }).key;
-    const boot = (userDataDir: string, ollamaHost: string) => startDesktopApp({ userDataDir, ollamaHost, safeStorage: fakeSafeStorage(), sleep: async () => {}, pollIntervalMs: 50 });
-    desktopDir = mkdtempSync(join(tmpdir(), 'pw-desktop-renderer-'));
-    const offlineDir = mkdtempSync(join(tmpdir(), 'pw-desktop-offline-'));
-    dirs.push(teamDir, desktopDir, offlineDir);
-    desktop = await boot(desktopDir, fake.ollamaHost);
-    offline = await boot(offlineDir, `http://127.0.0.1:${await unusedPort()}`);
-    browser = await launch();
-    ({ context, external } = await newContext(browser));
-    context.on('request', (r) => pageRequests.push(`${r.method()} ${r.url()}`));
-    page = await desktopPage(desktop);
+    teamDir = mkdtempSync(join(tmpdir(), 'pw-team-'));
+    team = await startTeamServer({ dataDir: teamDir, fake });
+    desktop = await h.bootDesktop(fake.ollamaHost);
+    offline = await h.bootDesktop(`http://127.0.0.1:${await unusedPort()}`);
+    page = await h.desktopPage(desktop);
   }, 300_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await desktop?.close();
-    await offline?.close();
+    await h?.close();
     await team?.stop();
     await fake?.close();
-    rmSync(outRoot, { recursive: true, force: true });
-    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    if (teamDir) rmSync(teamDir, { recursive: true, force: true });
   }, 120_000);
 
   it('opens as the local owner, with the desktop-only Sync & Ollama entry in the navigation', async () => {
@@ -118,19 +65,30 @@ describe.skipIf(missing !== null)('the desktop renderer over the real bridge, in
     await page.waitForURL(/\/overview$/);
     await page.getByRole('link', { name: 'Sync & Ollama' }).waitFor();
     await record('desktop-overview');
-    expect(bridged).toContain('GET /api/v1/auth/me');
+    expect(h.bridged).toContain('GET /api/v1/auth/me');
+  }, 120_000);
+
+  it('offers none of the team server\'s pages: no Administration or Integrations entry, no team-only Organization tab, no sign-in settings', async () => {
+    const nav = await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents();
+    expect(nav).toEqual(expect.arrayContaining(['Findings', 'Rules', 'Templates', 'Organization', 'Sync & Ollama']));
+    expect(nav.filter((entry) => TEAM_ONLY_NAV.includes(entry))).toEqual([]);
+
+    await page.getByRole('link', { name: 'Organization' }).click();
+    const tabs = await page.getByRole('tablist', { name: 'Organization sections' }).getByRole('tab').allTextContents();
+    expect(tabs).toEqual(expect.arrayContaining(['Members', 'Credentials', 'Analyzers']));
+    expect(tabs.filter((t) => TEAM_ONLY_TABS.includes(t))).toEqual([]);
+    await record('desktop-organization');
+
+    // Typed into the address bar of a browser it would be a page; in the desktop it says where it belongs and links nowhere.
+    await page.goto(`${ORIGIN}/admin/settings/sign-in?tab=google`);
+    await page.getByText('Sign-in settings belong to a team server; the desktop app has no sign-in.').waitFor();
+    expect(await page.locator('a[href*="/api/"]').count()).toBe(0);
+    expect(h.bridged.filter((r) => r.includes('/admin/'))).toEqual([]);
   }, 120_000);
 
   it('analyses a dropped corpus plan with the local Ollama model and follows the job to the end (also after a reload of the job page)', async () => {
     await page.getByRole('link', { name: 'Analyse' }).click();
-    const base64 = corpusFile(PLAN).toString('base64');
-    const dataTransfer = await page.evaluateHandle(`(() => {
-      const dt = new DataTransfer();
-      dt.items.add(new File([Uint8Array.from(atob('${base64}'), (c) => c.charCodeAt(0))], 'plan.json', { type: 'application/json' }));
-      return dt;
-    })()`);
-    await page.getByTestId('dropzone').dispatchEvent('drop', { dataTransfer });
-    await page.getByText('Loaded plan.json').waitFor();
+    await dropCorpusPlan(page, PLAN);
     await page.getByLabel('Namespace', { exact: true }).fill(NAMESPACE);
     await page.getByLabel('Model', { exact: true }).selectOption('ollama/llama3.1:8b');
     await record('desktop-analyse');
@@ -162,7 +120,7 @@ describe.skipIf(missing !== null)('the desktop renderer over the real bridge, in
       expect(text).toMatch(expected);
       expect(text).toContain(NAMESPACE);
     }
-    expect(bridged.filter((r) => r.startsWith(`GET /api/v1/${NAMESPACE}/report?`) && r.includes('raw=true'))).toHaveLength(2);
+    expect(h.bridged.filter((r) => r.startsWith(`GET /api/v1/${NAMESPACE}/report?`) && r.includes('raw=true'))).toHaveLength(2);
     await record('desktop-reports');
   }, 120_000);
 
@@ -173,7 +131,7 @@ describe.skipIf(missing !== null)('the desktop renderer over the real bridge, in
     await page.getByRole('cell', { name: 'llama3.1:8b' }).waitFor();
     await record('desktop-ollama');
 
-    const other = await desktopPage(offline);
+    const other = await h.desktopPage(offline);
     await other.goto(`${ORIGIN}/desktop?tab=ollama`);
     await other.getByText(/^Ollama is not running at http:\/\/127\.0\.0\.1:\d+\.$/).waitFor();
     await other.getByText('ollama pull llama3.1:8b').waitFor();
@@ -187,12 +145,12 @@ describe.skipIf(missing !== null)('the desktop renderer over the real bridge, in
     await page.getByText('Save a team server URL and a service key above to push or pull.').waitFor();
     expect(await page.getByRole('button', { name: 'Push', exact: true }).isDisabled()).toBe(true);
     await page.getByLabel('Team server URL', { exact: true }).fill(team.url);
-    await page.getByLabel('Service key', { exact: true }).fill(serviceKey);
+    await page.getByLabel('Service key', { exact: true }).fill(team.serviceKey);
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByText('Saved. The service key is in the system keychain.').waitFor();
-    const keychainFile = readFileSync(join(desktopDir, 'credentials.json'), 'utf8');
-    expect(keychainFile).not.toContain(serviceKey);
-    expect(readFileSync(join(desktopDir, 'settings.json'), 'utf8')).not.toContain(serviceKey);
+    const keychainFile = readFileSync(join(desktop.userDataDir, 'credentials.json'), 'utf8');
+    expect(keychainFile).not.toContain(team.serviceKey);
+    expect(readFileSync(join(desktop.userDataDir, 'settings.json'), 'utf8')).not.toContain(team.serviceKey);
 
     await page.getByRole('checkbox', { name: NAMESPACE }).check();
     await page.getByRole('button', { name: 'Push 1 namespace' }).click();
@@ -202,7 +160,7 @@ describe.skipIf(missing !== null)('the desktop renderer over the real bridge, in
     expect(log.some((row) => row.includes('push') && row.includes('ingest') && row.includes(NAMESPACE))).toBe(true);
     await record('desktop-sync');
 
-    const onTeam = await team.api(`/findings?namespace=${NAMESPACE}&limit=1000`, { headers: { 'x-api-key': serviceKey } });
+    const onTeam = await team.api(`/findings?namespace=${NAMESPACE}&limit=1000`);
     const teamFindings = ((await onTeam.json()) as { findings: { resource_hash: string; rule_id: string; status: string }[] }).findings;
     const local = await localFindings();
     expect(teamFindings.map((f) => `${f.resource_hash} ${f.rule_id}`).sort()).toEqual(local.map((f) => `${f.resource_hash} ${f.rule_id}`).sort());
@@ -210,16 +168,16 @@ describe.skipIf(missing !== null)('the desktop renderer over the real bridge, in
   }, 180_000);
 
   it('made no request off the page: assets from the renderer origin only, the API over the bridge only', () => {
-    expect(external).toEqual([]);
-    const elsewhere = pageRequests.filter((r) => !r.split(' ')[1].startsWith(`${ORIGIN}/`) && !/^(data|blob):/.test(r.split(' ')[1]));
+    expect(h.external).toEqual([]);
+    const elsewhere = h.pageRequests.filter((r) => !r.split(' ')[1].startsWith(`${ORIGIN}/`) && !/^(data|blob):/.test(r.split(' ')[1]));
     expect(elsewhere).toEqual([]);
-    expect(pageRequests.filter((r) => r.includes('/api/'))).toEqual([]);
-    expect(pageRequests.every((r) => r.startsWith('GET '))).toBe(true);
-    expect(bridged.length).toBeGreaterThan(10);
+    expect(h.pageRequests.filter((r) => r.includes('/api/'))).toEqual([]);
+    expect(h.pageRequests.every((r) => r.startsWith('GET '))).toBe(true);
+    expect(h.bridged.length).toBeGreaterThan(10);
   });
 
   it('found no serious or critical axe violation on the desktop pages', () => {
-    expect(Object.keys(scans).length).toBeGreaterThanOrEqual(8);
-    expect(Object.fromEntries(Object.entries(scans).filter(([, v]) => v.length > 0))).toEqual({});
+    expect(Object.keys(h.scans).length).toBeGreaterThanOrEqual(8);
+    expect(Object.fromEntries(Object.entries(h.scans).filter(([, v]) => v.length > 0))).toEqual({});
   });
 });

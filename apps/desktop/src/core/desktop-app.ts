@@ -30,6 +30,12 @@ export interface SyncStatus {
   readonly log: ReturnType<SyncService['log']>;
 }
 
+/** What POST /api/desktop/sync/flush answers: how many queued pushes ran, and what still waits. */
+export interface FlushResult {
+  readonly ran: number;
+  readonly queued: string[][];
+}
+
 export interface DesktopApp {
   readonly engine: LocalEngine;
   /** The renderer's one way in: the API plus the desktop-only routes (desktop-routes.ts). */
@@ -46,7 +52,7 @@ export interface DesktopApp {
  * keychain (`<userDataDir>/credentials.json`, sealed by `safeStorage`), the sync service
  * (`<userDataDir>/sync/`), and the desktop-only routes wired to them:
  * GET /api/desktop/ollama (discovery; found models join the local catalogue), GET /api/desktop/sync
- * (SyncStatus), PUT /api/desktop/sync/settings, POST /api/desktop/sync/push and /pull.
+ * (SyncStatus), PUT /api/desktop/sync/settings, POST /api/desktop/sync/push, /pull and /flush (FlushResult).
  * Ollama's models are also registered once at start, in the background (a missing Ollama is not an error).
  * Errors: those of bootLocalEngine.
  */
@@ -88,6 +94,7 @@ export async function startDesktopApp(options: DesktopAppOptions): Promise<Deskt
     },
     push: (namespaces) => sync.push(namespaces),
     pull: () => sync.pull(),
+    flush: async (): Promise<FlushResult> => ({ ran: await sync.flush(), queued: sync.queued() }),
   });
   // Not awaited: a slow or absent Ollama never delays the window.
   const discovered = ollama().catch(() => undefined);

@@ -16,6 +16,8 @@ export interface DesktopHandlers {
   push(namespaces: string[]): Promise<unknown>;
   /** POST /api/desktop/sync/pull. */
   pull(): Promise<unknown>;
+  /** POST /api/desktop/sync/flush: runs the queued pushes now ("Retry now"; the main process also does on a timer). */
+  flush(): Promise<unknown>;
 }
 
 const SettingsSchema = z.object({ url: z.string().url().regex(/^https?:\/\//), service_key: z.string().trim().min(1).max(512).optional() }).strict();
@@ -54,6 +56,7 @@ export function withDesktopRoutes(bridge: Bridge, handlers: DesktopHandlers): Br
           return input.success ? reply(200, await handlers.push(input.data.namespaces)) : reply(422, { detail: input.error.issues[0]?.message ?? 'invalid body' });
         }
         case 'POST /sync/pull': return reply(200, await handlers.pull());
+        case 'POST /sync/flush': return reply(200, await handlers.flush());
         default: return reply(404, { detail: `No desktop route ${route}` });
       }
     } catch (error) {

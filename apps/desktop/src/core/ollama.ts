@@ -21,7 +21,7 @@ export type OllamaDiscovery =
   | { readonly status: 'not_running'; readonly host: string; readonly message: string };
 
 const INSTALL_OLLAMA = 'Install Ollama from https://ollama.com/download, start it, then run `ollama pull llama3.1:8b` in a terminal.';
-const PULL_MODEL = 'Ollama is running but has no model yet. Run `ollama pull llama3.1:8b` (or any model you prefer) in a terminal, then refresh.';
+const PULL_MODEL = 'Run `ollama pull llama3.1:8b` (or any model you prefer) in a terminal, then refresh.';
 
 /**
  * Normalises an `OLLAMA_HOST` value the way Ollama reads it: `host`, `host:port` or a URL;
@@ -55,7 +55,7 @@ export async function discoverOllama(options: { host?: string | null; timeoutMs?
     if (!res.ok) return { status: 'not_running', host, message: `Ollama at ${host} answered HTTP ${res.status}. ${INSTALL_OLLAMA}` };
     const parsed = TagsSchema.safeParse(await res.json());
     if (!parsed.success) return { status: 'not_running', host, message: `The service at ${host} does not answer like Ollama. ${INSTALL_OLLAMA}` };
-    if (parsed.data.models.length === 0) return { status: 'no_model', host, message: PULL_MODEL };
+    if (parsed.data.models.length === 0) return { status: 'no_model', host, message: `Ollama is running at ${host} but has no model yet. ${PULL_MODEL}` };
     return { status: 'ready', host, models: parsed.data.models.map((m) => ({ name: m.name, size: m.size ?? null })) };
   } catch {
     return { status: 'not_running', host, message: `Ollama is not running at ${host}. ${INSTALL_OLLAMA}` };

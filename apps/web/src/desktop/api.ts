@@ -4,13 +4,13 @@
  * Shapes are derived type-only from the desktop core, never re-typed by hand.
  */
 import { call, DESKTOP_API_BASE } from '../api/client';
-import type { SyncStatus } from '../../../desktop/src/core/desktop-app';
+import type { FlushResult, SyncStatus } from '../../../desktop/src/core/desktop-app';
 import type { OllamaDiscovery } from '../../../desktop/src/core/ollama';
 import type { PullCounts } from '../../../desktop/src/core/sync/pull';
 import type { PushResult } from '../../../desktop/src/core/sync/sync-service';
 import type { SyncLogEntry } from '../../../desktop/src/core/sync/sync-state';
 
-export type { OllamaDiscovery, PullCounts, PushResult, SyncLogEntry, SyncStatus };
+export type { FlushResult, OllamaDiscovery, PullCounts, PushResult, SyncLogEntry, SyncStatus };
 
 export const desktopApi = {
   /** GET /api/desktop/ollama: where Ollama was looked for and what it has (found models join the Analyse page's list). */
@@ -23,4 +23,6 @@ export const desktopApi = {
   push: (namespaces: string[]) => call<PushResult>({ method: 'POST', base: DESKTOP_API_BASE, path: '/sync/push', json: { namespaces } }),
   /** POST /api/desktop/sync/pull: rules and triage statuses brought down. */
   pull: () => call<PullCounts>({ method: 'POST', base: DESKTOP_API_BASE, path: '/sync/pull', json: {} }),
+  /** POST /api/desktop/sync/flush: runs the queued pushes now; `{ran, queued}`. */
+  flush: () => call<FlushResult>({ method: 'POST', base: DESKTOP_API_BASE, path: '/sync/flush', json: {} }),
 };

@@ -3,7 +3,7 @@ import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { api } from '../api/client';
 import type { NamespaceEntry } from '../api/types';
-import { desktopApi, type PullCounts, type PushResult, type SyncLogEntry, type SyncStatus } from './api';
+import { desktopApi, type FlushResult, type PullCounts, type PushResult, type SyncLogEntry, type SyncStatus } from './api';
 import { Field, StatusBadge, when } from '../ui/page';
 import { ActionResult, Empty, QueryView } from '../ui/states';
 
@@ -14,10 +14,15 @@ function count(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
 }
 
-/** One sentence per pushed namespace, or why the push waits. */
-function describePush(result: PushResult): string {
-  if (result.status === 'queued') return `The team server cannot be reached, so the push is queued: it runs by itself once the server answers (${result.reason}).`;
+/** One sentence per pushed namespace (a queued push is told by QueuedNotice). */
+function describePush(result: PushResult): string | null {
+  if (result.status === 'queued') return null;
   return result.namespaces.map((n) => `${n.namespace}: ${count(n.analyses_submitted, 'analysis', 'analyses')} sent, ${n.analyses_skipped} already on the team server, ${count(n.triage.patched, 'triage decision')} applied.`).join(' ');
+}
+
+function describeFlush(r: FlushResult): string {
+  if (r.queued.length === 0) return r.ran === 0 ? 'Nothing was waiting.' : `Done: ${count(r.ran, 'queued push', 'queued pushes')} sent to the team server.`;
+  return `The team server still cannot be reached; ${count(r.queued.length, 'push', 'pushes')} ${r.queued.length === 1 ? 'waits' : 'wait'} (it retries by itself every minute).`;
 }
 
 function describePull(c: PullCounts): string {
@@ -62,6 +67,8 @@ function PushPull({ status }: { status: SyncStatus }) {
   const after = { onSettled: () => void client.invalidateQueries({ queryKey: SYNC_KEY }) };
   const push = useMutation({ mutationFn: () => desktopApi.push(chosen), ...after });
   const pull = useMutation({ mutationFn: desktopApi.pull, ...after });
+  // A flush that ran the queue makes the earlier "queued" answer of Push stale.
+  const flush = useMutation({ mutationFn: desktopApi.flush, onSuccess: () => push.reset(), ...after });
   const configured = status.team_url !== null && status.has_service_key;
   const toggle = (ns: string, on: boolean) => setChosen((list) => on ? [...list, ns] : list.filter((n) => n !== ns));
   return (
@@ -88,8 +95,17 @@ function PushPull({ status }: { status: SyncStatus }) {
         <button type="button" onClick={() => pull.mutate()} disabled={!configured || pull.isPending}>{pull.isPending ? 'Pulling…' : 'Pull rules and triage'}</button>
       </div>
       <ActionResult error={push.error} success={push.data ? describePush(push.data) : null} />
+      {push.data?.status === 'queued' ? (
+        <div className="state unavailable" role="status"><p><strong>The team server cannot be reached, so the push is queued.</strong> It runs by itself once the server answers. ({push.data.reason})</p></div>
+      ) : null}
       <ActionResult error={pull.error} success={pull.data ? describePull(pull.data) : null} />
-      {status.queued.length > 0 ? <p role="status">Waiting to push when the team server answers: {status.queued.map((q) => q.join(', ')).join('; ')}.</p> : null}
+      {status.queued.length > 0 ? (
+        <div className="actions">
+          <p role="status">Waiting to push when the team server answers: {status.queued.map((q) => q.join(', ')).join('; ')}.</p>
+          <button type="button" onClick={() => flush.mutate()} disabled={flush.isPending}>{flush.isPending ? 'Retrying…' : 'Retry now'}</button>
+        </div>
+      ) : null}
+      <ActionResult error={flush.error} success={flush.data ? describeFlush(flush.data) : null} />
     </section>
   );
 }

@@ -1,5 +1,6 @@
 import * as Tabs from '@radix-ui/react-tabs';
 import { useSearchParams } from 'react-router';
+import { isDesktop } from '../api/client';
 import { useSession } from '../auth/session';
 import { Invitations, Members } from '../org/members';
 import { Credentials, ServiceKeys } from '../org/keys';
@@ -11,18 +12,19 @@ import { SingleSignOn } from '../org/sso';
 import { Teams } from '../org/teams';
 import { Page } from '../ui/page';
 
+/** `team: true`: only meaningful on a team server (other people, a listening API, identity providers, HCP Terraform); hidden in the desktop app. */
 const TABS = [
   { id: 'members', label: 'Members', admin: false, render: () => <Members /> },
   { id: 'teams', label: 'Teams', admin: false, render: () => <Teams /> },
-  { id: 'invitations', label: 'Invitations', admin: true, render: () => <Invitations /> },
-  { id: 'keys', label: 'Service keys', admin: true, render: () => <ServiceKeys /> },
+  { id: 'invitations', label: 'Invitations', admin: true, team: true, render: () => <Invitations /> },
+  { id: 'keys', label: 'Service keys', admin: true, team: true, render: () => <ServiceKeys /> },
   { id: 'credentials', label: 'Credentials', admin: true, render: () => <Credentials /> },
   { id: 'analyzers', label: 'Analyzers', admin: true, render: () => <Analyzers /> },
   { id: 'settings', label: 'Settings', admin: true, render: () => <OrgSettings /> },
-  { id: 'sso', label: 'Single sign-on', admin: true, render: () => <SingleSignOn /> },
-  { id: 'scim', label: 'SCIM', admin: true, render: () => <Scim /> },
+  { id: 'sso', label: 'Single sign-on', admin: true, team: true, render: () => <SingleSignOn /> },
+  { id: 'scim', label: 'SCIM', admin: true, team: true, render: () => <Scim /> },
   { id: 'notifications', label: 'Notifications', admin: true, render: () => <Notifications /> },
-  { id: 'run-tasks', label: 'Run tasks', admin: true, render: () => <RunTasks /> },
+  { id: 'run-tasks', label: 'Run tasks', admin: true, team: true, render: () => <RunTasks /> },
   { id: 'audit', label: 'Audit log', admin: true, render: () => <Audit /> },
 ];
 
@@ -30,7 +32,7 @@ const TABS = [
 export default function Organization() {
   const session = useSession();
   const [params, setParams] = useSearchParams();
-  const tabs = TABS.filter((t) => !t.admin || session.can('admin'));
+  const tabs = TABS.filter((t) => (!t.admin || session.can('admin')) && !(t.team && isDesktop()));
   const tab = tabs.find((t) => t.id === params.get('tab'))?.id ?? 'members';
   return (
     <Page title="Organization">

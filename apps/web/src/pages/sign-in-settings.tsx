@@ -2,7 +2,7 @@ import * as Tabs from '@radix-ui/react-tabs';
 import { useMutation, useQuery, useQueryClient, type UseMutationResult } from '@tanstack/react-query';
 import { type FormEvent, type ReactNode } from 'react';
 import { useSearchParams } from 'react-router';
-import { api, apiUrl } from '../api/client';
+import { api, apiUrl, isDesktop } from '../api/client';
 import type { SettingsDocument } from '../api/types';
 import { useSession } from '../auth/session';
 import { Field, Page, when } from '../ui/page';
@@ -129,12 +129,14 @@ function ProviderTab({ doc, provider, label, save }: { doc: SettingsDocument; pr
 export default function SignInSettings() {
   const session = useSession();
   const [params, setParams] = useSearchParams();
-  const settings = useQuery({ queryKey: ['admin', 'settings'], enabled: session.is_superadmin, queryFn: () => api.get<SettingsDocument>('/admin/settings') });
+  const settings = useQuery({ queryKey: ['admin', 'settings'], enabled: session.is_superadmin && !isDesktop(), queryFn: () => api.get<SettingsDocument>('/admin/settings') });
   const client = useQueryClient();
   const save = useMutation({
     mutationFn: (patch: Patch) => api.patch<SettingsDocument>('/admin/settings', patch),
     onSuccess: (doc) => client.setQueryData(['admin', 'settings'], doc),
   });
+  // The desktop app has one local user and no sign-in; its provider test would navigate the window to /api/….
+  if (isDesktop()) return <Page title="Sign-in settings"><p>Sign-in settings belong to a team server; the desktop app has no sign-in.</p></Page>;
   if (!session.is_superadmin) return <Page title="Sign-in settings"><p>This section is for platform administrators.</p></Page>;
   const tabs = [{ id: 'general', label: 'General' }, ...PROVIDERS];
   const tab = tabs.find((t) => t.id === params.get('tab'))?.id ?? 'general';

@@ -6,7 +6,8 @@ import type { OrgRole } from '../api/types';
 import { useSession } from '../auth/session';
 import { Loading } from './states';
 
-const NAV: { to: string; label: string; role?: OrgRole }[] = [
+/** `team: true`: a team-server feature (code hosts, platform administration), hidden in the desktop app. */
+const NAV: { to: string; label: string; role?: OrgRole; team?: boolean }[] = [
   { to: '/overview', label: 'Overview' },
   { to: '/findings', label: 'Findings' },
   { to: '/analyse', label: 'Analyse', role: 'member' },
@@ -15,7 +16,7 @@ const NAV: { to: string; label: string; role?: OrgRole }[] = [
   { to: '/rules', label: 'Rules' },
   { to: '/templates', label: 'Templates' },
   { to: '/organization', label: 'Organization' },
-  { to: '/integrations/codehost', label: 'Integrations' },
+  { to: '/integrations/codehost', label: 'Integrations', team: true },
   ...(isDesktop() ? [{ to: '/desktop', label: 'Sync & Ollama' }] : []),
   { to: '/account', label: 'Account' },
 ];
@@ -56,16 +57,16 @@ export function Layout() {
       <header className="topbar">
         <span className="brand">Planwarden</span>
         <OrgSwitcher />
-        <span className="who">{session.user?.email ?? "API key or open access"} · {session.role ?? 'no role'}</span>
+        <span className="who">{session.user?.email ?? (isDesktop() ? 'Local user' : 'API key or open access')} · {session.role ?? 'no role'}</span>
         {/* Only a signed-in person has a session to end (not open access, an API key or the desktop). */}
         {session.user && !isDesktop() ? <button type="button" onClick={() => logout.mutate()}>Sign out</button> : null}
       </header>
       <nav className="sidenav" aria-label="Main">
         <ul>
-          {NAV.filter((n) => !n.role || session.can(n.role)).map((n) => (
+          {NAV.filter((n) => (!n.role || session.can(n.role)) && !(n.team && isDesktop())).map((n) => (
             <li key={n.to}><NavLink to={n.to}>{n.label}</NavLink></li>
           ))}
-          {session.is_superadmin ? <li><NavLink to="/admin">Administration</NavLink></li> : null}
+          {session.is_superadmin && !isDesktop() ? <li><NavLink to="/admin">Administration</NavLink></li> : null}
         </ul>
       </nav>
       <main id="main" tabIndex={-1}>

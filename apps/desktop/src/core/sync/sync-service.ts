@@ -61,7 +61,7 @@ export class SyncService {
       } catch (error) {
         if (!(error instanceof TeamUnreachableError)) throw error;
         this.options.state.enqueue({ id: randomUUID(), namespaces: [...namespaces], queued_at: this.now().toISOString() });
-        this.write(target, 'queue', null, 'push', 'queued', `${namespaces.join(', ')}: ${error.message}`);
+        this.write(target, 'queue', namespaces.join(', '), 'push', 'queued', error.message);
         return { status: 'queued', reason: error.message } as const;
       }
     });
@@ -139,7 +139,9 @@ export class SyncService {
 }
 
 function describeMerge(c: { patched: number; conflicts: number; kept_in_history: number }): string {
-  return `${count(c.patched, 'triage decision')} applied, ${count(c.conflicts, 'conflict')} resolved (later decision wins), ${count(c.kept_in_history, 'superseded decision')} kept in the feedback history`;
+  if (c.patched === 0) return 'No triage decision to apply';
+  const conflicts = c.conflicts === 0 ? '' : `, ${count(c.conflicts, 'conflict')} resolved (later decision wins), ${count(c.kept_in_history, 'superseded decision')} kept in the feedback history`;
+  return `${count(c.patched, 'triage decision')} applied${conflicts}`;
 }
 
 /** `1 rule`, `2 rules`, `0 analyses`: a count with its noun in the right number. */
