@@ -2,7 +2,7 @@
  * `npm run bench` (issue 6): every benchmark in turn, each figure beside its same-run baseline
  * and target with PASS/MISS, then the run appended to bench/RESULTS.md (date, machine, figures).
  * `npm run bench -- report prompt` runs only the named ones (ingest, health, findings, jobs,
- * prompt, report). Never part of `npm test`. Servers listen on 127.0.0.1 and are stopped before exit.
+ * prompt, report, web). Never part of `npm test`. Servers listen on 127.0.0.1 and are stopped before exit.
  */
 import { execSync } from 'node:child_process';
 import { appendFileSync, existsSync, writeFileSync } from 'node:fs';
@@ -16,6 +16,8 @@ import { benchJobRunner } from './job-runner.bench';
 import { REPO_DIR, verdict, type BenchRow } from './lib';
 import { benchPrompt } from './prompt.bench';
 import { benchReport } from './report.bench';
+import { benchStartup } from './startup.bench';
+import { benchWeb } from './web';
 import type { RecordedRequest } from '../tests/fakes/llm-provider-server';
 
 const log = (line: string) => console.log(line);
@@ -61,6 +63,8 @@ async function main(): Promise<void> {
   });
   await step('health', '18 no stalls', () => benchHealthUnderIngest(log));
   await step('findings', '2 findings list', () => benchFindingsList(log));
+  await step('startup', '18 start-up', () => benchStartup(log));
+  await step('web', '9 dashboard', () => benchWeb(log));
 
   printTable(rows);
   record(rows, notes, [...only]);

@@ -90,16 +90,39 @@ export function schemaIndexes(extra: Record<string, IndexSpec[]>[] = []): Map<st
   return out;
 }
 
-/** Creates every collection's indexes (idempotent; run at startup and by storage preparation). */
+/** A store that prepares many collections in one step (the SQLite adapter: one transaction). */
+interface BatchSchemaStore extends Store {
+  ensureIndexesBatch(schema: ReadonlyMap<string, readonly IndexSpec[]>): Promise<void>;
+}
+
+function batchesSchema(store: Store): store is BatchSchemaStore {
+  return typeof (store as Partial<BatchSchemaStore>).ensureIndexesBatch === 'function';
+}
+
+/**
+ * Creates every collection's indexes (idempotent; run at startup and by storage preparation);
+ * returns how many collections. On the SQLite adapter it is one transaction for the whole
+ * schema (issue 18: start-up on a fresh data folder); other stores get one ensureIndexes call
+ * per collection. Errors: ConflictError when a unique index meets existing duplicates.
+ */
 export async function ensureSchema(store: Store, extra: Record<string, IndexSpec[]>[] = []): Promise<number> {
-  let collections = 0;
-  for (const group of [...ALL_INDEXES, ...extra]) {
-    for (const [name, indexes] of Object.entries(group)) {
-      await store.ensureIndexes(name, indexes);
-      collections += 1;
+  const entries: [string, IndexSpec[]][] = [];
+  for (const group of [...ALL_INDEXES, ...extra]) entries.push(...Object.entries(group));
+  if (batchesSchema(store)) {
+    // A collection named in two groups keeps one call per group, in order, as below.
+    const batch = new Map<string, IndexSpec[]>();
+    for (const [name, indexes] of entries) {
+      if (batch.has(name)) {
+        await store.ensureIndexesBatch(batch);
+        batch.clear();
+      }
+      batch.set(name, indexes);
     }
+    await store.ensureIndexesBatch(batch);
+    return entries.length;
   }
-  return collections;
+  for (const [name, indexes] of entries) await store.ensureIndexes(name, indexes);
+  return entries.length;
 }
 
 export function createStores(store: Store, box: SecretBox): Stores {

@@ -1,6 +1,5 @@
 import type { EngineContext } from '../context';
 import { buildReportModel } from '../report/model';
-import { renderReport } from '../report/render';
 import { serializeSarif } from '../report/sarif';
 import { buildNamespaceSarif, SARIF_CONTENT_TYPE } from '../report/sarif-service';
 import { renderUntrusted } from '../report/template-sandbox';
@@ -36,5 +35,7 @@ export async function renderNamespaceReport(ctx: EngineContext, orgId: string, n
   const model = buildReportModel(input);
   // An org template is untrusted: it renders in the sandbox worker, never on the request thread.
   if (options.templateSource) return renderUntrusted(orgId, model, options.format, options.templateSource);
+  // LiquidJS and sanitize-html load on the first report, not at start-up (issue 18).
+  const { renderReport } = await import('../report/render');
   return renderReport(model, { format: options.format });
 }

@@ -1,41 +1,18 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { CaptureTag, Context, Liquid, toValue, toValueSync, type Emitter, type FS, type Template } from 'liquidjs';
 import sanitizeHtml from 'sanitize-html';
 import { ValidationError } from '../errors';
 import { compileBuiltinHtml } from './html-report';
+import { BUILTIN_FILES, BUILTIN_TEMPLATES, REPORT_FORMATS, TEMPLATE_LIMITS, type RenderedReport, type ReportFormat } from './formats';
 import { buildReportModel, type ReportModel } from './model';
+
+// Re-exported for existing importers; modules that must not load LiquidJS import './formats'.
+export { BUILTIN_TEMPLATES, REPORT_FORMATS, TEMPLATE_LIMITS, templatesDir, type RenderedReport, type ReportFormat } from './formats';
 
 /**
  * Report rendering with LiquidJS (DESIGN.md "sandboxed text templates"): the three built-in
  * templates in resources/templates, and org templates whose source is untrusted.
  * analysis-api.md "Reports and report links", "Report templates".
  */
-
-export type ReportFormat = 'markdown' | 'markdown_light' | 'html';
-export const REPORT_FORMATS: readonly ReportFormat[] = ['markdown', 'markdown_light', 'html'];
-
-export interface RenderedReport {
-  content: string;
-  contentType: 'text/markdown; charset=utf-8' | 'text/html; charset=utf-8';
-}
-
-/** Limits applied to org-supplied template sources. */
-export const TEMPLATE_LIMITS = {
-  /** Characters of template source parsed per template (parseLimit). */
-  maxSourceChars: 1_000_000,
-  /**
-   * Wall-clock budget per render, ms (renderLimit). Rendering blocks the event loop; the
-   * built-in HTML template run through LiquidJS takes 1.2-3.5 s for 10k findings (the built-in
-   * report itself uses html-report.ts), so seeded copies must fit.
-   */
-  renderMs: 3_000,
-  /** LiquidJS allocation units (memoryLimit): ranges, array and string building filters. */
-  memoryUnits: 50_000_000,
-  /** Characters of output (the built-in HTML template writes about 0.8 M per 1k findings). */
-  maxOutputChars: 16 * 1024 * 1024,
-} as const;
 
 // ---------------------------------------------------------------------------------------------
 // Escaping filters. Every LLM-written string reaches a report through one of these (Markdown)
@@ -221,31 +198,6 @@ function messageOf(err: unknown): string {
 
 // ---------------------------------------------------------------------------------------------
 // Built-in templates.
-
-const BUILTIN_FILES: Record<ReportFormat, { name: string; file: string }> = {
-  markdown: { name: 'Built-in markdown', file: 'markdown.liquid' },
-  markdown_light: { name: 'Built-in markdown_light', file: 'markdown_light.liquid' },
-  html: { name: 'Built-in html', file: 'html.liquid' },
-};
-
-/** resources/templates, or `$PLANWARDEN_RESOURCES_DIR/templates` when that is set. */
-export function templatesDir(): string {
-  const override = process.env.PLANWARDEN_RESOURCES_DIR;
-  return override ? join(override, 'templates') : fileURLToPath(new URL('../../../resources/templates/', import.meta.url));
-}
-
-/**
- * The three built-in templates, `{format, name, source}`, read once at load from
- * `templatesDir()`; POST .../report-templates/seed-builtin imports them (analysis-api.md
- * "Report templates"). Throws at import if a file is missing (a broken install).
- */
-export const BUILTIN_TEMPLATES: readonly { format: ReportFormat; name: string; source: string }[] = REPORT_FORMATS.map(
-  (format) => ({
-    format,
-    name: BUILTIN_FILES[format].name,
-    source: readFileSync(join(templatesDir(), BUILTIN_FILES[format].file), 'utf8'),
-  }),
-);
 
 const builtinParsed = new Map<ReportFormat, Template[]>();
 

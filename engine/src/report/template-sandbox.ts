@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { ValidationError } from '../errors';
 import type { ReportModel } from './model';
-import { TEMPLATE_LIMITS, type RenderedReport, type ReportFormat } from './render';
+import { TEMPLATE_LIMITS, type RenderedReport, type ReportFormat } from './formats';
 import type { SandboxJob, SandboxReply } from './template-sandbox-impl';
 import { FairQueue, TEMPLATE_SANDBOX_DEFAULTS, type SandboxLimits } from './template-sandbox-queue';
 

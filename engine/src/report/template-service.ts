@@ -3,7 +3,7 @@ import type { EngineContext } from '../context';
 import { ConflictError, NotFoundError, ValidationError } from '../errors';
 import { recordAudit } from '../audit/record';
 import type { IdentityCtx } from '../identity/context';
-import { BUILTIN_TEMPLATES, REPORT_FORMATS, TEMPLATE_LIMITS, type ReportFormat } from './render';
+import { BUILTIN_TEMPLATES, REPORT_FORMATS, TEMPLATE_LIMITS, type ReportFormat } from './formats';
 import { validateUntrusted } from './template-sandbox';
 import type { ReportTemplateDoc } from './template-store';
 import { renderNamespaceReport } from '../analysis/namespace-report';

@@ -25,7 +25,8 @@ function secretPathMaskers(base: string, routes: readonly { readonly path: strin
  * the message `GET /api/v1/health 200 1.2ms`. Never logs headers, cookies or the query string
  * (credentials travel there: X-API-Key, Authorization, the session cookie, `?api_key=`), and
  * masks secret path parameters (`:token` of `routes`, mounted under `base`) as `***`. Mount
- * after the request-id middleware.
+ * after the request-id middleware. The line is built when the request ends, and not at all when
+ * the logger's level is above `info` (pino `isLevelEnabled`).
  */
 export function requestLog(log: Logger, base: string, routes: readonly { readonly path: string }[]) {
   const maskers = secretPathMaskers(base, routes);
@@ -36,16 +37,22 @@ export function requestLog(log: Logger, base: string, routes: readonly { readonl
     }
     return path;
   };
+  // A pino logger below `info` (e.g. `silent`) says so: then no line is built at all.
+  const enabled = typeof (log as { isLevelEnabled?: unknown }).isLevelEnabled === 'function'
+    ? () => (log as unknown as { isLevelEnabled(level: string): boolean }).isLevelEnabled('info')
+    : () => true;
   return (req: Request, res: Response, next: NextFunction): void => {
     const started = process.hrtime.bigint();
     const method = req.method;
-    const path = loggablePath(req.path);
+    const rawPath = req.path; // now: routers rewrite req.url while the request is handled
     let done = false;
     const finish = () => {
       if (done) return;
       done = true;
+      if (!enabled()) return;
       const durationMs = Math.round(Number(process.hrtime.bigint() - started) / 1e4) / 100;
       const status = res.headersSent ? res.statusCode : 499; // 499: the client went away first
+      const path = loggablePath(rawPath);
       log.info({ request_id: res.locals.requestId, method, path, status, duration_ms: durationMs }, `${method} ${path} ${status} ${durationMs}ms`);
     };
     res.on('finish', finish);

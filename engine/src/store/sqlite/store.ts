@@ -11,7 +11,7 @@ import { sql } from 'kysely';
 import type { Collection, Doc, Filter, FindOptions, IndexSpec, Store } from '../port';
 import { assertCollectionName, assertIndexSpecs, ttlCutoff } from '../query';
 import { type ArrayPathRegistry, SqliteCollection } from './collection';
-import { HotColumns } from './columns';
+import { columnName, HotColumns } from './columns';
 import { SqliteConnection } from './connection';
 import { mapSqliteError } from './errors';
 import { extract, type SqlText } from './filter';
@@ -107,27 +107,66 @@ export class SqliteStore implements Store {
    * (absent/null keys count as equal, as on MongoDB).
    */
   async ensureIndexes(collection: string, indexes: readonly IndexSpec[]): Promise<void> {
-    this.collection(collection);
-    assertIndexSpecs(indexes);
+    await this.ensureIndexesBatch(new Map([[collection, indexes]]));
+  }
+
+  /**
+   * `ensureIndexes` for every collection of `schema` (collection → index specs) in one
+   * transaction (engine/src/stores.ts ensureSchema, issue 18: one commit instead of one per
+   * collection on a fresh database). All or nothing: a failure (ConflictError on existing
+   * duplicates, Error on an invalid name or spec) leaves the schema as it was.
+   */
+  async ensureIndexesBatch(schema: ReadonlyMap<string, readonly IndexSpec[]>): Promise<void> {
+    let current = '';
     try {
+      for (const [collection, indexes] of schema) {
+        current = collection;
+        assertCollectionName(collection);
+        assertIndexSpecs(indexes);
+      }
       this.#conn.tx(() => {
-        this.#columns.ensure(collection, indexes.flatMap((spec) => Object.keys(spec.keys)));
-        for (const spec of indexes) {
-          const wanted = normalizedSpec(spec);
-          const row = this.#conn.get<{ spec: string }>(
-            sql`SELECT spec FROM _planwarden_indexes WHERE collection = ${collection} AND name = ${spec.name}`,
-          );
-          if (row && row.spec !== wanted) dropIndexDdl(collection, spec.name).forEach((q) => this.#conn.exec(q));
-          if (spec.unique && row?.spec !== wanted && this.#conn.get(nullDuplicatesSql(collection, spec))) {
-            throw new ConflictError(`Duplicate key in ${collection}`);
-          }
-          createIndexDdl(collection, spec).forEach((q) => this.#conn.exec(q));
-          this.#conn.run(sql`INSERT INTO _planwarden_indexes (collection, name, spec) VALUES (${collection}, ${spec.name}, ${wanted})
-            ON CONFLICT (collection, name) DO UPDATE SET spec = excluded.spec`);
+        for (const [collection, indexes] of schema) {
+          current = collection;
+          this.#createTable(collection, indexes);
+          this.collection(collection);
+          this.#ensureIndexesInTx(collection, indexes);
         }
       });
     } catch (err) {
-      throw mapSqliteError(err, collection);
+      throw mapSqliteError(err, current);
+    }
+  }
+
+  /**
+   * A collection not yet created gets its table with the hot columns of `indexes` declared up
+   * front: the same table `SqliteCollection` creates and `HotColumns.ensure` then widens, without
+   * one ALTER TABLE per column (SQLite re-checks the whole schema on each, which made a fresh
+   * database's ensureSchema quadratic in the number of tables). An existing table is left alone.
+   */
+  #createTable(collection: string, indexes: readonly IndexSpec[]): void {
+    if (this.#collections.has(collection)) return;
+    const paths = [...new Set(indexes.flatMap((spec) => Object.keys(spec.keys)))].filter((p) => p !== '_id');
+    const columns = paths.map((p) => sql.raw(`, ${columnName(p)}`));
+    this.#conn.exec(sql`CREATE TABLE IF NOT EXISTS ${sql.id(collection)} (_id TEXT PRIMARY KEY NOT NULL, doc TEXT NOT NULL${sql.join(columns, sql.raw(''))})`);
+  }
+
+  /** One collection's columns and indexes, inside the caller's transaction. */
+  #ensureIndexesInTx(collection: string, indexes: readonly IndexSpec[]): void {
+    this.#columns.ensure(collection, indexes.flatMap((spec) => Object.keys(spec.keys)));
+    for (const spec of indexes) {
+      const wanted = normalizedSpec(spec);
+      const row = this.#conn.get<{ spec: string }>(
+        sql`SELECT spec FROM _planwarden_indexes WHERE collection = ${collection} AND name = ${spec.name}`,
+      );
+      const unchanged = row?.spec === wanted;
+      if (row && !unchanged) dropIndexDdl(collection, spec.name).forEach((q) => this.#conn.exec(q));
+      if (spec.unique && !unchanged && this.#conn.get(nullDuplicatesSql(collection, spec))) {
+        throw new ConflictError(`Duplicate key in ${collection}`);
+      }
+      createIndexDdl(collection, spec).forEach((q) => this.#conn.exec(q)); // IF NOT EXISTS: a no-op when built
+      if (unchanged) continue;
+      this.#conn.run(sql`INSERT INTO _planwarden_indexes (collection, name, spec) VALUES (${collection}, ${spec.name}, ${wanted})
+        ON CONFLICT (collection, name) DO UPDATE SET spec = excluded.spec`);
     }
   }
 

@@ -1,0 +1,130 @@
+/**
+ * Start-up (issue 18): wall time from spawning `npm start` (the root package.json script: the
+ * dashboard's prestart check, then the compiled server, server/scripts/start.mjs) to the first
+ * 200 from GET /health, with a fresh data folder and with one a previous start already created,
+ * beside `node -e ''` (Node's own start-up) and the bundle run directly (`node
+ * server/scripts/start.mjs`, npm's share left out) in the same run. Runs are interleaved
+ * (baseline, fresh, existing, direct, …) so a burst of other work on a shared machine hits every
+ * kind alike; figures are medians. The server listens on 127.0.0.1 on a port picked free.
+ *
+ * Usage: `npx tsx bench/run-all.ts startup`, or `npx tsx bench/startup.bench.ts`.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { REPO_DIR, median, ms, type BenchRow } from './lib';
+
+const RUNS = 5;
+const GOAL_MS = 1500;
+const TIMEOUT_MS = 60_000;
+const POLL_MS = 5;
+
+/** A TCP port free on 127.0.0.1 at the time of asking. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** ms from spawning `command args` until it exits (the `node -e ''` baseline). */
+function timeToExit(command: string, args: readonly string[]): Promise<number> {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: REPO_DIR, stdio: 'ignore' });
+    child.once('error', reject);
+    child.once('exit', () => resolve(performance.now() - started));
+  });
+}
+
+/**
+ * ms from spawning `command args` (a server) until GET /health on `port` answers 200; the
+ * process group is then stopped (npm runs the server as its child).
+ */
+async function timeToHealthy(command: string, args: readonly string[], dataDir: string): Promise<number> {
+  const port = await freePort();
+  const started = performance.now();
+  const child = spawn(command, args, {
+    cwd: REPO_DIR,
+    detached: true, // its own process group: npm's child server is stopped with it
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: {
+      ...process.env,
+      PLANWARDEN_HOST: '127.0.0.1',
+      PLANWARDEN_PORT: String(port),
+      PLANWARDEN_DATA_DIR: dataDir,
+      PLANWARDEN_STORAGE_BACKEND: 'sqlite',
+      PLANWARDEN_LOGGING_LEVEL: 'silent',
+    },
+  });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  try {
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`${command} ${args.join(' ')} exited ${child.exitCode}: ${stderr.slice(0, 300)}`);
+      if (performance.now() - started > TIMEOUT_MS) throw new Error(`${command} ${args.join(' ')}: no healthy /health within ${TIMEOUT_MS} ms`);
+      try {
+        const res = await fetch(`http://127.0.0.1:${port}/health`);
+        await res.arrayBuffer();
+        if (res.status === 200) return performance.now() - started;
+      } catch {
+        // not listening yet
+      }
+      await new Promise((r) => setTimeout(r, POLL_MS));
+    }
+  } finally {
+    if (child.exitCode === null) {
+      process.kill(-child.pid!, 'SIGTERM');
+      const timer = setTimeout(() => { try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone */ } }, 10_000);
+      await exited;
+      clearTimeout(timer);
+    }
+  }
+}
+
+/**
+ * The start-up figures as bench rows: `npm start` → healthy on a fresh and on an existing data
+ * folder (goal ≤ 1.5 s), the bundle without npm, and the `node -e ''` baseline of the same run.
+ */
+export async function benchStartup(log: (line: string) => void = console.log): Promise<BenchRow[]> {
+  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+  const existingDir = mkdtempSync(join(tmpdir(), 'planwarden-bench-start-'));
+  const samples = { node: [] as number[], fresh: [] as number[], existing: [] as number[], direct: [] as number[] };
+  try {
+    // Warm-up (not counted): rebuilds a stale bundle or dashboard, creates the existing folder.
+    await timeToHealthy(npm, ['start', '--silent'], existingDir);
+    for (let run = 0; run < RUNS; run += 1) {
+      samples.node.push(await timeToExit(process.execPath, ['-e', '']));
+      const freshDir = mkdtempSync(join(tmpdir(), 'planwarden-bench-start-'));
+      try {
+        samples.fresh.push(await timeToHealthy(npm, ['start', '--silent'], freshDir));
+      } finally {
+        rmSync(freshDir, { recursive: true, force: true });
+      }
+      samples.existing.push(await timeToHealthy(npm, ['start', '--silent'], existingDir));
+      samples.direct.push(await timeToHealthy(process.execPath, ['--max-semi-space-size=2', 'server/scripts/start.mjs'], existingDir));
+    }
+  } finally {
+    rmSync(existingDir, { recursive: true, force: true });
+  }
+  const m = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)])) as Record<keyof typeof samples, number>;
+  const list = (v: number[]) => v.map((x) => x.toFixed(0)).join(', ');
+  log(`  node -e '': ${list(samples.node)} ms; npm start fresh: ${list(samples.fresh)} ms; existing: ${list(samples.existing)} ms; node start.mjs: ${list(samples.direct)} ms`);
+  const baseline = `node -e '' ${ms(m.node, 0)}`;
+  return [
+    { item: '18 start-up', figure: 'npm start → healthy /health, fresh data folder (median)', value: ms(m.fresh, 0), baseline, target: `≤ ${GOAL_MS} ms`, pass: m.fresh <= GOAL_MS },
+    { item: '18 start-up', figure: 'npm start → healthy /health, existing data folder (median)', value: ms(m.existing, 0), baseline, target: `≤ ${GOAL_MS} ms`, pass: m.existing <= GOAL_MS },
+    { item: '18 start-up', figure: 'node server/scripts/start.mjs → healthy, existing folder (no npm, no prestart)', value: ms(m.direct, 0), baseline, target: '-', pass: null, note: `npm + prestart share: ${ms(m.existing - m.direct, 0)}` },
+  ];
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  benchStartup().then((rows) => console.table(rows)).catch((err: unknown) => { console.error(err); process.exit(1); });
+}

@@ -1,0 +1,55 @@
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+
+/** A route as the dispatcher groups it: its Express path and how to register it on a router. */
+export interface DispatchRoute {
+  readonly path: string;
+  register(router: express.Router): void;
+}
+
+/** The literal first segment of an Express path (`/findings/:id` → `findings`), lower-cased; null when it holds a parameter or pattern. */
+function literalFirstSegment(path: string): string | null {
+  const match = /^\/([^/]*)/.exec(path);
+  if (!match || match[1] === '' || /[:*?(){}\\[\]+!]/.test(match[1])) return null;
+  return match[1].toLowerCase();
+}
+
+/** The request path's first segment, lower-cased (Express matches routes case-insensitively). */
+function requestFirstSegment(url: string): string {
+  const rest = url.slice(1); // req.url under the mount: always starts with '/'
+  const stop = rest.search(/[/?#]/);
+  return (stop === -1 ? rest : rest.slice(0, stop)).toLowerCase();
+}
+
+/**
+ * Routes grouped by their first path segment (issue 18: Express tries every route's path
+ * matcher in order, ~200 of them, before reaching a late one). Each literal first segment gets
+ * a router holding, in declaration order, its own routes and every route whose first segment is
+ * a parameter (those can match any path); a request goes to the router of its first segment, or
+ * to the parameter-only router. A path no route in that router matches falls through to `next`
+ * (mount the complete router after this one: it answers exactly as before, here only for paths
+ * that match nothing). Order and matching are Express's own, so the route that answers is the
+ * one the complete router would pick.
+ */
+export function prefixDispatcher(routes: readonly DispatchRoute[]): RequestHandler {
+  const segments = new Set<string>();
+  for (const r of routes) {
+    const seg = literalFirstSegment(r.path);
+    if (seg !== null) segments.add(seg);
+  }
+  const groups = new Map<string, express.Router>();
+  const paramOnly = express.Router();
+  for (const seg of segments) groups.set(seg, express.Router());
+  for (const r of routes) {
+    const seg = literalFirstSegment(r.path);
+    if (seg !== null) {
+      r.register(groups.get(seg)!);
+      continue;
+    }
+    r.register(paramOnly);
+    for (const group of groups.values()) r.register(group);
+  }
+  return (req: Request, res: Response, next: NextFunction) => {
+    const group = groups.get(requestFirstSegment(req.url)) ?? paramOnly;
+    group(req, res, next);
+  };
+}
