@@ -134,7 +134,7 @@ export async function buildServer(baseConfig: Config, options: StartOptions = {}
     engine, log, routes, identity,
     beforeRoutes: [(_req, _res, next) => { settingsService.refresh().then(() => next(), next); }],
     // The dashboard (issue 9) answers `/` and its client routes; without a build, docs.ts's landing page does.
-    mounts: [{ path: MCP_PATH, handler: mcp.router }, { path: '/', handler: dashboardRouter() }, { path: '/', handler: docsRouter(routes, API_BASE) }],
+    mounts: [{ path: MCP_PATH, handler: mcp.router }, { path: '/', handler: dashboardRouter({ config }) }, { path: '/', handler: docsRouter(routes, API_BASE) }],
   });
   return { app, services, routes, store, runner, log, mcp, settings: settingsService };
 }

@@ -4,8 +4,10 @@
  * key, the fake LLM provider, egress allowlisting 127.0.0.1 only): the GitHub connection (501
  * explained, the manifest form POSTed to GitHub), Organization → Single sign-on, SCIM,
  * Notifications and Run tasks, the superadmin sign-in settings with the test round trip, and
- * per-organization user administration. A member sees none of the write controls and the API
- * refuses them anyway. Every page is scanned with axe and saved as a screenshot.
+ * per-organization user administration; keyboard-only passes through a confirmation dialog and a
+ * tabbed settings page; the remaining organization tabs, /admin, an invitation and /desktop in a
+ * browser. A member sees none of the write controls and the API refuses them anyway. Every page
+ * is scanned with axe and saved as a screenshot.
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,7 +18,7 @@ import { startFakeProvider, type FakeProvider } from '../fakes/llm-provider-serv
 import { spawnServer, type ServerProcess } from '../helpers/server-process';
 import { DASHBOARD_DIST } from '../../server/src/http/dashboard';
 import { CHROMIUM, launch, newContext } from './browser';
-import { apiJson, confirmAction, Recorder, registerOverHttp, signIn } from './flows';
+import { apiJson, confirmAction, isFocused, Recorder, registerOverHttp, signIn, tabTo } from './flows';
 
 const BUILT = existsSync(join(DASHBOARD_DIST, 'index.html'));
 const BOOTSTRAP = 'bootstrap-key-for-admin-pages';
@@ -161,6 +163,31 @@ describe.skipIf(!existsSync(CHROMIUM) || !BUILT)('integration, identity and plat
     expect(JSON.stringify(listed.body)).not.toContain(`${fake.url}/hook`);
   }, 180_000);
 
+  it('keyboard only: a confirmation dialog opens on Enter, Escape cancels it, focus stays trapped, Enter confirms', async () => {
+    await page.goto(`${server.url}/organization?tab=notifications`);
+    const remove = page.getByRole('button', { name: 'Delete Security hooks' });
+    await remove.waitFor();
+    await tabTo(page, remove);
+    await page.keyboard.press('Enter');
+    const dialog = page.getByRole('dialog', { name: 'Delete the channel "Security hooks"?' });
+    const confirm = dialog.getByRole('button', { name: 'Delete', exact: true });
+    await expect.poll(() => isFocused(confirm)).toBe(true);
+    await record('notifications-delete-confirm');
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    await expect.poll(() => isFocused(remove)).toBe(true); // focus returns to the button that opened it
+    await page.keyboard.press('Enter');
+    await expect.poll(() => isFocused(confirm)).toBe(true);
+    await page.keyboard.press('Tab');
+    expect(await isFocused(dialog.getByRole('button', { name: 'Cancel' }))).toBe(true);
+    await page.keyboard.press('Tab'); // trapped: wraps to the first button, never the page behind
+    expect(await isFocused(confirm)).toBe(true);
+    await page.keyboard.press('Enter');
+    await page.getByText('No notification channel').waitFor();
+    const listed = await apiJson(server.url, 'GET', `/orgs/${orgId}/notifications/channels`, { key: BOOTSTRAP });
+    expect(JSON.stringify(listed.body)).not.toContain('Security hooks');
+  }, 180_000);
+
   it('Run tasks: saves the settings and shows the endpoint URL to paste into HCP Terraform', async () => {
     await page.goto(`${server.url}/organization?tab=run-tasks`);
     await page.getByText('No run task').waitFor();
@@ -192,6 +219,47 @@ describe.skipIf(!existsSync(CHROMIUM) || !BUILT)('integration, identity and plat
     await page.getByRole('tab', { name: 'Microsoft' }).click();
     await page.getByLabel('Tenant').waitFor();
     await record('sign-in-settings-microsoft');
+  }, 180_000);
+
+  it('keyboard only: the sign-in settings tabs switch with the arrow keys and a form saves with Enter', async () => {
+    await page.goto(`${server.url}/admin/settings/sign-in`);
+    const general = page.getByRole('tab', { name: 'General', selected: true });
+    await general.waitFor();
+    await tabTo(page, general);
+    await page.keyboard.press('ArrowRight');
+    await page.waitForURL(/tab=google/);
+    await page.keyboard.press('ArrowRight');
+    await page.waitForURL(/tab=microsoft/);
+    expect(await isFocused(page.getByRole('tab', { name: 'Microsoft', selected: true }))).toBe(true);
+    await tabTo(page, page.getByLabel('Tenant'));
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.type('organizations');
+    await page.keyboard.press('Enter');
+    await page.getByText('Saved.').waitFor();
+    const settings = await boot('GET', '/admin/settings');
+    expect(settings.body.effective.social_login.microsoft_tenant).toBe('organizations');
+    await record('sign-in-settings-keyboard');
+  }, 180_000);
+
+  it('every remaining page passes axe: the other organization tabs, /admin, an invitation and /desktop in a browser', async () => {
+    for (const tab of ['teams', 'invitations', 'analyzers', 'settings']) {
+      await page.goto(`${server.url}/organization?tab=${tab}`);
+      await page.locator('#page-title').waitFor();
+      await record(`organization-${tab}`);
+    }
+    await page.goto(`${server.url}/admin`);
+    await page.getByLabel('Organization to manage').waitFor();
+    await record('admin');
+    await page.goto(`${server.url}/desktop`);
+    await page.getByText('Only in the desktop app.').waitFor();
+    await record('desktop-browser');
+    const token = await page.evaluate(async (org) => {
+      const res = await fetch(`/api/v1/orgs/${org}/invites`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ role: 'viewer' }) });
+      return ((await res.json()) as { token: string }).token;
+    }, orgId);
+    await page.goto(`${server.url}/invite/${token}`);
+    await page.getByText('You are invited to').waitFor();
+    await record('invite');
   }, 180_000);
 
   it('superadmin users: per organization, a password reset shows the temporary password once; deactivation asks first', async () => {
@@ -240,6 +308,6 @@ describe.skipIf(!existsSync(CHROMIUM) || !BUILT)('integration, identity and plat
   }, 180_000);
 
   it('found no serious or critical axe violation on any page', () => {
-    recorder.expectClean(12);
+    recorder.expectClean(21);
   });
 });

@@ -17,9 +17,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { corpusFile } from '../corpus';
 import { spawnServer, type ServerProcess } from '../helpers/server-process';
+import { startTestServer } from '../helpers/test-server';
 import { buildServer, isStale } from '../../server/scripts/build.mjs';
 import { startFakeProvider, type FakeProvider } from '../fakes/llm-provider-server';
-import { DASHBOARD_CSP, DASHBOARD_DIST, dashboardRouter } from '../../server/src/http/dashboard';
+import { DASHBOARD_CSP, DASHBOARD_DIST, dashboardCsp, dashboardRouter } from '../../server/src/http/dashboard';
 import { docsRouter } from '../../server/src/http/docs';
 import { launch, newContext, CHROMIUM } from './browser';
 import { apiJson, Recorder, registerOverHttp, signIn } from './flows';
@@ -70,8 +71,44 @@ describe.skipIf(!existsSync(CHROMIUM) || !BUILT)('the web dashboard in a browser
     expect((await fetch(`${server.url}/assets/missing.js`)).status).toBe(404);
   }, 180_000);
 
+  it('lets forms post to a GitHub Enterprise host configured as codehost.web_base_url, and to no other', async () => {
+    const ghe = await startTestServer({ overrides: { codehost: { web_base_url: 'https://ghe.example.test/github/' } } });
+    const { context } = await newContext(browser);
+    try {
+      const csp = (await fetch(`${ghe.url}/integrations/codehost`, { headers: { accept: 'text/html' } })).headers.get('content-security-policy') ?? '';
+      expect(csp).toContain("form-action 'self' https://ghe.example.test;");
+      expect(csp).not.toContain('https://github.com');
+      // The manifest flow's top-level form POST, answered in the browser (nothing leaves the machine).
+      const page = await context.newPage();
+      const posted: string[] = [];
+      await page.route(/^https:\/\/(ghe\.example\.test|github\.com)\//, (route) => {
+        posted.push(route.request().url());
+        return route.fulfill({ status: 200, contentType: 'text/html', body: '<title>GHE</title>' });
+      });
+      await page.goto(`${ghe.url}/integrations/codehost`);
+      // Resolves with the directive the CSP reports as violated, or 'none' after 5 s.
+      const submit = (action: string) => page.evaluate(`new Promise((resolve) => {
+        document.addEventListener('securitypolicyviolation', (e) => resolve(e.effectiveDirective), { once: true });
+        setTimeout(() => resolve('none'), 5000);
+        const form = Object.assign(document.createElement('form'), { method: 'post', action: ${JSON.stringify(action)} });
+        form.append(Object.assign(document.createElement('input'), { name: 'manifest', value: '{}' }));
+        document.body.append(form);
+        form.submit();
+      })`);
+      expect(await submit('https://github.com/settings/apps/new?state=x')).toBe('form-action'); // not the configured host
+      void submit('https://ghe.example.test/settings/apps/new?state=y').catch(() => undefined); // the page navigates away
+      await page.waitForURL(/^https:\/\/ghe\.example\.test\//);
+      expect(posted).toEqual(['https://ghe.example.test/settings/apps/new?state=y']);
+    } finally {
+      await context.close();
+      await ghe.close();
+    }
+    // A value that would smuggle in directives never becomes a policy (the server refuses to start).
+    for (const bad of ['https://ghe.example.test;script-src:', 'javascript:alert(1)', 'not a url']) expect(() => dashboardCsp(bad), bad).toThrow(/codehost.web_base_url/);
+  }, 180_000);
+
   it('falls back to the landing page when the dashboard build is missing', async () => {
-    const app = express().use('/', dashboardRouter('/nonexistent-dist')).use('/', docsRouter([], '/api/v1'));
+    const app = express().use('/', dashboardRouter({ config: { codehost: { web_base_url: 'https://github.com' } }, dist: '/nonexistent-dist' })).use('/', docsRouter([], '/api/v1'));
     const listener = app.listen(0, '127.0.0.1');
     await new Promise((r) => listener.once('listening', r));
     const { port } = listener.address() as { port: number };

@@ -1,10 +1,10 @@
 /**
  * Steps the dashboard browser tests share: an axe-and-screenshot recorder, signing in through
- * the login page, answering a confirmation dialog, and plain-fetch calls against a server
+ * the login page, answering a confirmation dialog, moving focus with the Tab key alone, and plain-fetch calls against a server
  * process (register, JSON with a cookie or key), the way a user's curl would.
  */
 import { expect } from 'vitest';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { screenshot, seriousViolations, type AxeViolation } from './browser';
 
 /** Scans every recorded page with axe and saves its screenshot under tests/web/artifacts/. */
@@ -41,6 +41,25 @@ export async function confirmAction(page: Page, label: string, confirm: string =
   await dialog.waitFor();
   await dialog.getByRole('button', { name: confirm, exact: true }).click();
   await dialog.waitFor({ state: 'detached' });
+}
+
+/** Whether `target` has the keyboard focus. */
+export function isFocused(target: Locator): Promise<boolean> {
+  // `any`: the root tsconfig has no DOM library.
+  return target.evaluate((el: any) => el === el.ownerDocument.activeElement);
+}
+
+/**
+ * Presses Tab (Shift+Tab with `back`) until `target` has the focus, as a keyboard-only user
+ * would; fails after `max` presses (the element is not reachable by keyboard).
+ */
+export async function tabTo(page: Page, target: Locator, options: { back?: boolean; max?: number } = {}): Promise<void> {
+  const max = options.max ?? 80;
+  for (let i = 0; i < max; i += 1) {
+    if (await isFocused(target)) return;
+    await page.keyboard.press(options.back ? 'Shift+Tab' : 'Tab');
+  }
+  expect.fail(`${target.toString()} was not reached with ${max} presses of Tab`);
 }
 
 /** `fetch` of `${baseUrl}/api/v1${path}` with JSON in and out; `auth` is a cookie or an API key header. */

@@ -12,19 +12,23 @@ const ROW_HEIGHT = 36;
  * fit a 1400 px window beside the detail pane; below the table's min-width (styles.css) the
  * focusable list scrolls sideways. Clipped text keeps its full value in the DOM and a tooltip.
  */
-const WIDTH: Record<string, string | undefined> = { severity: '6.2rem', status: '8rem', title: '23%', rule_id: '19%', last_seen: '5rem' };
+const WIDTH: Record<string, string | undefined> = { severity: '7.4rem', status: '8rem', title: '23%', rule_id: '19%', last_seen: '6.2rem' };
 
 /** A text cell clipped with an ellipsis; the full text stays readable by screen readers and on hover. */
 function Clipped({ text }: { text: string }) {
   return <span title={text}>{text}</span>;
 }
 
+/** Formatters made once: a new Intl formatter per cell (toLocaleDateString) costs more than the whole row's render while scrolling. */
+const SAME_YEAR = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric' });
+const OTHER_YEAR = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short' });
+const THIS_YEAR = new Date().getFullYear();
+
 /** The day of an ISO timestamp (`Nov 23`, with the year when not this year); the full time is in the cell's tooltip. */
 function day(iso: string): string {
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return iso;
-  const thisYear = d.getFullYear() === new Date().getFullYear();
-  return d.toLocaleDateString(undefined, thisYear ? { month: 'short', day: 'numeric' } : { year: 'numeric', month: 'short' });
+  return (d.getFullYear() === THIS_YEAR ? SAME_YEAR : OTHER_YEAR).format(d);
 }
 
 export interface TableProps {

@@ -45,9 +45,12 @@ export function StatusBadge({ status }: { status: string }) {
   return <span className={`badge st-${status}`}>{status.replace(/_/g, ' ')}</span>;
 }
 
+/** Made once (a formatter per call is slow in long lists such as the findings table). */
+const WHEN = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+
 /** A short local date-time of an ISO instant ('—' for null). */
 export function when(iso: string | null | undefined): string {
   if (!iso) return '—';
   const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  return Number.isNaN(d.getTime()) ? iso : WHEN.format(d);
 }
