@@ -74,7 +74,9 @@ describe.skipIf(desktopBrowserMissing !== null)('the desktop renderer over the r
     expect(nav.filter((entry) => TEAM_ONLY_NAV.includes(entry))).toEqual([]);
 
     await page.getByRole('link', { name: 'Organization' }).click();
-    const tabs = await page.getByRole('tablist', { name: 'Organization sections' }).getByRole('tab').allTextContents();
+    const tablist = page.getByRole('tablist', { name: 'Organization sections' });
+    await tablist.getByRole('tab', { name: 'Members' }).waitFor(); // the page loads lazily: wait before reading the tabs
+    const tabs = await tablist.getByRole('tab').allTextContents();
     expect(tabs).toEqual(expect.arrayContaining(['Members', 'Credentials', 'Analyzers']));
     expect(tabs.filter((t) => TEAM_ONLY_TABS.includes(t))).toEqual([]);
     await record('desktop-organization');
@@ -155,9 +157,8 @@ describe.skipIf(desktopBrowserMissing !== null)('the desktop renderer over the r
     await page.getByRole('checkbox', { name: NAMESPACE }).check();
     await page.getByRole('button', { name: 'Push 1 namespace' }).click();
     await page.getByText(new RegExp(`^${NAMESPACE}: \\d+ analys[ie]s sent, 0 already on the team server`)).waitFor({ timeout: 60_000 });
-    await page.locator('table.sync-log tbody tr').first().waitFor();
-    const log = await page.locator('table.sync-log tbody tr').allTextContents();
-    expect(log.some((row) => row.includes('push') && row.includes('ingest') && row.includes(NAMESPACE))).toBe(true);
+    const rows = page.locator('table.sync-log tbody tr');
+    await expect.poll(async () => (await rows.allTextContents()).some((row) => row.includes('push') && row.includes('ingest') && row.includes(NAMESPACE))).toBe(true);
     await record('desktop-sync');
 
     const onTeam = await team.api(`/findings?namespace=${NAMESPACE}&limit=1000`);

@@ -97,9 +97,9 @@ describe.skipIf(desktopBrowserMissing !== null)('the desktop Sync & Ollama page 
     await openSync();
     await page.getByRole('button', { name: 'Pull rules and triage' }).click();
     await page.getByText('Pulled 1 new custom rule and 0 updated rules; 2 triage statuses applied (1 conflict, the later decision kept).').waitFor({ timeout: 60_000 });
-    const log = await syncLog();
-    expect(log.some((row) => row.includes('pull') && row.includes('rules') && row.includes('1 rule created'))).toBe(true);
-    expect(log.some((row) => row.includes('pull') && row.includes('triage') && row.includes('1 conflict resolved (later decision wins)'))).toBe(true);
+    // The log is refetched after the pull: poll it rather than read it once.
+    await expect.poll(async () => (await syncLog()).some((row) => row.includes('pull') && row.includes('rules') && row.includes('1 rule created'))).toBe(true);
+    await expect.poll(async () => (await syncLog()).some((row) => row.includes('pull') && row.includes('triage') && row.includes('1 conflict resolved (later decision wins)'))).toBe(true);
     await h.record('desktop-sync-pull', page);
 
     const pulled = new Map((await localFindings(PULLED)).map((f) => [`${f.resource_hash}/${f.rule_id}`, f.status]));
@@ -146,9 +146,8 @@ describe.skipIf(desktopBrowserMissing !== null)('the desktop Sync & Ollama page 
     await page.getByText('Done: 1 queued push sent to the team server.').waitFor({ timeout: 60_000 });
     await expect.poll(() => page.getByText(/^Waiting to push/).count()).toBe(0);
     expect(await page.getByText('The team server cannot be reached, so the push is queued.').count()).toBe(0);
-    const log = await syncLog();
-    expect(log.some((row) => row.includes('push') && row.includes('ingest') && row.includes(AFTER_PULL))).toBe(true);
-    expect(log.some((row) => row.includes('queue') && row.includes(AFTER_PULL))).toBe(true);
+    await expect.poll(async () => (await syncLog()).some((row) => row.includes('push') && row.includes('ingest') && row.includes(AFTER_PULL))).toBe(true);
+    await expect.poll(async () => (await syncLog()).some((row) => row.includes('queue') && row.includes(AFTER_PULL))).toBe(true);
     await h.record('desktop-sync-flushed', page);
 
     const resources = (await (await team.api(`/${AFTER_PULL}/resources`)).json()) as { analysis: unknown }[];
