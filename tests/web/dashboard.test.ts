@@ -15,7 +15,6 @@ import { join } from 'node:path';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { corpusFile } from '../corpus';
 import { spawnServer, type ServerProcess } from '../helpers/server-process';
 import { startTestServer } from '../helpers/test-server';
 import { buildServer, isStale } from '../../server/scripts/build.mjs';
@@ -23,7 +22,7 @@ import { startFakeProvider, type FakeProvider } from '../fakes/llm-provider-serv
 import { DASHBOARD_CSP, DASHBOARD_DIST, dashboardCsp, dashboardRouter } from '../../server/src/http/dashboard';
 import { docsRouter } from '../../server/src/http/docs';
 import { launch, newContext, CHROMIUM } from './browser';
-import { apiJson, Recorder, registerOverHttp, signIn } from './flows';
+import { apiJson, dropCorpusPlan, Recorder, registerOverHttp, signIn } from './flows';
 
 const BUILT = existsSync(join(DASHBOARD_DIST, 'index.html'));
 const PLAN = 'tfplan-json/checkov-aws-github-oidc-iam-modules.json';
@@ -149,14 +148,7 @@ describe.skipIf(!existsSync(CHROMIUM) || !BUILT)('the web dashboard in a browser
     await record('organization-credentials');
 
     await page.goto(`${server.url}/analyse`);
-    const base64 = corpusFile(PLAN).toString('base64');
-    const dataTransfer = await page.evaluateHandle(`(() => {
-      const dt = new DataTransfer();
-      dt.items.add(new File([Uint8Array.from(atob('${base64}'), (c) => c.charCodeAt(0))], 'plan.json', { type: 'application/json' }));
-      return dt;
-    })()`);
-    await page.getByTestId('dropzone').dispatchEvent('drop', { dataTransfer });
-    await page.getByText('Loaded plan.json').waitFor();
+    await dropCorpusPlan(page, PLAN);
     await page.getByLabel('Namespace', { exact: true }).fill(NAMESPACE);
     await page.getByLabel('Model', { exact: true }).selectOption({ index: (await page.getByLabel('Model', { exact: true }).locator('option').allTextContents()).findIndex((t) => t.startsWith('openai')) });
     await record('analyse');

@@ -17,7 +17,6 @@ import { extname, join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startDesktopApp, type DesktopApp } from '../../apps/desktop/src/core/desktop-app';
 import { RENDERER_CSP, rendererFile } from '../../apps/desktop/src/core/renderer-files';
-import { corpusFile } from '../corpus';
 import { buildDesktopTarget, buildToolMissing, REPO_ROOT } from '../desktop/build';
 import { unusedPort } from '../desktop/ports';
 import { fakeSafeStorage } from '../desktop/fake-safe-storage';
@@ -148,17 +147,7 @@ export async function startTeamServer(options: { dataDir: string; fake: FakeProv
   };
 }
 
-/** Drops the corpus plan `corpusPath` on the Analyse page's drop zone as `plan.json`, as a person drags a file onto the window. */
-export async function dropCorpusPlan(page: Page, corpusPath: string): Promise<void> {
-  const base64 = corpusFile(corpusPath).toString('base64');
-  const dataTransfer = await page.evaluateHandle(`(() => {
-    const dt = new DataTransfer();
-    dt.items.add(new File([Uint8Array.from(atob('${base64}'), (c) => c.charCodeAt(0))], 'plan.json', { type: 'application/json' }));
-    return dt;
-  })()`);
-  await page.getByTestId('dropzone').dispatchEvent('drop', { dataTransfer });
-  await page.getByText('Loaded plan.json').waitFor();
-}
+export { dropCorpusPlan } from './flows'; // shared with the team dashboard's test
 
 /** Analyses the dropped plan into `namespace` with the local Ollama model and waits for the job's end. */
 export async function analyseDropped(page: Page, namespace: string): Promise<void> {

@@ -5,6 +5,7 @@
  */
 import { expect } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
+import { corpusFile } from '../corpus';
 import { screenshot, seriousViolations, type AxeViolation } from './browser';
 
 /** Scans every recorded page with axe and saves its screenshot under tests/web/artifacts/. */
@@ -80,4 +81,16 @@ export async function registerOverHttp(baseUrl: string, email: string, password:
   const res = await apiJson(baseUrl, 'POST', '/auth/register', { json: { email, password, name: email.split('@')[0], ...(orgName ? { org_name: orgName } : {}) } });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return { cookie: res.cookie!, userId: res.body.user_id as string, orgId: res.body.org_id as string | null };
+}
+
+/** Drops the corpus plan `corpusPath` on the Analyse page's drop zone as `plan.json`, as a person drags a file onto the window. */
+export async function dropCorpusPlan(page: Page, corpusPath: string): Promise<void> {
+  const base64 = corpusFile(corpusPath).toString('base64');
+  const dataTransfer = await page.evaluateHandle(`(() => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([Uint8Array.from(atob('${base64}'), (c) => c.charCodeAt(0))], 'plan.json', { type: 'application/json' }));
+    return dt;
+  })()`);
+  await page.getByTestId('dropzone').dispatchEvent('drop', { dataTransfer });
+  await page.getByText('Loaded plan.json').waitFor();
 }
