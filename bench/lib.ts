@@ -162,6 +162,8 @@ export async function startServerChild(
   await options.seed?.(dataDir);
   // BENCH_CPU_PROF=<dir>: the child writes a V8 CPU profile there on exit (for pinpointing).
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  // BENCH_NODE_FLAGS="--trace-gc ...": extra node flags for the child (diagnostics that NODE_OPTIONS refuses).
+  profile.push(...(process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean));
   // A compiled .js child (bench/ingest-server.ts) runs on plain node, as `npm start` does.
   const loader = script.endsWith('.js') ? [] : ['--import', 'tsx'];
   const child: ChildProcess = spawn(process.execPath, [...profile, ...loader, script], {
@@ -186,6 +188,7 @@ export async function startServerChild(
     const timer = setTimeout(() => fail(new Error(`${script} did not start within 60 s`)), 60_000);
     const lines = createInterface({ input: child.stdout! });
     lines.on('line', (line) => {
+      if (process.env.BENCH_NODE_FLAGS) process.stderr.write(`[server] ${line}\n`);
       const match = /^BENCH_URL (http:\/\/127\.0\.0\.1:\d+)$/.exec(line.trim());
       if (match) {
         clearTimeout(timer);

@@ -3,7 +3,7 @@ import type { EngineContext } from '../context';
 import { BadRequestError, PayloadTooLargeError, ValidationError, NotImplementedError, UpstreamError } from '../errors';
 import { LLM_BACKENDS, type LlmBackend, type LlmProvider } from '../llm/types';
 import { requireAnalyzer } from './analyzer-access';
-import { ingestAuto, ingestWithAnalyzer } from './ingest-service';
+import { recordIngest } from './ingest-service';
 import type { JobDoc } from './job-store';
 import { renderNamespaceReport } from './namespace-report';
 import { runJob, type RunSettings } from './run-job';
@@ -89,10 +89,8 @@ export async function startAnalysis(deps: AnalysisDeps, orgId: string, analyzerN
   const key = backend ? await resolveApiKey(ctx, orgId, backend, request.api_key) : { apiKey: null, source: 'none' as const };
   if (backend) await deps.assertBudget?.(orgId);
 
-  const routed = analyzerName === null
-    ? await ingestAuto(ctx, orgId, namespace, request.raw_input)
-    : { units: await ingestWithAnalyzer(ctx, orgId, analyzerName, namespace, request.raw_input), analyzers_used: [], detections: [] };
-  const hashes = [...new Set(routed.units.map((u) => u.hash))];
+  const routed = await recordIngest(ctx, orgId, analyzerName, namespace, request.raw_input);
+  const hashes = [...new Set(routed.hashes)];
   const sync = backend === null || hashes.length <= settings.sync_analysis_max_units;
   const job = await ctx.stores.jobs.create({
     org_id: orgId,

@@ -4,6 +4,7 @@ import type { EngineContext } from '../context';
 import { NotImplementedError, ValidationError } from '../errors';
 import { autoRoute, type AutoRouteResult } from '../ingest/auto-route';
 import { ingestPoolSize, runIngestJob, WORKER_MIN_CHARS } from '../ingest/worker-pool';
+import { assertUnitsFound } from '../ingest/worker-impl';
 import { analyzerEnabledPredicate, requireAnalyzer } from './analyzer-access';
 import type { DetectionEntry } from './job-store';
 
@@ -38,17 +39,70 @@ function offThread(raw: string, analyzers: readonly Analyzer[]): boolean {
   return ingestPoolSize() > 0 && raw.length >= WORKER_MIN_CHARS && analyzers.every((a) => BUILT_IN.has(a));
 }
 
-/** The analyzer's units, each tagged with `metadata.analyzer`. */
-async function splitWith(analyzer: Analyzer, raw: string): Promise<AnalysisUnit[]> {
-  if (offThread(raw, [analyzer])) return (await runIngestJob({ op: 'analyzer', analyzer: analyzer.name, raw })).units;
-  return analyzer.ingest!(raw).map((u) => ({ ...u, metadata: { ...u.metadata, analyzer: analyzer.name } }));
+/** What to split with: one analyzer, or auto-routing over the registry with the org's switches. */
+type Target =
+  | { readonly kind: 'analyzer'; readonly analyzer: Analyzer }
+  | { readonly kind: 'auto'; readonly analyzers: readonly Analyzer[]; readonly enabled: (name: string) => boolean };
+
+/**
+ * A recorded ingest. Small inputs (and stores no worker can open) come back as unit objects;
+ * a large one recorded by the ingest worker comes back as `json`, the pieces of
+ * JSON.stringify(units) without its brackets, so the event loop never holds its objects.
+ */
+export interface RecordedIngest {
+  /** The units' hashes, one per unit, in input order. */
+  readonly hashes: readonly string[];
+  readonly units: readonly AnalysisUnit[] | null;
+  readonly json: readonly string[] | null;
+  readonly analyzers_used: string[];
+  readonly detections: DetectionEntry[];
 }
 
-async function route(analyzers: readonly Analyzer[], enabled: (name: string) => boolean, raw: string): Promise<AutoRouteResult> {
-  if (!offThread(raw, analyzers)) return autoRoute(raw, analyzers, enabled);
-  const names = analyzers.map((a) => a.name);
-  const result = await runIngestJob({ op: 'auto', raw, analyzers: names, enabled: names.filter(enabled) });
-  return { units: result.units, ...result.routed! };
+async function record(ctx: EngineContext, orgId: string, namespace: string, raw: string, target: Target, asText: boolean): Promise<RecordedIngest> {
+  const analyzers = target.kind === 'analyzer' ? [target.analyzer] : target.analyzers;
+  const now = ctx.now().toISOString();
+  let units: AnalysisUnit[];
+  let routed: Omit<AutoRouteResult, 'units'> = { analyzers_used: [], detections: [] };
+  if (offThread(raw, analyzers)) {
+    const names = analyzers.map((a) => a.name);
+    const access = asText ? ctx.stores.store.threadAccess : undefined;
+    const result = await runIngestJob({
+      ...(target.kind === 'analyzer'
+        ? { op: 'analyzer' as const, analyzer: target.analyzer.name, raw }
+        : { op: 'auto' as const, raw, analyzers: names, enabled: names.filter(target.enabled) }),
+      ...(access ? { record: { store: access, orgId, namespace, now } } : {}),
+    });
+    if (result.routed) routed = result.routed;
+    if (result.json && result.hashes) return { hashes: result.hashes, units: null, json: result.json, ...copyRouted(routed) };
+    units = result.units;
+  } else if (target.kind === 'analyzer') {
+    units = target.analyzer.ingest!(raw).map((u) => ({ ...u, metadata: { ...u.metadata, analyzer: target.analyzer.name } }));
+  } else {
+    // autoRoute throws 422 when no file matched any analyzer; matched files may still yield no
+    // unit (a comment-only .tf change), which is a valid, empty ingest.
+    ({ units, ...routed } = autoRoute(raw, target.analyzers, target.enabled));
+  }
+  if (target.kind === 'analyzer') assertUnitsFound(target.analyzer.name, units);
+  await ctx.stores.resources.addUnits(orgId, namespace, units, now);
+  return { hashes: units.map((u) => u.hash), units, json: null, ...copyRouted(routed) };
+}
+
+function copyRouted(routed: Omit<AutoRouteResult, 'units'>): Pick<RecordedIngest, 'analyzers_used' | 'detections'> {
+  return { analyzers_used: [...routed.analyzers_used], detections: routed.detections.map((d) => ({ ...d })) };
+}
+
+async function analyzerTarget(ctx: EngineContext, orgId: string, analyzerName: string, namespace: string, raw: string): Promise<Target> {
+  const analyzer = await requireAnalyzer(ctx, orgId, analyzerName);
+  if (!analyzer.ingest) throw new NotImplementedError(`Analyzer '${analyzer.name}' has no ingestion`);
+  assertNamespace(namespace);
+  assertNotEmpty(raw);
+  return { kind: 'analyzer', analyzer };
+}
+
+async function autoTarget(ctx: EngineContext, orgId: string, namespace: string, raw: string): Promise<Target> {
+  assertNamespace(namespace);
+  assertNotEmpty(raw);
+  return { kind: 'auto', analyzers: [...ctx.analyzers.list()], enabled: await analyzerEnabledPredicate(ctx, orgId) };
 }
 
 /**
@@ -58,14 +112,8 @@ async function route(analyzers: readonly Analyzer[], enabled: (name: string) => 
  * ValidationError (empty or unparseable input, bad namespace).
  */
 export async function ingestWithAnalyzer(ctx: EngineContext, orgId: string, analyzerName: string, namespace: string, raw: string): Promise<AnalysisUnit[]> {
-  const analyzer = await requireAnalyzer(ctx, orgId, analyzerName);
-  if (!analyzer.ingest) throw new NotImplementedError(`Analyzer '${analyzer.name}' has no ingestion`);
-  assertNamespace(namespace);
-  assertNotEmpty(raw);
-  const units = await splitWith(analyzer, raw);
-  if (units.length === 0) throw new ValidationError(`Analyzer '${analyzer.name}' found no resources in the input`);
-  await ctx.stores.resources.addUnits(orgId, namespace, units, ctx.now().toISOString());
-  return units;
+  const recorded = await record(ctx, orgId, namespace, raw, await analyzerTarget(ctx, orgId, analyzerName, namespace, raw), false);
+  return [...recorded.units!];
 }
 
 export interface AutoIngestResult {
@@ -79,12 +127,19 @@ export interface AutoIngestResult {
  * the units. Throws ValidationError (422) for an empty body or when nothing matched.
  */
 export async function ingestAuto(ctx: EngineContext, orgId: string, namespace: string, raw: string): Promise<AutoIngestResult> {
-  assertNamespace(namespace);
-  assertNotEmpty(raw);
-  const enabled = await analyzerEnabledPredicate(ctx, orgId);
-  // autoRoute throws 422 when no file matched any analyzer; matched files may still yield no
-  // unit (a comment-only .tf change), which is a valid, empty ingest.
-  const routed = await route([...ctx.analyzers.list()], enabled, raw);
-  await ctx.stores.resources.addUnits(orgId, namespace, routed.units, ctx.now().toISOString());
-  return { units: [...routed.units], analyzers_used: [...routed.analyzers_used], detections: routed.detections.map((d) => ({ ...d })) };
+  const recorded = await record(ctx, orgId, namespace, raw, await autoTarget(ctx, orgId, namespace, raw), false);
+  return { units: [...recorded.units!], analyzers_used: recorded.analyzers_used, detections: recorded.detections };
+}
+
+/**
+ * ingestWithAnalyzer (`analyzerName` given) or ingestAuto (null) for a caller that only needs the
+ * units' JSON text and hashes (the HTTP ingest reply, the analyze endpoints): a large input on a
+ * SQLite file store is split, recorded and serialised in the ingest worker (issue 18). Same
+ * errors as those two.
+ */
+export async function recordIngest(ctx: EngineContext, orgId: string, analyzerName: string | null, namespace: string, raw: string): Promise<RecordedIngest> {
+  const target = analyzerName === null
+    ? await autoTarget(ctx, orgId, namespace, raw)
+    : await analyzerTarget(ctx, orgId, analyzerName, namespace, raw);
+  return record(ctx, orgId, namespace, raw, target, true);
 }

@@ -1,6 +1,6 @@
 import type { AnalysisUnit } from '../analyzers/types';
 import { ConflictError } from '../errors';
-import { forEachTimedBatch } from '../ingest/timed-batches';
+import { forEachTimedBatch, type TimedBatchOptions } from '../ingest/timed-batches';
 import type { Collection, IndexSpec, Store } from '../store/port';
 import type { AnalysisPayload } from './payload';
 
@@ -102,8 +102,10 @@ export class ResourceStore {
    * a unit already in the namespace keeps its position. Idempotent. Works in batches (one read
    * and one bulk insert per collection per batch); a concurrent ingest of the same content
    * (ConflictError on the bulk insert) falls back to per-unit upserts for that batch.
+   * `batches`: the sizing of those batches (timed-batches.ts; default 8 ms each, for the event
+   * loop); the ingest worker, off the event loop, writes in larger ones (fewer commits).
    */
-  async addUnits(orgId: string, namespace: string, units: readonly AnalysisUnit[], now: string): Promise<void> {
+  async addUnits(orgId: string, namespace: string, units: readonly AnalysisUnit[], now: string, batches: TimedBatchOptions = {}): Promise<void> {
     await this.namespaces.updateOne(
       { org_id: orgId, namespace },
       { $setOnInsert: { created_at: now } },
@@ -119,7 +121,7 @@ export class ResourceStore {
         if (!(error instanceof ConflictError)) throw error;
         await this.addOneByOne(orgId, namespace, batch, start, now);
       }
-    });
+    }, batches);
   }
 
   private async addBatch(orgId: string, namespace: string, batch: readonly AnalysisUnit[], offset: number, now: string): Promise<void> {

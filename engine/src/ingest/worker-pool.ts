@@ -31,9 +31,15 @@ const WORKER_HEAP_MB = 384;
  */
 const WORKER_YOUNG_MB = 48;
 
-/** What a job yields: every unit (tagged with its analyzer), plus the routing facts of an auto job. */
+/**
+ * What a job yields: every unit (tagged with its analyzer), plus the routing facts of an auto
+ * job; a recorded job (IngestJob `record`) yields no unit objects but `json`, the pieces of
+ * JSON.stringify(units) without its brackets, and the units' `hashes`, in input order.
+ */
 export interface IngestResult {
   readonly units: AnalysisUnit[];
+  readonly json?: string[];
+  readonly hashes?: string[];
   readonly routed?: Omit<AutoRouteResult, 'units'>;
 }
 type Pending = { job: IngestJob; resolve: (r: IngestResult) => void; reject: (e: Error) => void };
@@ -56,7 +62,7 @@ function rebuild(failure: WorkerFailure): Error {
 class PoolWorker {
   readonly #thread: Worker;
   readonly #ready: Promise<void>;
-  #current: (Pending & { id: number; units: AnalysisUnit[] }) | null = null;
+  #current: (Pending & { id: number; units: AnalysisUnit[]; json: string[] }) | null = null;
   #idle: NodeJS.Timeout | null = null;
   #nextId = 1;
   dead = false;
@@ -85,7 +91,7 @@ class PoolWorker {
   run(pending: Pending): void {
     if (this.#idle) { clearTimeout(this.#idle); this.#idle = null; }
     const id = this.#nextId++;
-    this.#current = { ...pending, id, units: [] };
+    this.#current = { ...pending, id, units: [], json: [] };
     void this.#ready.then(() => this.#thread.postMessage({ id, job: pending.job }), () => {});
   }
 
@@ -101,10 +107,18 @@ class PoolWorker {
       for (const unit of reply.units) current.units.push(unit);
       return;
     }
+    if (reply.type === 'json') {
+      current.json.push(reply.text);
+      return;
+    }
     this.#current = null;
     this.#idle = setTimeout(() => this.onIdleTimeout(this), IDLE_MS);
     this.#idle.unref();
-    if (reply.ok) current.resolve({ units: current.units, routed: reply.routed });
+    if (reply.ok) {
+      current.resolve(reply.hashes
+        ? { units: [], json: current.json, hashes: reply.hashes, routed: reply.routed }
+        : { units: current.units, routed: reply.routed });
+    }
     else current.reject(rebuild(reply.failure));
   }
 

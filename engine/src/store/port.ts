@@ -101,9 +101,24 @@ export interface Collection<T extends Doc = Doc> {
   deleteMany(filter: Filter): Promise<number>;
 }
 
+/**
+ * How another thread of this process can open the same database (issue 18: the ingest worker
+ * records the units it split itself, so a 10 MB plan's writes never run on the event loop).
+ */
+export interface ThreadAccess {
+  readonly backend: 'sqlite';
+  /** The database file. */
+  readonly file: string;
+}
+
 export interface Store {
   /** `sqlite`, `memory` or `docdb`. */
   readonly backend: string;
+  /**
+   * Set when a worker thread may open its own connection to this store (a SQLite file); absent
+   * for a private in-memory database and for MongoDB (whose driver never blocks the event loop).
+   */
+  readonly threadAccess?: ThreadAccess;
   collection<T extends Doc = Doc>(name: string): Collection<T>;
   /** Idempotently creates the indexes (and the collection). */
   ensureIndexes(collection: string, indexes: readonly IndexSpec[]): Promise<void>;

@@ -5,7 +5,7 @@
  * call time. The switch itself moves no data and is not persisted (a restart opens the
  * configured backend again).
  */
-import type { Collection, Doc, Filter, FindOneAndUpdateOptions, FindOptions, IndexSpec, Store, Update, UpdateOptions } from './port';
+import type { Collection, Doc, Filter, FindOneAndUpdateOptions, FindOptions, IndexSpec, Store, ThreadAccess, Update, UpdateOptions } from './port';
 
 /** What the active store is: its backend name and, for docdb, its database. */
 export interface StoreTarget {
@@ -49,6 +49,9 @@ export class SwitchableStore implements Store {
   }
 
   get backend(): string { return this.#active.backend; }
+
+  /** The active store's (port.ts ThreadAccess). */
+  get threadAccess(): ThreadAccess | undefined { return this.#active.threadAccess; }
 
   /** The active backend and database (GET /admin/storage). */
   get target(): StoreTarget { return this.#target; }

@@ -1,10 +1,10 @@
-import { ingestAuto, ingestWithAnalyzer } from '@planwarden/engine/analysis/ingest-service';
+import { recordIngest, type RecordedIngest } from '@planwarden/engine/analysis/ingest-service';
 import { AnalysisPayloadSchema } from '@planwarden/engine/analysis/payload';
 import { getResource, listNamespaceResources, listNamespaces, nextResource, submitAnalysis } from '@planwarden/engine/analysis/resource-service';
 import type { Request } from 'express';
 import { route, type BodyWriter, type RouteDef } from '../http/route';
 import { INGEST_MAX_BYTES, NextResourceQuerySchema, ResourceQuerySchema } from './ingest.schema';
-import { writeJsonArray } from './json-slices';
+import { writeJsonArray, writeJsonPieces } from './json-slices';
 import { NO_QUERY, param, parseQuery, rawText } from './shared';
 
 /** Re-exported for existing importers; defined in ingest.schema.ts. */
@@ -18,6 +18,14 @@ function takeRawText(req: Request): string {
   const text = rawText(req);
   req.body = undefined;
   return text;
+}
+
+/**
+ * The 201 reply of an ingest: `prefix + JSON.stringify(units) + suffix`, streamed (issue 18),
+ * from the worker's JSON text when it recorded the units, else unit by unit.
+ */
+function unitsReply(recorded: RecordedIngest, prefix = '', suffix = ''): (out: BodyWriter) => Promise<void> {
+  return (out) => (recorded.json ? writeJsonPieces(recorded.json, out, prefix, suffix) : writeJsonArray(recorded.units ?? [], out, prefix, suffix));
 }
 
 /**
@@ -44,11 +52,12 @@ export function ingestRoutes(): RouteDef[] {
     route({
       method: 'post', path: '/:namespace/ingest/auto', policy: 'member', body: 'text', query: NO_QUERY, maxBodyBytes: INGEST_MAX_BYTES,
       handler: async (ctx, req) => {
-        const { units, analyzers_used, detections } = await ingestAuto(ctx.engine, ctx.orgId, param(req, 'namespace'), takeRawText(req));
-        // Same bytes as JSON.stringify({units, analyzers_used, detections}), streamed unit by unit.
+        const recorded = await recordIngest(ctx.engine, ctx.orgId, null, param(req, 'namespace'), takeRawText(req));
+        const { analyzers_used, detections } = recorded;
+        // Same bytes as JSON.stringify({units, analyzers_used, detections}), streamed.
         const tail = JSON.stringify({ analyzers_used, detections }).slice(1);
-        const stream = (out: BodyWriter) => writeJsonArray(units, out, '{"units":', `,${tail}`);
-        return { status: 201, stream, ingested: { resource_count: units.length, analyzers_used } };
+        const stream = unitsReply(recorded, '{"units":', `,${tail}`);
+        return { status: 201, stream, ingested: { resource_count: recorded.hashes.length, analyzers_used } };
       },
     }),
     route({
@@ -68,10 +77,9 @@ export function ingestRoutes(): RouteDef[] {
       method: 'post', path: '/:analyzer_name/:namespace/ingest', policy: 'member', body: 'text', query: NO_QUERY, maxBodyBytes: INGEST_MAX_BYTES,
       handler: async (ctx, req) => {
         const analyzer = param(req, 'analyzer_name');
-        const units = await ingestWithAnalyzer(ctx.engine, ctx.orgId, analyzer, param(req, 'namespace'), takeRawText(req));
+        const recorded = await recordIngest(ctx.engine, ctx.orgId, analyzer, param(req, 'namespace'), takeRawText(req));
         // Same bytes as JSON.stringify(units), streamed; `ingested` feeds the ingest span (routes/metrics.ts).
-        const stream = (out: BodyWriter) => writeJsonArray(units, out);
-        return { status: 201, stream, ingested: { resource_count: units.length, analyzers_used: [analyzer] } };
+        return { status: 201, stream: unitsReply(recorded), ingested: { resource_count: recorded.hashes.length, analyzers_used: [analyzer] } };
       },
     }),
   ];

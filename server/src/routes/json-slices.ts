@@ -33,3 +33,17 @@ export async function writeJsonArray(items: readonly unknown[], out: BodyWriter,
   parts.push(`]${suffix}`);
   await out.write(parts.join(''));
 }
+
+/**
+ * Writes `prefix + "[" + pieces.join("") + "]" + suffix` to `out`, one piece per event-loop turn
+ * (nextTurn) and socket drain: the reply of an ingest the worker recorded and serialised
+ * (ingest-service.ts recordIngest `json`). Rejects when the client went away (BodyWriter).
+ */
+export async function writeJsonPieces(pieces: readonly string[], out: BodyWriter, prefix = '', suffix = ''): Promise<void> {
+  await out.write(`${prefix}[`);
+  for (const piece of pieces) {
+    await nextTurn();
+    await out.write(piece);
+  }
+  await out.write(`]${suffix}`);
+}

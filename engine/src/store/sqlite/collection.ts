@@ -72,10 +72,13 @@ export class SqliteCollection<T extends Doc = Doc> implements Collection<T> {
     conn.exec(sql`CREATE TABLE IF NOT EXISTS ${this.#table} (_id TEXT PRIMARY KEY NOT NULL, doc TEXT NOT NULL)`);
   }
 
-  /** Runs `fn` in a transaction, turning duplicate keys into ConflictError. */
-  #tx<R>(fn: () => R): R {
+  /**
+   * Runs `fn` in a write transaction (SqliteConnection.write: waits for another connection's
+   * write lock without blocking the thread), turning duplicate keys into ConflictError.
+   */
+  async #tx<R>(fn: () => R): Promise<R> {
     try {
-      return this.#conn.tx(fn);
+      return await this.#conn.write(fn);
     } catch (err) {
       throw mapSqliteError(err, this.name);
     }
@@ -143,7 +146,7 @@ export class SqliteCollection<T extends Doc = Doc> implements Collection<T> {
   }
 
   /** Updates the first match or upserts; returns the documents before and after (null if none). */
-  #updateFirst(filter: Filter, update: Update, upsert: boolean, sort?: SortSpec) {
+  async #updateFirst(filter: Filter, update: Update, upsert: boolean, sort?: SortSpec) {
     const parsed = parseFilter(filter);
     const upd: ParsedUpdate = parseUpdate(update);
     assertSort(sort);
@@ -182,14 +185,14 @@ export class SqliteCollection<T extends Doc = Doc> implements Collection<T> {
   async insertOne(doc: T): Promise<T & { _id: string }> {
     assertDocument(doc);
     const stored = withId(doc);
-    this.#tx(() => this.#insert(stored));
+    await this.#tx(() => this.#insert(stored));
     return stored;
   }
 
   async insertMany(docs: readonly T[]): Promise<void> {
     docs.forEach(assertDocument);
     const stored = docs.map(withId);
-    if (stored.length > 0) this.#tx(() => this.#insertAll(stored));
+    if (stored.length > 0) await this.#tx(() => this.#insertAll(stored));
   }
 
   async findOne(filter: Filter, options: Pick<FindOptions, 'sort'> = {}): Promise<T | null> {
@@ -227,7 +230,7 @@ export class SqliteCollection<T extends Doc = Doc> implements Collection<T> {
   }
 
   async updateOne(filter: Filter, update: Update, options: UpdateOptions = {}) {
-    const r = this.#updateFirst(filter, update, options.upsert === true);
+    const r = await this.#updateFirst(filter, update, options.upsert === true);
     return { matched: r.before ? 1 : 0, upserted: r.upserted };
   }
 
@@ -242,7 +245,7 @@ export class SqliteCollection<T extends Doc = Doc> implements Collection<T> {
   }
 
   async findOneAndUpdate(filter: Filter, update: Update, options: FindOneAndUpdateOptions = {}): Promise<T | null> {
-    const r = this.#updateFirst(filter, update, options.upsert === true, options.sort);
+    const r = await this.#updateFirst(filter, update, options.upsert === true, options.sort);
     return options.returnDocument === 'before' ? r.before : r.after;
   }
 
@@ -250,12 +253,12 @@ export class SqliteCollection<T extends Doc = Doc> implements Collection<T> {
     const params: unknown[] = [];
     const where = this.#where(parseFilter(filter), params);
     const t = this.#from;
-    return this.#conn.runText(`DELETE FROM ${t} WHERE rowid IN (SELECT rowid FROM ${t} WHERE ${where} LIMIT 1)`, params);
+    return this.#tx(() => this.#conn.runText(`DELETE FROM ${t} WHERE rowid IN (SELECT rowid FROM ${t} WHERE ${where} LIMIT 1)`, params));
   }
 
   async deleteMany(filter: Filter): Promise<number> {
     const params: unknown[] = [];
     const where = this.#where(parseFilter(filter), params);
-    return this.#conn.runText(`DELETE FROM ${this.#from} WHERE ${where}`, params);
+    return this.#tx(() => this.#conn.runText(`DELETE FROM ${this.#from} WHERE ${where}`, params));
   }
 }

@@ -22,6 +22,23 @@ export type Row = Record<string, unknown>;
 
 const STATEMENT_CACHE_MAX = 500;
 
+/**
+ * Who checkpoints a file database's WAL: `thread` (default) a checkpoint worker thread
+ * (checkpointer.ts), keeping checkpoints off the event loop; `inline` SQLite's own automatic
+ * checkpoint on the committing thread, for a connection that already lives in a worker thread
+ * (the ingest worker's, issue 18).
+ */
+export type WalCheckpoints = 'thread' | 'inline';
+
+/** How long a write waits for another connection's write lock, in all (ms). */
+const BUSY_WAIT_MS = 5000;
+/** Longest pause between two attempts of a waiting `write` (ms). */
+const BUSY_PAUSE_MAX_MS = 16;
+
+function isBusy(err: unknown): boolean {
+  return err instanceof Database.SqliteError && err.code.startsWith('SQLITE_BUSY');
+}
+
 // Compile-only Kysely: the DummyDriver never executes anything.
 const compiler = new Kysely<Record<string, never>>({
   dialect: {
@@ -44,6 +61,11 @@ export class SqliteConnection {
   readonly #plucked = new Map<string, Database.Statement>();
   readonly #dataVersion: Database.Statement;
   readonly #schemaVersion: Database.Statement;
+  readonly #busyTimeoutOff: Database.Statement;
+  readonly #busyTimeoutOn: Database.Statement;
+  /** Writes waiting for another connection's lock (write), and the tail of their queue. */
+  #waitingWrites = 0;
+  #writeQueue: Promise<void> = Promise.resolve();
   #lastDataVersion: number;
   /** WAL checkpoints off the event loop; null for `:memory:`. */
   #checkpointer: WalCheckpointer | null = null;
@@ -53,21 +75,27 @@ export class SqliteConnection {
    * checkpoints in a worker thread (checkpointer.ts, issue 18), and a 5 s busy timeout so a
    * second process on the same file waits instead of failing. A new
    * database file is created 0600 (owner only); SQLite gives its -wal and -shm files the same
-   * mode as the database file.
+   * mode as the database file. `walCheckpoints`: see WalCheckpoints.
    */
-  constructor(file: string) {
+  constructor(file: string, walCheckpoints: WalCheckpoints = 'thread') {
     if (file !== ':memory:' && !existsSync(file)) closeSync(openSync(file, 'a', 0o600)); // an empty file is an empty database
     this.#db = new Database(file);
     if (file !== ':memory:') {
       this.#db.pragma('journal_mode = WAL');
       this.#db.pragma('synchronous = NORMAL');
-      // Checkpoints run in a worker thread (checkpointer.ts); this is only the bound if it lags.
-      this.#db.pragma(`wal_autocheckpoint = ${WAL_SAFETY_PAGES}`);
       // After a checkpoint has emptied it, the WAL file is truncated back to this size.
       this.#db.pragma(`journal_size_limit = ${WAL_CHECKPOINT_BYTES}`);
-      this.#checkpointer = new WalCheckpointer(file, (pages) => { this.#db.pragma(`wal_autocheckpoint = ${pages}`); });
+      // Checkpoints run in a worker thread (checkpointer.ts); this is only the bound if it lags.
+      // An `inline` connection checkpoints by itself at that bound only: the event loop's
+      // connection starts the checkpoint worker after its next write.
+      this.#db.pragma(`wal_autocheckpoint = ${WAL_SAFETY_PAGES}`);
+      if (walCheckpoints === 'thread') {
+        this.#checkpointer = new WalCheckpointer(file, (pages) => { this.#db.pragma(`wal_autocheckpoint = ${pages}`); });
+      }
     }
-    this.#db.pragma('busy_timeout = 5000');
+    this.#db.pragma(`busy_timeout = ${BUSY_WAIT_MS}`);
+    this.#busyTimeoutOff = this.#db.prepare('PRAGMA busy_timeout = 0');
+    this.#busyTimeoutOn = this.#db.prepare(`PRAGMA busy_timeout = ${BUSY_WAIT_MS}`);
     this.#dataVersion = this.#db.prepare('PRAGMA data_version').pluck();
     this.#lastDataVersion = this.#dataVersion.get() as number;
     this.#schemaVersion = this.#db.prepare('PRAGMA schema_version').pluck();
@@ -162,6 +190,53 @@ export class SqliteConnection {
     const result = this.#db.transaction(fn).immediate();
     if (!this.#db.inTransaction) this.#checkpointer?.afterWrite();
     return result;
+  }
+
+  /**
+   * `tx` for a thread that serves requests: while another connection (the ingest worker's,
+   * another process's) holds the write lock, it waits with timers instead of SQLite's busy
+   * handler, which would put the whole thread to sleep (issue 18: no event-loop stall while a
+   * worker records a large plan). Writes keep their call order: the first runs at once when the
+   * lock is free; once one waits, later ones queue behind it. `fn` runs once, after the lock is
+   * taken. Rejects with the driver's SQLITE_BUSY error after BUSY_WAIT_MS of waiting, and with
+   * whatever `fn` or the commit throws.
+   */
+  write<R>(fn: () => R): Promise<R> {
+    if (this.#waitingWrites === 0) {
+      const first = this.#attempt(fn);
+      if (first.done) return first.error === undefined ? Promise.resolve(first.value as R) : Promise.reject(first.error);
+    }
+    this.#waitingWrites += 1;
+    const turn = this.#writeQueue.then(() => this.#waitForLock(fn));
+    this.#writeQueue = turn.then(() => {}, () => {});
+    return turn.finally(() => { this.#waitingWrites -= 1; });
+  }
+
+  async #waitForLock<R>(fn: () => R): Promise<R> {
+    const deadline = performance.now() + BUSY_WAIT_MS;
+    for (let pause = 1; ; pause = Math.min(pause * 2, BUSY_PAUSE_MAX_MS)) {
+      const attempt = this.#attempt(fn);
+      if (attempt.done) {
+        if (attempt.error !== undefined) throw attempt.error;
+        return attempt.value as R;
+      }
+      if (performance.now() >= deadline) throw attempt.busy;
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
+  }
+
+  /** One try at `tx(fn)` without SQLite's busy wait: done (value or error), or busy before `fn` ran. */
+  #attempt<R>(fn: () => R): { done: true; value?: R; error?: unknown } | { done: false; busy: unknown } {
+    let began = false;
+    this.#busyTimeoutOff.get();
+    try {
+      return { done: true, value: this.tx(() => { began = true; return fn(); }) };
+    } catch (err) {
+      if (began || !isBusy(err)) return { done: true, error: err ?? new Error('write failed') };
+      return { done: false, busy: err };
+    } finally {
+      this.#busyTimeoutOn.get();
+    }
   }
 
   /** True when another connection committed since the previous call (PRAGMA data_version). */

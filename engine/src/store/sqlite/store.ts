@@ -8,11 +8,11 @@
  *   the json_each branch only for those). Reloaded when another connection commits.
  */
 import { sql } from 'kysely';
-import type { Collection, Doc, Filter, FindOptions, IndexSpec, Store } from '../port';
+import type { Collection, Doc, Filter, FindOptions, IndexSpec, Store, ThreadAccess } from '../port';
 import { assertCollectionName, assertIndexSpecs, ttlCutoff } from '../query';
 import { type ArrayPathRegistry, SqliteCollection } from './collection';
 import { columnName, HotColumns } from './columns';
-import { SqliteConnection } from './connection';
+import { SqliteConnection, type WalCheckpoints } from './connection';
 import { mapSqliteError } from './errors';
 import { extract, type SqlText } from './filter';
 import { createIndexDdl, dropIndexDdl, nullDuplicatesSql } from './indexes';
@@ -75,6 +75,7 @@ function normalizedSpec(spec: IndexSpec): string {
 
 export class SqliteStore implements Store {
   readonly backend: 'sqlite' | 'memory';
+  readonly threadAccess?: ThreadAccess;
   readonly #conn: SqliteConnection;
   readonly #arrays: ArrayPaths;
   readonly #columns: HotColumns;
@@ -82,11 +83,13 @@ export class SqliteStore implements Store {
 
   /**
    * Opens (creating if needed) the database at `file`, or a private in-memory one for
-   * `:memory:`. `backend` is the name reported by `Store.backend`.
+   * `:memory:`. `backend` is the name reported by `Store.backend`. `options.walCheckpoints`:
+   * see SqliteConnection (`inline` for a connection opened in a worker thread).
    */
-  constructor(file: string, backend: 'sqlite' | 'memory' = 'sqlite') {
+  constructor(file: string, backend: 'sqlite' | 'memory' = 'sqlite', options: { walCheckpoints?: WalCheckpoints } = {}) {
     this.backend = backend;
-    this.#conn = new SqliteConnection(file);
+    if (file !== ':memory:') this.threadAccess = { backend: 'sqlite', file };
+    this.#conn = new SqliteConnection(file, options.walCheckpoints);
     for (const ddl of META_DDL) this.#conn.exec(ddl);
     this.#arrays = new ArrayPaths(this.#conn);
     this.#columns = new HotColumns(this.#conn);
