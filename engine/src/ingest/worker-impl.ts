@@ -70,7 +70,7 @@ const RECORD_BATCHES = { first: 20_000, max: 20_000, min: 1_000, budgetMs: 1_000
 
 const byName = new Map(BUILT_IN_ANALYZERS.map((a) => [a.name, a]));
 /** This thread's connections, one per database file, kept while the thread lives. */
-const stores = new Map<string, ResourceStore>();
+const stores = new Map<string, { store: SqliteStore; resources: ResourceStore }>();
 
 function splitJob(job: IngestJob): { units: AnalysisUnit[]; routed?: Omit<AutoRouteResult, 'units'> } {
   if (job.op === 'analyzer') {
@@ -95,14 +95,15 @@ export function assertUnitsFound(analyzer: string, units: readonly AnalysisUnit[
   if (units.length === 0) throw new ValidationError(`Analyzer '${analyzer}' found no resources in the input`);
 }
 
-function resourceStore(access: ThreadAccess): ResourceStore {
-  let store = stores.get(access.file);
-  if (!store) {
-    // This thread's own connection; its WAL checkpoints run here too (never on the event loop).
-    store = new ResourceStore(new SqliteStore(access.file, 'sqlite', { walCheckpoints: 'inline' }));
-    stores.set(access.file, store);
+/** This thread's own connection to `access.file` (opened on first use); its WAL checkpoints run here too. */
+function connectionTo(access: ThreadAccess): { store: SqliteStore; resources: ResourceStore } {
+  let entry = stores.get(access.file);
+  if (!entry) {
+    const store = new SqliteStore(access.file, 'sqlite', { walCheckpoints: 'inline' });
+    entry = { store, resources: new ResourceStore(store) };
+    stores.set(access.file, entry);
   }
-  return store;
+  return entry;
 }
 
 /** Posts `units` as `json` messages of about JSON_CHUNK_CHARS: JSON.stringify(units) without its brackets. */
@@ -142,9 +143,13 @@ export async function runIngestJob(id: number, job: IngestJob, post: (reply: Ing
     const { record } = job;
     if (record) {
       if (job.op === 'analyzer') assertUnitsFound(job.analyzer, result.units);
-      await resourceStore(record.store).addUnits(record.orgId, record.namespace, result.units, record.now, RECORD_BATCHES);
+      const { store, resources } = connectionTo(record.store);
+      await resources.addUnits(record.orgId, record.namespace, result.units, record.now, RECORD_BATCHES);
       postJson(id, result.units, post);
       post({ type: 'done', id, ok: true, routed: result.routed, hashes: result.units.map((u) => u.hash) });
+      // After the reply: the WAL this job grew is copied into the database here, not by the
+      // commit of a later job nor on the event loop (whose checkpointer runs after its own writes).
+      store.checkpointIfLarge();
       return;
     }
     for (let start = 0; start < result.units.length; start += UNIT_CHUNK) {

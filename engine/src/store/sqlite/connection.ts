@@ -5,7 +5,7 @@
  * parameters. Everything executes synchronously, so a read-modify-write inside `tx` can never
  * interleave with another operation of this process. Prepared statements are cached by SQL text.
  */
-import { closeSync, existsSync, openSync } from 'node:fs';
+import { closeSync, existsSync, openSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { WAL_CHECKPOINT_BYTES, WAL_SAFETY_PAGES, WalCheckpointer } from './checkpointer';
 import {
@@ -34,6 +34,15 @@ export type WalCheckpoints = 'thread' | 'inline';
 const BUSY_WAIT_MS = 5000;
 /** Longest pause between two attempts of a waiting `write` (ms). */
 const BUSY_PAUSE_MAX_MS = 16;
+
+/** Size of the WAL file of `file` in bytes (0 when there is none). */
+function walBytes(file: string): number {
+  try {
+    return statSync(`${file}-wal`).size;
+  } catch {
+    return 0;
+  }
+}
 
 function isBusy(err: unknown): boolean {
   return err instanceof Database.SqliteError && err.code.startsWith('SQLITE_BUSY');
@@ -69,6 +78,7 @@ export class SqliteConnection {
   #lastDataVersion: number;
   /** WAL checkpoints off the event loop; null for `:memory:`. */
   #checkpointer: WalCheckpointer | null = null;
+  readonly #file: string;
 
   /**
    * Opens `file` (`:memory:` for a private in-memory database). File databases use WAL, with
@@ -78,6 +88,7 @@ export class SqliteConnection {
    * mode as the database file. `walCheckpoints`: see WalCheckpoints.
    */
   constructor(file: string, walCheckpoints: WalCheckpoints = 'thread') {
+    this.#file = file;
     if (file !== ':memory:' && !existsSync(file)) closeSync(openSync(file, 'a', 0o600)); // an empty file is an empty database
     this.#db = new Database(file);
     if (file !== ':memory:') {
@@ -237,6 +248,17 @@ export class SqliteConnection {
     } finally {
       this.#busyTimeoutOn.get();
     }
+  }
+
+  /**
+   * Runs a PASSIVE checkpoint on this thread (https://sqlite.org/c3ref/wal_checkpoint_v2.html:
+   * never waits for readers or writers) when the WAL has grown past WAL_CHECKPOINT_BYTES; for an
+   * `inline` connection between two pieces of work. Returns whether it ran.
+   */
+  checkpointIfLarge(): boolean {
+    if (this.#file === ':memory:' || walBytes(this.#file) < WAL_CHECKPOINT_BYTES) return false;
+    this.#db.pragma('wal_checkpoint(PASSIVE)');
+    return true;
   }
 
   /** True when another connection committed since the previous call (PRAGMA data_version). */

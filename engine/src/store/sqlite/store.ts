@@ -213,6 +213,11 @@ export class SqliteStore implements Store {
     return rows.map((r) => r.detail);
   }
 
+  /** SqliteConnection.checkpointIfLarge: copies a large WAL into the database now, on this thread. */
+  checkpointIfLarge(): boolean {
+    return this.#conn.checkpointIfLarge();
+  }
+
   async close(): Promise<void> {
     this.#conn.close();
   }
