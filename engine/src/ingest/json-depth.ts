@@ -15,13 +15,27 @@ export const JSON_TOO_DEEP_DETAIL = `JSON nested too deeply (more than ${MAX_JSO
  * the first path deeper than `max`.
  */
 export function jsonDepthExceeds(value: unknown, max = MAX_JSON_DEPTH): boolean {
-  const stack: [unknown, number][] = [[value, 1]];
-  while (stack.length > 0) {
-    const [node, depth] = stack.pop()!;
-    if (typeof node !== 'object' || node === null) continue;
+  if (typeof value !== 'object' || value === null) return false;
+  // Two parallel stacks (containers, their depths) instead of a [node, depth] pair per container:
+  // the walk allocates nothing per value but the key list of each object.
+  const nodes: object[] = [value];
+  const depths: number[] = [1];
+  while (nodes.length > 0) {
+    const node = nodes.pop()!;
+    const depth = depths.pop()!;
     if (depth > max) return true;
-    for (const child of Array.isArray(node) ? node : Object.values(node)) {
-      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+    if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i += 1) {
+        const child: unknown = node[i];
+        if (typeof child === 'object' && child !== null) { nodes.push(child); depths.push(depth + 1); }
+      }
+    } else {
+      const record = node as Record<string, unknown>;
+      const keys = Object.keys(record);
+      for (let i = 0; i < keys.length; i += 1) {
+        const child = record[keys[i]];
+        if (typeof child === 'object' && child !== null) { nodes.push(child); depths.push(depth + 1); }
+      }
     }
   }
   return false;

@@ -62,7 +62,8 @@ function rebuild(failure: WorkerFailure): Error {
 class PoolWorker {
   readonly #thread: Worker;
   readonly #ready: Promise<void>;
-  #current: (Pending & { id: number; units: AnalysisUnit[]; json: string[] }) | null = null;
+  /** The job in flight: how to settle it and what it sent so far (not the job: its raw body is freed once posted). */
+  #current: (Omit<Pending, 'job'> & { id: number; units: AnalysisUnit[]; json: string[] }) | null = null;
   #idle: NodeJS.Timeout | null = null;
   #nextId = 1;
   dead = false;
@@ -91,7 +92,7 @@ class PoolWorker {
   run(pending: Pending): void {
     if (this.#idle) { clearTimeout(this.#idle); this.#idle = null; }
     const id = this.#nextId++;
-    this.#current = { ...pending, id, units: [], json: [] };
+    this.#current = { resolve: pending.resolve, reject: pending.reject, id, units: [], json: [] };
     void this.#ready.then(() => this.#thread.postMessage({ id, job: pending.job }), () => {});
   }
 

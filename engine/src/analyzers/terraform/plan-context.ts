@@ -111,16 +111,22 @@ const MAX_DEPTH = 8;
  */
 export function withPlanContext(plan: Record<string, unknown>, changes: readonly unknown[], units: readonly AnalysisUnit[]): AnalysisUnit[] {
   const parsed = changes.map(toChange);
+  const byType = new Map<string, Change[]>(); // plan order within each type
+  for (const c of parsed) {
+    if (c === null) continue;
+    const list = byType.get(c.type);
+    if (list) list.push(c);
+    else byType.set(c.type, [c]);
+  }
   const config = configIndex(plan.configuration);
   const found = new Map<number, { link: number; companion: number }[]>();
   COMPANION_LINKS.forEach((link, l) => {
     const referrerType = link.via === 'companion' ? link.companion : link.target;
     const refereeType = link.via === 'companion' ? link.target : link.companion;
-    const ofType = parsed.filter((c): c is Change => c !== null && c.type === refereeType);
+    const ofType = byType.get(refereeType) ?? [];
     if (ofType.length === 0) return;
     const referees = indexReferees(ofType, link.keys);
-    for (const referrer of parsed) {
-      if (referrer === null || referrer.type !== referrerType) continue;
+    for (const referrer of byType.get(referrerType) ?? []) {
       for (const referee of link.via === 'plan' ? ofType : linkedBy(referrer, link, referees, config)) {
         const [target, companion] = link.via === 'companion' ? [referee, referrer] : [referrer, referee];
         const list = found.get(target.i) ?? [];
@@ -131,10 +137,12 @@ export function withPlanContext(plan: Record<string, unknown>, changes: readonly
   });
   return units.map((unit, i) => {
     if (parsed[i] === null) return unit;
-    const context = (found.get(i) ?? [])
+    const pairs = found.get(i);
+    const context = pairs === undefined ? [] : pairs
       .sort((a, b) => a.link - b.link || compare(units[a.companion].name, units[b.companion].name))
       .map(({ companion }) => companionOf(units[companion]));
-    const metadata = { ...unit.metadata, context, ...(context.length > 0 ? { context_digest: contextDigest(context) } : {}) };
+    const metadata: Record<string, unknown> = { ...unit.metadata, context };
+    if (context.length > 0) metadata.context_digest = contextDigest(context);
     return { ...unit, metadata };
   });
 }

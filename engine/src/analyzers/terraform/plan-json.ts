@@ -69,9 +69,10 @@ export function planJsonUnits(plan: Record<string, unknown>, analyzer: string): 
   const changes = plan.resource_changes ?? [];
   if (!Array.isArray(changes)) throw new ValidationError('Plan JSON: resource_changes must be an array');
   assertJsonDepth(changes); // the per-change walks below recurse: refuse what would overflow the stack
+  const clean = new Set<string>(); // strings already scanned free of secrets, for the whole plan
   const units = changes.map((rc, i) => {
     try {
-      return changeUnit(rc, i, analyzer);
+      return changeUnit(rc, i, analyzer, clean);
     } catch (error) {
       if (error instanceof ValidationError) throw error;
       // A change whose masks do not fit its values (e.g. an after_unknown array longer than the
@@ -83,17 +84,24 @@ export function planJsonUnits(plan: Record<string, unknown>, analyzer: string): 
   return withPlanContext(plan, changes, units); // companions: metadata.context, outside the hash
 }
 
+const REPLACED = Object.freeze({ action: 'update', replace: true } as const);
+const CREATED = Object.freeze({ action: 'create', replace: false } as const);
+const DESTROYED = Object.freeze({ action: 'destroy', replace: false } as const);
+const UPDATED = Object.freeze({ action: 'update', replace: false } as const);
+const NO_OP = Object.freeze({ action: 'no-op', replace: false } as const);
+
 /** Maps JSON-plan actions to the unit action and the replace flag. */
 export function mapPlanActions(actions: readonly string[]): { action: UnitAction; replace: boolean } {
-  const has = (a: string): boolean => actions.includes(a);
-  if ((has('delete') && has('create')) || (has('create') && has('forget'))) return { action: 'update', replace: true };
-  if (has('create')) return { action: 'create', replace: false };
-  if (has('delete')) return { action: 'destroy', replace: false };
-  if (has('update')) return { action: 'update', replace: false };
-  return { action: 'no-op', replace: false }; // no-op, read, forget
+  const create = actions.includes('create');
+  const del = actions.includes('delete');
+  if (create && (del || actions.includes('forget'))) return REPLACED;
+  if (create) return CREATED;
+  if (del) return DESTROYED;
+  if (actions.includes('update')) return UPDATED;
+  return NO_OP; // no-op, read, forget
 }
 
-function changeUnit(rc: unknown, index: number, analyzer: string): AnalysisUnit {
+function changeUnit(rc: unknown, index: number, analyzer: string, clean: Set<string>): AnalysisUnit {
   if (!isRecord(rc) || typeof rc.address !== 'string' || !isRecord(rc.change) || !Array.isArray(rc.change.actions)) {
     throw new ValidationError(`Plan JSON: resource_changes[${index}] is not a resource change (address and change.actions required)`);
   }
@@ -106,7 +114,7 @@ function changeUnit(rc: unknown, index: number, analyzer: string): AnalysisUnit 
   const providerName = typeof rc.provider_name === 'string' ? rc.provider_name : null;
   const actionReason = typeof rc.action_reason === 'string' ? rc.action_reason : null;
   const moduleAddress = typeof rc.module_address === 'string' ? rc.module_address : null;
-  const masked = maskPlanSecrets(change); // plain-text secrets hidden before anything renders them
+  const masked = maskPlanSecrets(change, clean); // plain-text secrets hidden before anything renders them
   const { before, after } = prepareChange(masked.change);
   const body = renderResourceChange({
     address: rc.address, deposed, mode, type, name: typeof rc.name === 'string' ? rc.name : rc.address, actions,
@@ -116,17 +124,13 @@ function changeUnit(rc: unknown, index: number, analyzer: string): AnalysisUnit 
     before, after,
   });
   const name = deposed ? `${rc.address} (deposed object ${deposed})` : rc.address;
-  const unit = { type, name, action, body };
-  return {
-    ...unit,
-    hash: hashUnit({ analyzer, ...unit }),
-    metadata: {
-      source: 'plan-json', address: rc.address, module_address: moduleAddress, mode, provider_name: providerName,
-      actions, action_reason: actionReason, deposed, replace,
-      ...(masked.secrets.length > 0 ? { plaintext_secrets: secretEvidence(body, masked.secrets) } : {}),
-      values: plainValue(after), // planned values, masked like the body, for deterministic checks
-    },
+  const metadata: Record<string, unknown> = {
+    source: 'plan-json', address: rc.address, module_address: moduleAddress, mode, provider_name: providerName,
+    actions, action_reason: actionReason, deposed, replace,
   };
+  if (masked.secrets.length > 0) metadata.plaintext_secrets = secretEvidence(body, masked.secrets);
+  metadata.values = plainValue(after); // planned values, masked like the body, for deterministic checks
+  return { type, name, action, body, hash: hashUnit({ analyzer, type, name, action, body }), metadata };
 }
 
 /** `replace_paths` ([["a", 0, "b"], ...]) → ["a[0].b", ...]. */

@@ -21,9 +21,16 @@ interface Found {
  * depth get `true` in both sensitivity masks; credential-shaped substrings of other strings are
  * replaced by the marker. Paths the plan already marks sensitive are left alone (not plain text).
  * `secrets` lists what was masked (attribute path, kind), never the value. The input is not
- * modified; with nothing found the same object comes back.
+ * modified; with nothing found the same object comes back. `clean` (optional, shared across the
+ * changes of one plan) remembers strings already found free of credential shapes, so a string
+ * repeated on both sides of an update, or across the resources of a plan, is scanned once.
  */
-export function maskPlanSecrets(change: Record<string, unknown>): { change: Record<string, unknown>; secrets: Omit<SecretFinding, 'line'>[] } {
+export function maskPlanSecrets(change: Record<string, unknown>, clean: Set<string> = new Set()): { change: Record<string, unknown>; secrets: Omit<SecretFinding, 'line'>[] } {
+  // Common case first: one allocation-free walk per side proves nothing would be found. It may
+  // answer "maybe" where the full pass below finds nothing (then the full pass decides), never
+  // "no" where the full pass would find something.
+  if (!mayHoldSecret(change.before, change.before_sensitive, change.after_sensitive, clean)
+    && !mayHoldSecret(change.after, change.before_sensitive, change.after_sensitive, clean)) return { change, secrets: [] };
   const planMask = unionMask(change.before_sensitive, change.after_sensitive);
   const found: Found[] = [];
   const keyMask = (value: unknown): unknown => credentialMask(value, planMask, [], found);
@@ -44,6 +51,70 @@ export function maskPlanSecrets(change: Record<string, unknown>): { change: Reco
     },
     secrets,
   };
+}
+
+/**
+ * False only when neither credentialMask nor scrubShapes would find anything in `value` under the
+ * union of the sensitivity masks `x` and `y` (read side by side, never built). A path counts as
+ * masked only where `x` or `y` holds an own `true` on the very path — which always implies the
+ * union masks it (a shape mismatch only widens the union); anything doubtful (a `__proto__` key,
+ * whose union entry cannot be read back) answers true.
+ */
+function mayHoldSecret(value: unknown, x: unknown, y: unknown, clean: Set<string>): boolean {
+  if (x === true || y === true) return false;
+  if (typeof value === 'string') return stringMayHoldSecret(value, clean);
+  if (typeof value !== 'object' || value === null) return false;
+  if (Array.isArray(value)) {
+    const xs = Array.isArray(x) ? x : undefined;
+    const ys = Array.isArray(y) ? y : undefined;
+    for (let i = 0; i < value.length; i += 1) {
+      if (mayHoldSecret(value[i], xs?.[i], ys?.[i], clean)) return true;
+    }
+    return false;
+  }
+  if (!isRecord(value)) return false;
+  const xr = isRecord(x) ? x : undefined;
+  const yr = isRecord(y) ? y : undefined;
+  for (const k of Object.keys(value)) {
+    if (k === '__proto__') return true;
+    const v = value[k];
+    const xk = xr?.[k];
+    const yk = yr?.[k];
+    if (typeof v === 'string' && xk !== true && yk !== true && isCredentialKeyCached(k) && isSecretLiteral(v)) return true;
+    if (mayHoldSecret(v, xk, yk, clean)) return true;
+  }
+  return false;
+}
+
+/** scrubShapes' string case, answering only "would anything be found" (same calls, same order). */
+function stringMayHoldSecret(value: string, clean: Set<string>): boolean {
+  if (clean.has(value)) return false;
+  // maskJsonStringSecrets only parses a trimmed `{`/`[`: a first character trim() keeps (printable
+  // ASCII other than space) that is neither rules it out without the call.
+  const c0 = value.charCodeAt(0);
+  const maybeJson = !(c0 > 0x20 && c0 < 0x7f && c0 !== 0x7b && c0 !== 0x5b);
+  if (maybeJson) {
+    const json = maskJsonStringSecrets(value);
+    if (json.paths.length > 0) return true;
+  }
+  if (value.length < 16) return false;
+  if (maskSecretShapes(value).kinds.length > 0) return true;
+  clean.add(value);
+  return false;
+}
+
+const CREDENTIAL_KEYS = new Map<string, boolean>();
+const CREDENTIAL_KEYS_MAX = 20_000;
+
+/** isCredentialKey, memoised: attribute names repeat across every resource of a plan. */
+function isCredentialKeyCached(key: string): boolean {
+  let r = CREDENTIAL_KEYS.get(key);
+  if (r === undefined) {
+    r = isCredentialKey(key);
+    if (CREDENTIAL_KEYS.size >= CREDENTIAL_KEYS_MAX) CREDENTIAL_KEYS.clear();
+    CREDENTIAL_KEYS.set(key, r);
+  }
+  return r;
 }
 
 /** A sensitivity mask with `true` on every credential-named literal string not already masked. */

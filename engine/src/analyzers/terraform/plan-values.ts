@@ -103,25 +103,51 @@ export function unionMask(x: unknown, y: unknown): unknown {
   return containsTrue(x) || containsTrue(y);
 }
 
-/** Overlays UNKNOWN markers from an `after_unknown` mask (same shape rules as sensitivity). */
+/**
+ * Overlays UNKNOWN markers from an `after_unknown` mask (same shape rules as sensitivity): `true`
+ * → UNKNOWN; an array mask copies an array value (or starts from []) and overlays each element
+ * whose mask holds a `true`; an object mask holding a `true` copies an object value (or starts
+ * from {}) and overlays each such key, creating absent keys; anything else leaves `value` as is.
+ * One walk of the mask: each sub-mask is searched for a `true` once, not once per level.
+ */
 export function applyUnknown(value: unknown, mask: unknown): unknown {
+  const r = overlayUnknown(value, mask);
+  if (r !== NO_TRUE) return r;
+  return Array.isArray(mask) && Array.isArray(value) ? [...value] : value; // an array mask always copies an array
+}
+
+/** No `true` anywhere in the mask: the caller keeps its value untouched. */
+const NO_TRUE: unique symbol = Symbol('no-true');
+
+const EMPTY: Readonly<Record<string, unknown>> = Object.freeze({});
+
+/** applyUnknown for a mask holding a `true`; NO_TRUE (nothing built) for a mask without one. */
+function overlayUnknown(value: unknown, mask: unknown): unknown {
   if (mask === true) return UNKNOWN;
   if (Array.isArray(mask)) {
-    const base = Array.isArray(value) ? [...value] : [];
-    mask.forEach((m, i) => {
-      if (containsTrue(m)) base[i] = applyUnknown(base[i], m);
-    });
-    return Array.isArray(value) || base.length > 0 ? base : value;
+    let base: unknown[] | null = null;
+    for (let i = 0; i < mask.length; i += 1) {
+      const current = base !== null ? base[i] : Array.isArray(value) ? value[i] : undefined;
+      const r = overlayUnknown(current, mask[i]);
+      if (r === NO_TRUE) continue;
+      base ??= Array.isArray(value) ? [...value] : [];
+      base[i] = r;
+    }
+    return base ?? NO_TRUE;
   }
   if (isRecord(mask)) {
-    if (!containsTrue(mask)) return value;
-    const base: Record<string, unknown> = isRecord(value) ? { ...value } : {};
-    for (const [k, m] of Object.entries(mask)) {
-      if (containsTrue(m)) base[k] = applyUnknown(base[k], m);
+    let base: Record<string, unknown> | null = null;
+    for (const k of Object.keys(mask)) {
+      // Before the first write, reading the copy-to-be gives what reading the source gives.
+      const current = (base ?? (isRecord(value) ? value : EMPTY))[k];
+      const r = overlayUnknown(current, mask[k]);
+      if (r === NO_TRUE) continue;
+      base ??= isRecord(value) ? { ...value } : {};
+      base[k] = r;
     }
-    return base;
+    return base ?? NO_TRUE;
   }
-  return value;
+  return NO_TRUE;
 }
 
 /**
@@ -147,11 +173,12 @@ export function toPlanValue(value: unknown): PlanValue {
  * applied to both sides (first), after_unknown overlaid on `after`, JSON strings parsed.
  */
 export function prepareChange(change: Record<string, unknown>): { before: PlanValue; after: PlanValue } {
-  const mask = unionMask(change.before_sensitive, change.after_sensitive);
-  if (!containsTrue(mask) && !hasProtoKey(change.before_sensitive) && !hasProtoKey(change.after_sensitive) && !hasProtoKey(change.after_unknown)) {
+  // containsTrue(unionMask(x, y)) === containsTrue(x) || containsTrue(y): no union built to ask.
+  if (!trueOrProtoKey(change.before_sensitive) && !trueOrProtoKey(change.after_sensitive) && !hasProtoKey(change.after_unknown)) {
     const fast = prepareUnmasked(change);
     if (fast) return fast;
   }
+  const mask = unionMask(change.before_sensitive, change.after_sensitive);
   const before = redactSensitive(change.before, mask);
   const after = redactSensitive(change.after, mask, change.before ?? null);
   return { before: toPlanValue(before), after: toPlanValue(applyUnknown(after, change.after_unknown)) };
@@ -215,6 +242,21 @@ function sharedPlanValue(value: unknown): PlanValue {
   return String(value);
 }
 
+/** containsTrue(mask) || hasProtoKey(mask), in one walk. */
+function trueOrProtoKey(mask: unknown): boolean {
+  if (mask === true) return true;
+  if (typeof mask !== 'object' || mask === null) return false;
+  if (Array.isArray(mask)) {
+    for (let i = 0; i < mask.length; i += 1) if (trueOrProtoKey(mask[i])) return true;
+    return false;
+  }
+  const record = mask as Record<string, unknown>;
+  for (const k of Object.keys(record)) {
+    if (k === '__proto__' || trueOrProtoKey(record[k])) return true;
+  }
+  return false;
+}
+
 /** True when `value` (plain JSON) holds an own `__proto__` key at any depth. */
 function hasProtoKey(value: unknown): boolean {
   if (typeof value !== 'object' || value === null) return false;
@@ -262,7 +304,7 @@ export function containsTrue(mask: unknown): boolean {
 }
 
 export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Marker) && !(value instanceof JsonText);
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Marker || value instanceof JsonText);
 }
 
 /**
@@ -271,13 +313,46 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
  * attributes their parsed value. Holds nothing the body does not show.
  */
 export function plainValue(value: PlanValue): unknown {
+  const r = sharedPlain(value);
+  return r === SAME ? value : r;
+}
+
+/** The original object stands for itself (nothing below it needed converting). */
+const SAME: unique symbol = Symbol('same');
+
+/**
+ * plainValue without copying subtrees that hold no Marker or JsonText (those are already plain
+ * JSON: a PlanValue has no `undefined` and no own `__proto__` key, both dropped when it was
+ * built, so a copy would print the same). SAME when `value` itself can be returned; else a new
+ * array/object with the same keys in the same order (array holes kept, as `map` keeps them).
+ */
+function sharedPlain(value: PlanValue): unknown {
+  if (typeof value !== 'object' || value === null) return SAME;
   if (value instanceof Marker) return value.label;
-  if (value instanceof JsonText) return plainValue(value.value);
-  if (Array.isArray(value)) return value.map((v) => plainValue(v as PlanValue));
-  if (isRecord(value)) {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = plainValue(v as PlanValue);
-    return out;
+  if (value instanceof JsonText) {
+    const inner = sharedPlain(value.value);
+    return inner === SAME ? value.value : inner;
   }
-  return value;
+  if (Array.isArray(value)) {
+    const list = value as readonly PlanValue[];
+    let out: unknown[] | null = null;
+    for (let i = 0; i < list.length; i += 1) {
+      if (!(i in list)) continue;
+      const r = sharedPlain(list[i]);
+      if (r !== SAME) (out ??= list.slice())[i] = r;
+    }
+    return out ?? SAME;
+  }
+  const obj = value as PlanObject;
+  const keys = Object.keys(obj);
+  let out: Record<string, unknown> | null = null;
+  for (let i = 0; i < keys.length; i += 1) {
+    const r = sharedPlain(obj[keys[i]]);
+    if (out === null && r !== SAME) {
+      out = {};
+      for (let j = 0; j < i; j += 1) out[keys[j]] = obj[keys[j]];
+    }
+    if (out !== null) out[keys[i]] = r === SAME ? obj[keys[i]] : r;
+  }
+  return out ?? SAME;
 }
