@@ -85,6 +85,17 @@ describe('ingest recorded by the worker (sqlite file store)', () => {
     expect(namespaces.map((n) => n.namespace)).not.toContain('rec-empty');
   });
 
+  it('decodes a large UTF-16 body in the worker, and refuses one that is only whitespace (422)', async () => {
+    const raw = bigPlan(2, 'u');
+    const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(raw, 'utf16le')]);
+    const res = await ingest('rec-utf16', utf16 as unknown as string);
+    expect(res.status).toBe(201);
+    expect(await res.text()).toBe(JSON.stringify(expectedUnits(raw)));
+    const blank = await ingest('rec-blank', ' \n'.repeat(WORKER_MIN_CHARS));
+    expect(blank.status).toBe(422);
+    expect(await blank.json()).toEqual({ detail: 'The request body is empty' });
+  });
+
   it('a large checks-only analyze request records through the worker and analyses every unit', async () => {
     const raw = bigPlan(4, 'z');
     const res = await server.api('/terraform/rec-analyze/analyze', { method: 'POST', json: { raw_input: raw } });

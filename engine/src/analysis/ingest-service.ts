@@ -4,7 +4,8 @@ import type { EngineContext } from '../context';
 import { NotImplementedError, ValidationError } from '../errors';
 import { autoRoute, type AutoRouteResult } from '../ingest/auto-route';
 import { ingestPoolSize, runIngestJob, WORKER_MIN_CHARS } from '../ingest/worker-pool';
-import { assertUnitsFound } from '../ingest/worker-impl';
+import { decodeText } from '../ingest/decode';
+import { assertNotEmpty, assertUnitsFound } from '../ingest/ingest-checks';
 import { analyzerEnabledPredicate, requireAnalyzer } from './analyzer-access';
 import type { DetectionEntry } from './job-store';
 
@@ -24,10 +25,6 @@ export function assertNamespace(namespace: string): void {
   if (RESERVED_NAMESPACES.has(namespace)) throw new ValidationError(`namespace '${namespace}' is reserved`);
 }
 
-function assertNotEmpty(raw: string): void {
-  if (raw.trim().length === 0) throw new ValidationError('The request body is empty');
-}
-
 const BUILT_IN = new Set<Analyzer>(BUILT_IN_ANALYZERS);
 
 /**
@@ -35,7 +32,7 @@ const BUILT_IN = new Set<Analyzer>(BUILT_IN_ANALYZERS);
  * splitting and hashing a 10 MB plan must not stall the event loop); small ones, and analyzers
  * registered by the embedding code (a worker only knows the built-ins), run on this thread.
  */
-function offThread(raw: string, analyzers: readonly Analyzer[]): boolean {
+function offThread(raw: string | Uint8Array, analyzers: readonly Analyzer[]): boolean {
   return ingestPoolSize() > 0 && raw.length >= WORKER_MIN_CHARS && analyzers.every((a) => BUILT_IN.has(a));
 }
 
@@ -58,12 +55,19 @@ export interface RecordedIngest {
   readonly detections: DetectionEntry[];
 }
 
-async function record(ctx: EngineContext, orgId: string, namespace: string, raw: string, target: Target, asText: boolean): Promise<RecordedIngest> {
+/**
+ * Splits `body` (text, or the bytes as received: decoded where it is split) with `target` and
+ * records the units; `asText`: the caller wants the JSON text (RecordedIngest `json`) when the
+ * worker can record them itself. Throws ValidationError (422) for an empty body.
+ */
+async function record(ctx: EngineContext, orgId: string, namespace: string, body: string | Uint8Array, target: Target, asText: boolean): Promise<RecordedIngest> {
   const analyzers = target.kind === 'analyzer' ? [target.analyzer] : target.analyzers;
   const now = ctx.now().toISOString();
   let units: AnalysisUnit[];
   let routed: Omit<AutoRouteResult, 'units'> = { analyzers_used: [], detections: [] };
-  if (offThread(raw, analyzers)) {
+  if (typeof body === 'string') assertNotEmpty(body); // bytes are checked once decoded
+  if (offThread(body, analyzers)) {
+    const raw = body;
     const names = analyzers.map((a) => a.name);
     const access = asText ? ctx.stores.store.threadAccess : undefined;
     const result = await runIngestJob({
@@ -76,32 +80,38 @@ async function record(ctx: EngineContext, orgId: string, namespace: string, raw:
     if (result.json && result.hashes) return { hashes: result.hashes, units: null, json: result.json, ...copyRouted(routed) };
     units = result.units;
   } else if (target.kind === 'analyzer') {
+    const raw = decoded(body);
     units = target.analyzer.ingest!(raw).map((u) => ({ ...u, metadata: { ...u.metadata, analyzer: target.analyzer.name } }));
   } else {
     // autoRoute throws 422 when no file matched any analyzer; matched files may still yield no
     // unit (a comment-only .tf change), which is a valid, empty ingest.
-    ({ units, ...routed } = autoRoute(raw, target.analyzers, target.enabled));
+    ({ units, ...routed } = autoRoute(decoded(body), target.analyzers, target.enabled));
   }
   if (target.kind === 'analyzer') assertUnitsFound(target.analyzer.name, units);
   await ctx.stores.resources.addUnits(orgId, namespace, units, now);
   return { hashes: units.map((u) => u.hash), units, json: null, ...copyRouted(routed) };
 }
 
+function decoded(body: string | Uint8Array): string {
+  if (typeof body === 'string') return body;
+  const raw = decodeText(body);
+  assertNotEmpty(raw);
+  return raw;
+}
+
 function copyRouted(routed: Omit<AutoRouteResult, 'units'>): Pick<RecordedIngest, 'analyzers_used' | 'detections'> {
   return { analyzers_used: [...routed.analyzers_used], detections: routed.detections.map((d) => ({ ...d })) };
 }
 
-async function analyzerTarget(ctx: EngineContext, orgId: string, analyzerName: string, namespace: string, raw: string): Promise<Target> {
+async function analyzerTarget(ctx: EngineContext, orgId: string, analyzerName: string, namespace: string): Promise<Target> {
   const analyzer = await requireAnalyzer(ctx, orgId, analyzerName);
   if (!analyzer.ingest) throw new NotImplementedError(`Analyzer '${analyzer.name}' has no ingestion`);
   assertNamespace(namespace);
-  assertNotEmpty(raw);
   return { kind: 'analyzer', analyzer };
 }
 
-async function autoTarget(ctx: EngineContext, orgId: string, namespace: string, raw: string): Promise<Target> {
+async function autoTarget(ctx: EngineContext, orgId: string, namespace: string): Promise<Target> {
   assertNamespace(namespace);
-  assertNotEmpty(raw);
   return { kind: 'auto', analyzers: [...ctx.analyzers.list()], enabled: await analyzerEnabledPredicate(ctx, orgId) };
 }
 
@@ -112,7 +122,7 @@ async function autoTarget(ctx: EngineContext, orgId: string, namespace: string, 
  * ValidationError (empty or unparseable input, bad namespace).
  */
 export async function ingestWithAnalyzer(ctx: EngineContext, orgId: string, analyzerName: string, namespace: string, raw: string): Promise<AnalysisUnit[]> {
-  const recorded = await record(ctx, orgId, namespace, raw, await analyzerTarget(ctx, orgId, analyzerName, namespace, raw), false);
+  const recorded = await record(ctx, orgId, namespace, raw, await analyzerTarget(ctx, orgId, analyzerName, namespace), false);
   return [...recorded.units!];
 }
 
@@ -127,19 +137,21 @@ export interface AutoIngestResult {
  * the units. Throws ValidationError (422) for an empty body or when nothing matched.
  */
 export async function ingestAuto(ctx: EngineContext, orgId: string, namespace: string, raw: string): Promise<AutoIngestResult> {
-  const recorded = await record(ctx, orgId, namespace, raw, await autoTarget(ctx, orgId, namespace, raw), false);
+  const recorded = await record(ctx, orgId, namespace, raw, await autoTarget(ctx, orgId, namespace), false);
   return { units: [...recorded.units!], analyzers_used: recorded.analyzers_used, detections: recorded.detections };
 }
 
 /**
  * ingestWithAnalyzer (`analyzerName` given) or ingestAuto (null) for a caller that only needs the
  * units' JSON text and hashes (the HTTP ingest reply, the analyze endpoints): a large input on a
- * SQLite file store is split, recorded and serialised in the ingest worker (issue 18). Same
- * errors as those two.
+ * SQLite file store is split, recorded and serialised in the ingest worker (issue 18). `body`:
+ * the text, or the request's bytes as received (decode.ts decodes them where they are split; a
+ * large body's bytes are transferred to the worker, leaving the caller's view empty). Same errors
+ * as those two.
  */
-export async function recordIngest(ctx: EngineContext, orgId: string, analyzerName: string | null, namespace: string, raw: string): Promise<RecordedIngest> {
+export async function recordIngest(ctx: EngineContext, orgId: string, analyzerName: string | null, namespace: string, body: string | Uint8Array): Promise<RecordedIngest> {
   const target = analyzerName === null
-    ? await autoTarget(ctx, orgId, namespace, raw)
-    : await analyzerTarget(ctx, orgId, analyzerName, namespace, raw);
-  return record(ctx, orgId, namespace, raw, target, true);
+    ? await autoTarget(ctx, orgId, namespace)
+    : await analyzerTarget(ctx, orgId, analyzerName, namespace);
+  return record(ctx, orgId, namespace, body, target, true);
 }

@@ -16,26 +16,17 @@ export const JSON_TOO_DEEP_DETAIL = `JSON nested too deeply (more than ${MAX_JSO
  */
 export function jsonDepthExceeds(value: unknown, max = MAX_JSON_DEPTH): boolean {
   if (typeof value !== 'object' || value === null) return false;
-  // Two parallel stacks (containers, their depths) instead of a [node, depth] pair per container:
-  // the walk allocates nothing per value but the key list of each object.
+  // Two parallel stacks (containers, their depths) instead of a [node, depth] pair per container.
   const nodes: object[] = [value];
   const depths: number[] = [1];
   while (nodes.length > 0) {
     const node = nodes.pop()!;
     const depth = depths.pop()!;
     if (depth > max) return true;
-    if (Array.isArray(node)) {
-      for (let i = 0; i < node.length; i += 1) {
-        const child: unknown = node[i];
-        if (typeof child === 'object' && child !== null) { nodes.push(child); depths.push(depth + 1); }
-      }
-    } else {
-      const record = node as Record<string, unknown>;
-      const keys = Object.keys(record);
-      for (let i = 0; i < keys.length; i += 1) {
-        const child = record[keys[i]];
-        if (typeof child === 'object' && child !== null) { nodes.push(child); depths.push(depth + 1); }
-      }
+    const children: readonly unknown[] = Array.isArray(node) ? node : Object.values(node);
+    for (let i = 0; i < children.length; i += 1) {
+      const child = children[i];
+      if (typeof child === 'object' && child !== null) { nodes.push(child); depths.push(depth + 1); }
     }
   }
   return false;

@@ -9,10 +9,12 @@
 import { BUILT_IN_ANALYZERS } from '../analyzers/registry';
 import type { AnalysisUnit } from '../analyzers/types';
 import { ResourceStore } from '../analysis/resource-store';
-import { AppError, ValidationError } from '../errors';
+import { AppError } from '../errors';
 import type { ThreadAccess } from '../store/port';
 import { SqliteStore } from '../store/sqlite/store';
 import { autoRoute, type AutoRouteResult } from './auto-route';
+import { decodeText } from './decode';
+import { assertNotEmpty, assertUnitsFound } from './ingest-checks';
 
 /** Where and how a job records its units (ResourceStore.addUnits) before replying. */
 export interface IngestRecord {
@@ -30,9 +32,13 @@ export interface IngestRecord {
  * With `record`, the units are recorded and replied as JSON text (IngestReply `json`).
  */
 export type IngestJob = (
-  | { readonly op: 'analyzer'; readonly analyzer: string; readonly raw: string }
-  | { readonly op: 'auto'; readonly raw: string; readonly analyzers: readonly string[]; readonly enabled: readonly string[] }
-) & { readonly record?: IngestRecord };
+  | { readonly op: 'analyzer'; readonly analyzer: string }
+  | { readonly op: 'auto'; readonly analyzers: readonly string[]; readonly enabled: readonly string[] }
+) & {
+  /** The body: text, or the bytes as received (decoded here, decode.ts, so the event loop never decodes a large body). */
+  readonly raw: string | Uint8Array;
+  readonly record?: IngestRecord;
+};
 
 /** An AppError crossing the thread boundary: its class name, status, message and extra fields. */
 export interface WorkerFailure {
@@ -73,26 +79,20 @@ const byName = new Map(BUILT_IN_ANALYZERS.map((a) => [a.name, a]));
 const stores = new Map<string, { store: SqliteStore; resources: ResourceStore }>();
 
 function splitJob(job: IngestJob): { units: AnalysisUnit[]; routed?: Omit<AutoRouteResult, 'units'> } {
+  const raw = typeof job.raw === 'string' ? job.raw : decodeText(job.raw);
+  assertNotEmpty(raw);
   if (job.op === 'analyzer') {
     const analyzer = byName.get(job.analyzer);
     if (!analyzer?.ingest) throw new Error(`analyzer '${job.analyzer}' cannot ingest in a worker`);
     // Tagged here (as ingest-service.ts does inline) so the event loop gets the final units.
-    const units = analyzer.ingest(job.raw);
+    const units = analyzer.ingest(raw);
     for (let i = 0; i < units.length; i += 1) units[i] = { ...units[i], metadata: { ...units[i].metadata, analyzer: analyzer.name } };
     return { units };
   }
   const enabled = new Set(job.enabled);
   const analyzers = job.analyzers.map((name) => byName.get(name)).filter((a) => a !== undefined);
-  const { units, analyzers_used, detections } = autoRoute(job.raw, analyzers, (name) => enabled.has(name));
+  const { units, analyzers_used, detections } = autoRoute(raw, analyzers, (name) => enabled.has(name));
   return { units, routed: { analyzers_used, detections } };
-}
-
-/**
- * Throws ValidationError (422) when an explicit analyzer found nothing to record
- * (analysis-api.md "Ingest": an ingest yields units); auto-routing may yield none.
- */
-export function assertUnitsFound(analyzer: string, units: readonly AnalysisUnit[]): void {
-  if (units.length === 0) throw new ValidationError(`Analyzer '${analyzer}' found no resources in the input`);
 }
 
 /** This thread's own connection to `access.file` (opened on first use); its WAL checkpoints run here too. */

@@ -93,7 +93,10 @@ class PoolWorker {
     if (this.#idle) { clearTimeout(this.#idle); this.#idle = null; }
     const id = this.#nextId++;
     this.#current = { resolve: pending.resolve, reject: pending.reject, id, units: [], json: [] };
-    void this.#ready.then(() => this.#thread.postMessage({ id, job: pending.job }), () => {});
+    const { job } = pending;
+    // Bytes move to the thread (transferred, not copied): the event loop no longer holds them.
+    const transfer = typeof job.raw === 'string' ? [] : [job.raw.buffer as ArrayBuffer];
+    void this.#ready.then(() => this.#thread.postMessage({ id, job }, transfer), () => {});
   }
 
   stop(): void {
@@ -187,11 +190,15 @@ export function ingestPoolSize(): number {
 export const WORKER_MIN_CHARS = 64 * 1024;
 
 /**
- * Runs `job` on the ingest pool. Resolves with its units (received in chunks, so no single
+ * Runs `job` on the ingest pool; a `raw` given as bytes is transferred to the thread (the caller's
+ * view is emptied). Resolves with its units (received in chunks, so no single
  * event-loop turn deserialises them all) and, for an auto job, the routing facts. Rejects with the AppError subclass the analyzer raised (e.g.
  * ValidationError, 422, for unparseable input), rebuilt on this thread with the same status,
  * detail and extra fields; with a plain Error when the worker thread itself failed.
  */
 export function runIngestJob(job: IngestJob): Promise<IngestResult> {
+  if (typeof job.raw !== 'string' && (job.raw.byteOffset !== 0 || job.raw.byteLength !== job.raw.buffer.byteLength)) {
+    job = { ...job, raw: new Uint8Array(job.raw) }; // a view on a larger buffer: transfer a copy of its bytes only
+  }
   return pool.run(job);
 }

@@ -1,4 +1,5 @@
 import { recordIngest, type RecordedIngest } from '@planwarden/engine/analysis/ingest-service';
+import { WORKER_MIN_CHARS } from '@planwarden/engine/ingest/worker-pool';
 import { AnalysisPayloadSchema } from '@planwarden/engine/analysis/payload';
 import { getResource, listNamespaceResources, listNamespaces, nextResource, submitAnalysis } from '@planwarden/engine/analysis/resource-service';
 import type { Request } from 'express';
@@ -11,13 +12,16 @@ import { NO_QUERY, param, parseQuery, rawText } from './shared';
 export { INGEST_MAX_BYTES };
 
 /**
- * The decoded request body (shared.ts rawText: 422 when empty or undecodable), with the request's
- * reference to the raw bytes dropped: a 10 MB ingest holds its text, not also its Buffer (issue 18).
+ * The request body for recordIngest, with the request's reference to it dropped (issue 18: the
+ * server holds one copy of a 10 MB ingest, and not for longer than needed): a large body as its
+ * bytes (decoded where it is split: in the ingest worker, off the event loop), a small one
+ * decoded here (shared.ts rawText: 422 when empty).
  */
-function takeRawText(req: Request): string {
-  const text = rawText(req);
+function takeBody(req: Request): string | Uint8Array {
+  const body: unknown = req.body;
+  const taken = Buffer.isBuffer(body) && body.length >= WORKER_MIN_CHARS ? body : rawText(req);
   req.body = undefined;
-  return text;
+  return taken;
 }
 
 /**
@@ -52,7 +56,7 @@ export function ingestRoutes(): RouteDef[] {
     route({
       method: 'post', path: '/:namespace/ingest/auto', policy: 'member', body: 'text', query: NO_QUERY, maxBodyBytes: INGEST_MAX_BYTES,
       handler: async (ctx, req) => {
-        const recorded = await recordIngest(ctx.engine, ctx.orgId, null, param(req, 'namespace'), takeRawText(req));
+        const recorded = await recordIngest(ctx.engine, ctx.orgId, null, param(req, 'namespace'), takeBody(req));
         const { analyzers_used, detections } = recorded;
         // Same bytes as JSON.stringify({units, analyzers_used, detections}), streamed.
         const tail = JSON.stringify({ analyzers_used, detections }).slice(1);
@@ -77,7 +81,7 @@ export function ingestRoutes(): RouteDef[] {
       method: 'post', path: '/:analyzer_name/:namespace/ingest', policy: 'member', body: 'text', query: NO_QUERY, maxBodyBytes: INGEST_MAX_BYTES,
       handler: async (ctx, req) => {
         const analyzer = param(req, 'analyzer_name');
-        const recorded = await recordIngest(ctx.engine, ctx.orgId, analyzer, param(req, 'namespace'), takeRawText(req));
+        const recorded = await recordIngest(ctx.engine, ctx.orgId, analyzer, param(req, 'namespace'), takeBody(req));
         // Same bytes as JSON.stringify(units), streamed; `ingested` feeds the ingest span (routes/metrics.ts).
         return { status: 201, stream: unitsReply(recorded), ingested: { resource_count: recorded.hashes.length, analyzers_used: [analyzer] } };
       },
