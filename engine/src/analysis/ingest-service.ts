@@ -50,7 +50,8 @@ export interface RecordedIngest {
   /** The units' hashes, one per unit, in input order. */
   readonly hashes: readonly string[];
   readonly units: readonly AnalysisUnit[] | null;
-  readonly json: readonly string[] | null;
+  /** Mutable: the reply writer takes the pieces out as it sends them. */
+  readonly json: string[] | null;
   readonly analyzers_used: string[];
   readonly detections: DetectionEntry[];
 }

@@ -37,11 +37,12 @@ export async function writeJsonArray(items: readonly unknown[], out: BodyWriter,
 /**
  * Writes `prefix + "[" + pieces.join("") + "]" + suffix` to `out`, one piece per event-loop turn
  * (nextTurn) and socket drain: the reply of an ingest the worker recorded and serialised
- * (ingest-service.ts recordIngest `json`). Rejects when the client went away (BodyWriter).
+ * (ingest-service.ts recordIngest `json`). Takes the pieces out of `pieces` as it writes them,
+ * so a written piece is garbage at once. Rejects when the client went away (BodyWriter).
  */
-export async function writeJsonPieces(pieces: readonly string[], out: BodyWriter, prefix = '', suffix = ''): Promise<void> {
+export async function writeJsonPieces(pieces: string[], out: BodyWriter, prefix = '', suffix = ''): Promise<void> {
   await out.write(`${prefix}[`);
-  for (const piece of pieces) {
+  for (let piece = pieces.shift(); piece !== undefined; piece = pieces.shift()) {
     await nextTurn();
     await out.write(piece);
   }
