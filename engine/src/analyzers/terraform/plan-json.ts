@@ -20,7 +20,7 @@ import { assertJsonDepth } from '../../ingest/json-depth';
 import type { AnalysisUnit, UnitAction } from '../types';
 import { withPlanContext } from './plan-context';
 import { maskPlanSecrets, secretEvidence } from './plan-secrets';
-import { isRecord, plainValue, prepareChange } from './plan-values';
+import { isRecord, prepareChange } from './plan-values';
 import { renderResourceChange } from './render-change';
 
 const MAX_CANDIDATES = 64;
@@ -115,7 +115,7 @@ function changeUnit(rc: unknown, index: number, analyzer: string, clean: Set<str
   const actionReason = typeof rc.action_reason === 'string' ? rc.action_reason : null;
   const moduleAddress = typeof rc.module_address === 'string' ? rc.module_address : null;
   const masked = maskPlanSecrets(change, clean); // plain-text secrets hidden before anything renders them
-  const { before, after } = prepareChange(masked.change);
+  const { before, after, values } = prepareChange(masked.change);
   const body = renderResourceChange({
     address: rc.address, deposed, mode, type, name: typeof rc.name === 'string' ? rc.name : rc.address, actions,
     actionReason, providerName, replacePaths: replacePaths(change.replace_paths),
@@ -129,7 +129,7 @@ function changeUnit(rc: unknown, index: number, analyzer: string, clean: Set<str
     actions, action_reason: actionReason, deposed, replace,
   };
   if (masked.secrets.length > 0) metadata.plaintext_secrets = secretEvidence(body, masked.secrets);
-  metadata.values = plainValue(after); // planned values, masked like the body, for deterministic checks
+  metadata.values = values; // planned values (plainValue(after)), masked like the body, for deterministic checks
   return { type, name, action, body, hash: hashUnit({ analyzer, type, name, action, body }), metadata };
 }
 

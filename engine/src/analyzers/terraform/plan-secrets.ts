@@ -88,11 +88,12 @@ function mayHoldSecret(value: unknown, x: unknown, y: unknown, clean: Set<string
 
 /** scrubShapes' string case, answering only "would anything be found" (same calls, same order). */
 function stringMayHoldSecret(value: string, clean: Set<string>): boolean {
-  if (clean.has(value)) return false;
   // maskJsonStringSecrets only parses a trimmed `{`/`[`: a first character trim() keeps (printable
   // ASCII other than space) that is neither rules it out without the call.
   const c0 = value.charCodeAt(0);
   const maybeJson = !(c0 > 0x20 && c0 < 0x7f && c0 !== 0x7b && c0 !== 0x5b);
+  if (!maybeJson && value.length < 16) return false; // neither scan would look at it
+  if (clean.has(value)) return false;
   if (maybeJson) {
     const json = maskJsonStringSecrets(value);
     if (json.paths.length > 0) return true;
@@ -105,9 +106,12 @@ function stringMayHoldSecret(value: string, clean: Set<string>): boolean {
 
 const CREDENTIAL_KEYS = new Map<string, boolean>();
 const CREDENTIAL_KEYS_MAX = 20_000;
+/** Longer keys are not remembered: the memo never keeps a large piece of a finished plan alive. */
+const CREDENTIAL_KEY_MAX_LENGTH = 128;
 
 /** isCredentialKey, memoised: attribute names repeat across every resource of a plan. */
 function isCredentialKeyCached(key: string): boolean {
+  if (key.length > CREDENTIAL_KEY_MAX_LENGTH) return isCredentialKey(key);
   let r = CREDENTIAL_KEYS.get(key);
   if (r === undefined) {
     r = isCredentialKey(key);

@@ -110,10 +110,13 @@ export function unionMask(x: unknown, y: unknown): unknown {
  * from {}) and overlays each such key, creating absent keys; anything else leaves `value` as is.
  * One walk of the mask: each sub-mask is searched for a `true` once, not once per level.
  */
-export function applyUnknown(value: unknown, mask: unknown): unknown {
-  const r = overlayUnknown(value, mask);
+export function applyUnknown(value: unknown, mask: unknown, created: Set<object> | null = null): unknown {
+  const r = overlayUnknown(value, mask, created);
   if (r !== NO_TRUE) return r;
-  return Array.isArray(mask) && Array.isArray(value) ? [...value] : value; // an array mask always copies an array
+  if (!(Array.isArray(mask) && Array.isArray(value))) return value;
+  const copy = [...value]; // an array mask always copies an array
+  created?.add(copy);
+  return copy;
 }
 
 /** No `true` anywhere in the mask: the caller keeps its value untouched. */
@@ -121,16 +124,22 @@ const NO_TRUE: unique symbol = Symbol('no-true');
 
 const EMPTY: Readonly<Record<string, unknown>> = Object.freeze({});
 
-/** applyUnknown for a mask holding a `true`; NO_TRUE (nothing built) for a mask without one. */
-function overlayUnknown(value: unknown, mask: unknown): unknown {
+/**
+ * applyUnknown for a mask holding a `true`; NO_TRUE (nothing built) for a mask without one.
+ * Every container it builds goes into `created` (when given).
+ */
+function overlayUnknown(value: unknown, mask: unknown, created: Set<object> | null): unknown {
   if (mask === true) return UNKNOWN;
   if (Array.isArray(mask)) {
     let base: unknown[] | null = null;
     for (let i = 0; i < mask.length; i += 1) {
       const current = base !== null ? base[i] : Array.isArray(value) ? value[i] : undefined;
-      const r = overlayUnknown(current, mask[i]);
+      const r = overlayUnknown(current, mask[i], created);
       if (r === NO_TRUE) continue;
-      base ??= Array.isArray(value) ? [...value] : [];
+      if (base === null) {
+        base = Array.isArray(value) ? [...value] : [];
+        created?.add(base);
+      }
       base[i] = r;
     }
     return base ?? NO_TRUE;
@@ -140,9 +149,12 @@ function overlayUnknown(value: unknown, mask: unknown): unknown {
     for (const k of Object.keys(mask)) {
       // Before the first write, reading the copy-to-be gives what reading the source gives.
       const current = (base ?? (isRecord(value) ? value : EMPTY))[k];
-      const r = overlayUnknown(current, mask[k]);
+      const r = overlayUnknown(current, mask[k], created);
       if (r === NO_TRUE) continue;
-      base ??= isRecord(value) ? { ...value } : {};
+      if (base === null) {
+        base = isRecord(value) ? { ...value } : {};
+        created?.add(base);
+      }
       base[k] = r;
     }
     return base ?? NO_TRUE;
@@ -172,7 +184,7 @@ export function toPlanValue(value: unknown): PlanValue {
  * Prepares both sides of a JSON-plan `change` object for rendering: union sensitivity mask
  * applied to both sides (first), after_unknown overlaid on `after`, JSON strings parsed.
  */
-export function prepareChange(change: Record<string, unknown>): { before: PlanValue; after: PlanValue } {
+export function prepareChange(change: Record<string, unknown>): PreparedChange {
   // containsTrue(unionMask(x, y)) === containsTrue(x) || containsTrue(y): no union built to ask.
   if (!trueOrProtoKey(change.before_sensitive) && !trueOrProtoKey(change.after_sensitive) && !hasProtoKey(change.after_unknown)) {
     const fast = prepareUnmasked(change);
@@ -181,7 +193,15 @@ export function prepareChange(change: Record<string, unknown>): { before: PlanVa
   const mask = unionMask(change.before_sensitive, change.after_sensitive);
   const before = redactSensitive(change.before, mask);
   const after = redactSensitive(change.after, mask, change.before ?? null);
-  return { before: toPlanValue(before), after: toPlanValue(applyUnknown(after, change.after_unknown)) };
+  const prepared = toPlanValue(applyUnknown(after, change.after_unknown));
+  return { before: toPlanValue(before), after: prepared, values: plainValue(prepared) };
+}
+
+/** Both sides ready to render, and `values`: plainValue(after). */
+export interface PreparedChange {
+  readonly before: PlanValue;
+  readonly after: PlanValue;
+  readonly values: unknown;
 }
 
 /**
@@ -191,10 +211,16 @@ export function prepareChange(change: Record<string, unknown>): { before: PlanVa
  * mask redactSensitive is a plain deep copy, and toPlanValue's copy is only observable through a
  * `__proto__` key (assignment sets the prototype instead of a property) — such changes (and masks
  * holding one, checked by the caller) return null and take the general path.
+ * `values` only walks the containers built here (`created`): any other object of `after` is the
+ * parsed plan's own, or a parsed JSON string's, so plain JSON already (no Marker below it).
  */
-function prepareUnmasked(change: Record<string, unknown>): { before: PlanValue; after: PlanValue } | null {
+function prepareUnmasked(change: Record<string, unknown>): PreparedChange | null {
   try {
-    return { before: sharedPlanValue(change.before), after: sharedPlanValue(applyUnknown(change.after, change.after_unknown)) };
+    const created = new Set<object>();
+    const before = sharedPlanValue(change.before, created);
+    const after = sharedPlanValue(applyUnknown(change.after, change.after_unknown, created), created);
+    const values = sharedPlain(after, created);
+    return { before, after, values: values === SAME ? after : values };
   } catch (err) {
     if (err === PROTO_KEY) return null;
     throw err;
@@ -206,9 +232,10 @@ const PROTO_KEY = new Error('__proto__ key');
 /**
  * toPlanValue without copying what does not change: returns `value` itself when no JSON string
  * (or undefined) lies below it, else a copy with the same keys in the same order (holes of
- * arrays kept, as `map` keeps them). Throws PROTO_KEY on an own `__proto__` key.
+ * arrays kept, as `map` keeps them). Throws PROTO_KEY on an own `__proto__` key. Copies go into
+ * `created`.
  */
-function sharedPlanValue(value: unknown): PlanValue {
+function sharedPlanValue(value: unknown, created: Set<object>): PlanValue {
   if (value === undefined || value === null) return null;
   if (typeof value === 'string') return parseJsonText(value) ?? value;
   if (typeof value === 'number' || typeof value === 'boolean') return value;
@@ -216,10 +243,12 @@ function sharedPlanValue(value: unknown): PlanValue {
   if (Array.isArray(value)) {
     let out: PlanValue[] | null = null;
     for (let i = 0; i < value.length; i += 1) {
-      if (!(i in value)) continue;
       const v: unknown = value[i];
-      const c = sharedPlanValue(v);
-      if (c !== v) (out ??= value.slice() as PlanValue[])[i] = c;
+      if (v === undefined && !(i in value)) continue; // a hole stays a hole
+      const c = sharedPlanValue(v, created);
+      if (c === v) continue;
+      if (out === null) created.add(out = value.slice() as PlanValue[]);
+      out[i] = c;
     }
     return out ?? (value as PlanValue[]);
   }
@@ -230,9 +259,9 @@ function sharedPlanValue(value: unknown): PlanValue {
       const k = keys[i];
       if (k === '__proto__') throw PROTO_KEY;
       const v = value[k];
-      const c = sharedPlanValue(v);
+      const c = sharedPlanValue(v, created);
       if (out === null && c !== v) {
-        out = {};
+        created.add(out = {});
         for (let j = 0; j < i; j += 1) out[keys[j]] = value[keys[j]] as PlanValue;
       }
       if (out !== null) out[k] = c;
@@ -277,7 +306,8 @@ function parseJsonText(text: string): JsonText | null {
   try {
     const parsed: unknown = JSON.parse(t);
     if (typeof parsed !== 'object' || parsed === null) return null;
-    return new JsonText(toPlainPlanValue(parsed));
+    // Parsed JSON already is a PlanValue, but for an own `__proto__` key (a copy drops it).
+    return new JsonText(hasProtoKey(parsed) ? toPlainPlanValue(parsed) : (parsed as PlanValue));
   } catch {
     return null;
   }
@@ -313,7 +343,7 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
  * attributes their parsed value. Holds nothing the body does not show.
  */
 export function plainValue(value: PlanValue): unknown {
-  const r = sharedPlain(value);
+  const r = sharedPlain(value, null);
   return r === SAME ? value : r;
 }
 
@@ -325,20 +355,24 @@ const SAME: unique symbol = Symbol('same');
  * JSON: a PlanValue has no `undefined` and no own `__proto__` key, both dropped when it was
  * built, so a copy would print the same). SAME when `value` itself can be returned; else a new
  * array/object with the same keys in the same order (array holes kept, as `map` keeps them).
+ * With `created` (prepareUnmasked), an array/object not in it is known to be plain JSON: SAME
+ * without a walk.
  */
-function sharedPlain(value: PlanValue): unknown {
+function sharedPlain(value: PlanValue, created: Set<object> | null): unknown {
   if (typeof value !== 'object' || value === null) return SAME;
   if (value instanceof Marker) return value.label;
   if (value instanceof JsonText) {
-    const inner = sharedPlain(value.value);
+    const inner = sharedPlain(value.value, created);
     return inner === SAME ? value.value : inner;
   }
+  if (created !== null && !created.has(value)) return SAME;
   if (Array.isArray(value)) {
     const list = value as readonly PlanValue[];
     let out: unknown[] | null = null;
     for (let i = 0; i < list.length; i += 1) {
-      if (!(i in list)) continue;
-      const r = sharedPlain(list[i]);
+      const v = list[i];
+      if (v === undefined && !(i in list)) continue; // a hole stays a hole
+      const r = sharedPlain(v, created);
       if (r !== SAME) (out ??= list.slice())[i] = r;
     }
     return out ?? SAME;
@@ -347,7 +381,7 @@ function sharedPlain(value: PlanValue): unknown {
   const keys = Object.keys(obj);
   let out: Record<string, unknown> | null = null;
   for (let i = 0; i < keys.length; i += 1) {
-    const r = sharedPlain(obj[keys[i]]);
+    const r = sharedPlain(obj[keys[i]], created);
     if (out === null && r !== SAME) {
       out = {};
       for (let j = 0; j < i; j += 1) out[keys[j]] = obj[keys[j]];

@@ -20,7 +20,9 @@
  *
  * Performance (issue 6): every function appends to one output array instead of returning and
  * spreading per-value arrays; indents and rendered keys are cached; already-sorted key lists
- * (Terraform writes keys sorted) skip the sort. Holes in arrays are skipped exactly where the
+ * (Terraform writes keys sorted) skip the sort. Issue 18: line leads (indent + marker) are cached,
+ * strings needing no escape are quoted without JSON.stringify, and an object is rendered from one
+ * key list (no separate "is it empty" pass). Holes in arrays are skipped exactly where the
  * former flatMap-based code skipped them (equivalence.test.ts locks the output).
  */
 import { JsonText, Marker, isRecord, type PlanObject, type PlanValue } from './plan-values';
@@ -100,7 +102,18 @@ function spaces(n: number): string {
 
 /** Terraform's layout: 4 columns per level; marker, space, text; closers align with the text. */
 function line(level: number, marker: string, text: string): string {
-  return spaces(4 * level) + marker + ' ' + text;
+  return lead(level, marker) + text;
+}
+
+const LEADS = new Map<string, string[]>();
+
+/** `spaces(4 * level) + marker + ' '` (cached per marker and level). */
+function lead(level: number, marker: string): string {
+  let byLevel = LEADS.get(marker);
+  if (byLevel === undefined) LEADS.set(marker, byLevel = []);
+  let s = byLevel[level];
+  if (s === undefined) byLevel[level] = s = spaces(4 * level) + marker + ' ';
+  return s;
 }
 
 function close(level: number, text: string): string {
@@ -140,8 +153,13 @@ function unionKeys(before: PlanObject, after: PlanObject): string[] {
   const ak = Object.keys(after);
   if (bk.length === 0) return sorted(ak);
   if (ak.length === 0) return sorted(bk);
-  if (bk.length === ak.length && bk.every((k, i) => k === ak[i])) return sorted(ak);
+  if (bk.length === ak.length && sameKeys(bk, ak)) return sorted(ak);
   return [...new Set([...bk, ...ak])].sort();
+}
+
+function sameKeys(x: readonly string[], y: readonly string[]): boolean {
+  for (let i = 0; i < x.length; i += 1) if (x[i] !== y[i]) return false;
+  return true;
 }
 
 function objectBody(out: string[], before: PlanObject, after: PlanObject, level: number, created: boolean, destroyed: boolean): void {
@@ -223,40 +241,58 @@ function lcs(b: readonly PlanValue[], a: readonly PlanValue[]): (readonly [numbe
 
 /** Lines showing a whole value with one marker. */
 function full(out: string[], prefix: string, v: PlanValue, marker: string, level: number, suffix: string): void {
+  if (typeof v === 'object' && v !== null && !(v instanceof Marker)) {
+    if (v instanceof JsonText) {
+      out.push(line(level, marker, `${prefix}jsonencode(`));
+      full(out, '', v.value, marker, level + 1, '');
+      out.push(close(level, `)${suffix}`));
+      return;
+    }
+    if (Array.isArray(v)) {
+      if (v.length === 0) { out.push(line(level, marker, prefix + '[]' + suffix)); return; }
+      out.push(line(level, marker, `${prefix}[`));
+      for (let i = 0; i < v.length; i += 1) if (i in v) full(out, '', v[i], marker, level + 1, ','); // holes skipped
+      out.push(close(level, `]${suffix}`));
+      return;
+    }
+    // An object: `{}` on one line when every attribute is absent (as inline() says), else a block.
+    const obj = v as PlanObject;
+    const keys = Object.keys(obj);
+    let shown = false;
+    for (let i = 0; i < keys.length && !shown; i += 1) shown = !isAbsent(obj[keys[i]]);
+    if (!shown) { out.push(line(level, marker, prefix + '{}' + suffix)); return; }
+    out.push(line(level, marker, `${prefix}{`));
+    for (const k of sorted(keys)) {
+      const child = obj[k];
+      if (!isAbsent(child)) full(out, keyPrefix(k), child, marker, level + 1, '');
+    }
+    out.push(close(level, `}${suffix}`));
+    return;
+  }
   const single = inline(v);
   if (single !== null) { out.push(line(level, marker, prefix + single + suffix)); return; }
-  if (typeof v === 'string') { heredoc(out, prefix, v, marker, level, suffix); return; }
-  if (v instanceof JsonText) {
-    out.push(line(level, marker, `${prefix}jsonencode(`));
-    full(out, '', v.value, marker, level + 1, '');
-    out.push(close(level, `)${suffix}`));
-    return;
-  }
-  if (Array.isArray(v)) {
-    out.push(line(level, marker, `${prefix}[`));
-    for (let i = 0; i < v.length; i += 1) if (i in v) full(out, '', v[i], marker, level + 1, ','); // holes skipped
-    out.push(close(level, `]${suffix}`));
-    return;
-  }
-  const obj = v as PlanObject;
-  out.push(line(level, marker, `${prefix}{`));
-  for (const k of sorted(Object.keys(obj))) {
-    if (!isAbsent(obj[k])) full(out, keyPrefix(k), obj[k], marker, level + 1, '');
-  }
-  out.push(close(level, `}${suffix}`));
+  heredoc(out, prefix, v as string, marker, level, suffix); // only a multi-line string is not inline
 }
 
 /** Single-line rendering, or null when the value needs several lines. */
 function inline(v: PlanValue): string | null {
   if (v === null) return 'null';
-  if (v instanceof Marker) return v.label;
-  if (typeof v === 'string') return v.includes('\n') ? null : JSON.stringify(v);
+  if (typeof v === 'string') return v.includes('\n') ? null : quoted(v);
   if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  if (v instanceof Marker) return v.label;
   if (Array.isArray(v)) return v.length === 0 ? '[]' : null;
   if (v instanceof JsonText) return null;
   const obj = v as PlanObject;
   for (const k of Object.keys(obj)) if (!isAbsent(obj[k])) return null;
   return '{}';
+}
+
+/** Characters JSON.stringify escapes in a string (quote, backslash, controls) or may (surrogates). */
+const NEEDS_ESCAPE_RE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** JSON.stringify(text), without the serialiser's overhead when nothing needs escaping. */
+function quoted(text: string): string {
+  return NEEDS_ESCAPE_RE.test(text) ? JSON.stringify(text) : '"' + text + '"';
 }
 
 function heredoc(out: string[], prefix: string, text: string, marker: string, level: number, suffix: string): void {
@@ -279,7 +315,9 @@ function deepEqual(x: PlanValue | undefined, y: PlanValue | undefined): boolean 
     return x instanceof JsonText && y instanceof JsonText && deepEqual(x.value, y.value);
   }
   if (Array.isArray(x) || Array.isArray(y)) {
-    return Array.isArray(x) && Array.isArray(y) && x.length === y.length && x.every((v, i) => deepEqual(v, y[i]));
+    if (!Array.isArray(x) || !Array.isArray(y) || x.length !== y.length) return false;
+    for (let i = 0; i < x.length; i += 1) if (i in x && !deepEqual(x[i], y[i])) return false; // `every` skips holes
+    return true;
   }
   const xo = x as PlanObject;
   const yo = y as PlanObject;
