@@ -30,6 +30,7 @@ import {
 import { columnName, columnValue, type HotColumns } from './columns';
 import type { Sql, SqliteConnection } from './connection';
 import { mapSqliteError } from './errors';
+import { ConflictError } from '../../errors';
 import { needsArrayPaths, orderSql, pageSql, whereSql, type SqlText } from './filter';
 import { applyUpdate, arrayPathsOf, collectArrayPaths, upsertBase } from './update';
 
@@ -136,13 +137,36 @@ export class SqliteCollection<T extends Doc = Doc> implements Collection<T> {
     for (const doc of docs) collectArrayPaths(doc, '', paths);
     this.#arrays.note(this.name, [...paths]);
     const { columns, insert } = this.#writes();
-    for (const doc of docs) this.#conn.runText(insert, [doc._id, ...this.#rowValues(doc, columns)]);
+    const unique = this.#columns.uniqueKeys(this.name);
+    for (const doc of docs) {
+      if (unique.length > 0) this.#assertNullKeysFree(doc, unique, null);
+      this.#conn.runText(insert, [doc._id, ...this.#rowValues(doc, columns)]);
+    }
   }
 
   #replace(rid: number, doc: Obj): void {
     this.#arrays.note(this.name, arrayPathsOf(doc));
     const { columns, replace } = this.#writes();
+    const unique = this.#columns.uniqueKeys(this.name);
+    if (unique.length > 0) this.#assertNullKeysFree(doc, unique, rid);
     this.#conn.runText(replace, [...this.#rowValues(doc, columns), rid]);
+  }
+
+  /**
+   * MongoDB's unique-index semantics for the keys SQLite's UNIQUE lets through (indexes.ts): when
+   * `doc` has an absent or null key of a unique index, no other document (`rid`: the row being
+   * replaced) may hold the same key, NULLs included. Throws ConflictError (inside the caller's
+   * transaction, which then rolls back). A key without a NULL is left to the UNIQUE index.
+   */
+  #assertNullKeysFree(doc: Obj, unique: readonly (readonly string[])[], rid: number | null): void {
+    for (const keys of unique) {
+      const values = keys.map((path) => (path === '_id' ? (doc._id as string) : columnValue(doc, path)));
+      if (!values.includes(null)) continue;
+      const same = keys.map((path) => `${path === '_id' ? '_id' : columnName(path)} IS ?`).join(' AND ');
+      const params: unknown[] = rid === null ? values : [...values, rid];
+      const hit = this.#conn.valueText(`SELECT 1 FROM ${this.#from} WHERE ${same}${rid === null ? '' : ' AND rowid <> ?'} LIMIT 1`, params);
+      if (hit !== undefined) throw new ConflictError(`Duplicate key in ${this.name}`);
+    }
   }
 
   /** Updates the first match or upserts; returns the documents before and after (null if none). */

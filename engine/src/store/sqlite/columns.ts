@@ -54,6 +54,7 @@ const READ_RECHECK_MS = 1000;
 export class HotColumns {
   readonly #conn: SqliteConnection;
   readonly #byTable = new Map<string, ReadonlySet<string>>();
+  readonly #uniqueByTable = new Map<string, readonly (readonly string[])[]>();
   #schemaVersion = -1;
   /** When forRead last asked SQLite for the schema version (epoch ms). */
   #checkedAt = 0;
@@ -67,6 +68,7 @@ export class HotColumns {
     const version = this.#conn.schemaVersion();
     if (version !== this.#schemaVersion) {
       this.#byTable.clear();
+      this.#uniqueByTable.clear();
       this.#schemaVersion = version;
     }
     let paths = this.#byTable.get(table);
@@ -76,6 +78,25 @@ export class HotColumns {
       this.#byTable.set(table, paths);
     }
     return paths;
+  }
+
+  /**
+   * The key paths of each unique index declared on `table` (`_planwarden_indexes`), re-read
+   * after any schema change like `of` (an index is created or dropped with DDL, in the same
+   * transaction as its record). For the adapter's own null-key check (indexes.ts).
+   */
+  uniqueKeys(table: string): readonly (readonly string[])[] {
+    this.of(table);
+    let keys = this.#uniqueByTable.get(table);
+    if (!keys) {
+      const rows = this.#conn.all<{ spec: string }>(sql`SELECT spec FROM _planwarden_indexes WHERE collection = ${table}`);
+      keys = rows
+        .map((r) => JSON.parse(r.spec) as { keys: Record<string, number>; unique: boolean })
+        .filter((spec) => spec.unique)
+        .map((spec) => Object.keys(spec.keys));
+      this.#uniqueByTable.set(table, keys);
+    }
+    return keys;
   }
 
   /**

@@ -8,7 +8,7 @@ import { ConflictError } from '../../errors';
 const CONFLICT_CODES = new Set([
   'SQLITE_CONSTRAINT_UNIQUE',
   'SQLITE_CONSTRAINT_PRIMARYKEY',
-  // Only the adapter's unique-index triggers RAISE(ABORT) (see indexes.ts).
+  // The null-key triggers of a database not yet reopened since issue 18 (see indexes.ts).
   'SQLITE_CONSTRAINT_TRIGGER',
 ]);
 

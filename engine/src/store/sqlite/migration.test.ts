@@ -78,3 +78,37 @@ describe('sqlite adapter: hot columns on an existing database', () => {
     }
   });
 });
+
+describe('sqlite adapter: null-key triggers of an existing database (issue 18)', () => {
+  it('are dropped by ensureIndexes, and a duplicate null key is still refused', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'planwarden-trig-'));
+    const file = join(dir, 'planwarden.sqlite');
+    try {
+      const first = new SqliteStore(file);
+      await first.ensureIndexes('codes', [{ name: 'code', keys: { code: 1 }, unique: true }]);
+      await first.close();
+      // The trigger the adapter created before issue 18.
+      const db = new Database(file);
+      db.exec(`CREATE TRIGGER codes__code__ins BEFORE INSERT ON codes WHEN NEW."@code" IS NULL
+        BEGIN SELECT RAISE(ABORT, 'duplicate key in codes.code') WHERE EXISTS (SELECT 1 FROM codes WHERE "@code" IS NULL); END`);
+      db.close();
+      const store = new SqliteStore(file);
+      try {
+        await store.ensureIndexes('codes', [{ name: 'code', keys: { code: 1 }, unique: true }]);
+        const check = new Database(file, { readonly: true });
+        expect(check.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger'").all()).toEqual([]);
+        check.close();
+        const codes = store.collection<{ _id?: string; code?: string | null; x?: number }>('codes');
+        await codes.insertOne({ x: 1 });
+        await expect(codes.insertOne({ code: null })).rejects.toBeInstanceOf(ConflictError);
+        await codes.insertOne({ code: 'A' });
+        await expect(codes.updateOne({ code: 'A' }, { $unset: { code: true } })).rejects.toBeInstanceOf(ConflictError);
+        expect(await codes.count({})).toBe(2);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
