@@ -20,7 +20,7 @@ import { RENDERER_CSP, rendererFile } from '../../apps/desktop/src/core/renderer
 import { buildDesktopTarget, buildToolMissing, REPO_ROOT } from '../desktop/build';
 import { unusedPort } from '../desktop/ports';
 import { fakeSafeStorage } from '../desktop/fake-safe-storage';
-import type { FakeProvider } from '../fakes/llm-provider-server';
+import { startFakeProvider, type FakeProvider } from '../fakes/llm-provider-server';
 import { spawnServer, type ServerProcess } from '../helpers/server-process';
 import { CHROMIUM, launch, newContext, screenshot, seriousViolations, type AxeViolation } from './browser';
 
@@ -143,6 +143,37 @@ export async function startTeamServer(options: { dataDir: string; fake: FakeProv
     },
     async start() {
       server ??= await spawnServer({ dataDir: options.dataDir, fake: options.fake, env });
+    },
+  };
+}
+
+/** What every desktop browser file starts: the harness, a fake provider, a team server and one desktop core with its page. */
+export interface DesktopWorld {
+  readonly h: DesktopHarness;
+  readonly fake: FakeProvider;
+  readonly team: TeamServer;
+  /** Booted with Ollama at the fake provider. */
+  readonly desktop: DesktopApp & { readonly userDataDir: string };
+  readonly page: Page;
+  /** Stops all of the above and removes the team server's folder. */
+  close(): Promise<void>;
+}
+
+/** Starts a DesktopWorld (the team server on a new temporary folder). Throws what any part throws. */
+export async function startDesktopWorld(): Promise<DesktopWorld> {
+  const h = await startDesktopHarness();
+  const fake = await startFakeProvider();
+  const teamDir = mkdtempSync(join(tmpdir(), 'pw-team-'));
+  const team = await startTeamServer({ dataDir: teamDir, fake });
+  const desktop = await h.bootDesktop(fake.ollamaHost);
+  const page = await h.desktopPage(desktop);
+  return {
+    h, fake, team, desktop, page,
+    async close() {
+      await h.close();
+      await team.stop();
+      await fake.close();
+      rmSync(teamDir, { recursive: true, force: true });
     },
   };
 }

@@ -13,15 +13,14 @@
  * recorded: none may go anywhere else, and none may reach an API over http(s) — the API travels
  * through the bridge only.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { DesktopApp } from '../../apps/desktop/src/core/desktop-app';
 import { unusedPort } from '../desktop/ports';
-import { startFakeProvider, type FakeProvider } from '../fakes/llm-provider-server';
-import { analyseDropped, desktopBrowserMissing, dropCorpusPlan, ORIGIN, startDesktopHarness, startTeamServer, type DesktopHarness, type TeamServer } from './desktop-harness';
+import type { FakeProvider } from '../fakes/llm-provider-server';
+import { analyseDropped, desktopBrowserMissing, dropCorpusPlan, ORIGIN, startDesktopWorld, type DesktopHarness, type DesktopWorld, type TeamServer } from './desktop-harness';
 
 const PLAN = 'tfplan-json/checkov-aws-github-oidc-iam-modules.json';
 const NAMESPACE = 'laptop-iam';
@@ -32,10 +31,10 @@ const TEAM_ONLY_TABS = ['Invitations', 'Service keys', 'Single sign-on', 'SCIM',
 if (desktopBrowserMissing) console.warn(`Skipping the desktop renderer browser test: ${desktopBrowserMissing}`);
 
 describe.skipIf(desktopBrowserMissing !== null)('the desktop renderer over the real bridge, in Chromium', () => {
+  let world: DesktopWorld;
   let h: DesktopHarness;
   let fake: FakeProvider;
   let team: TeamServer;
-  let teamDir: string;
   let desktop: DesktopApp & { userDataDir: string };
   let offline: DesktopApp;
   let page: Page;
@@ -44,21 +43,12 @@ describe.skipIf(desktopBrowserMissing !== null)('the desktop renderer over the r
   const localFindings = async () => JSON.parse((await desktop.bridge({ method: 'GET', path: `/api/v1/findings?namespace=${NAMESPACE}`, headers: {}, body: null })).body).findings as { status: string; resource_hash: string; rule_id: string }[];
 
   beforeAll(async () => {
-    h = await startDesktopHarness();
-    fake = await startFakeProvider();
-    teamDir = mkdtempSync(join(tmpdir(), 'pw-team-'));
-    team = await startTeamServer({ dataDir: teamDir, fake });
-    desktop = await h.bootDesktop(fake.ollamaHost);
+    world = await startDesktopWorld();
+    ({ h, fake, team, desktop, page } = world);
     offline = await h.bootDesktop(`http://127.0.0.1:${await unusedPort()}`);
-    page = await h.desktopPage(desktop);
   }, 300_000);
 
-  afterAll(async () => {
-    await h?.close();
-    await team?.stop();
-    await fake?.close();
-    if (teamDir) rmSync(teamDir, { recursive: true, force: true });
-  }, 120_000);
+  afterAll(async () => { await world?.close(); }, 120_000);
 
   it('opens as the local owner, with the desktop-only Sync & Ollama entry in the navigation', async () => {
     await page.goto(`${ORIGIN}/`);

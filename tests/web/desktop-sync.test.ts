@@ -7,14 +7,11 @@
  * down (queued, then sent once it answers, both in the sync log), and reads the Ollama panel of an
  * Ollama that runs with no model installed.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { DesktopApp } from '../../apps/desktop/src/core/desktop-app';
 import { startFakeProvider, type FakeProvider } from '../fakes/llm-provider-server';
-import { analyseDropped, desktopBrowserMissing, dropCorpusPlan, ORIGIN, startDesktopHarness, startTeamServer, type DesktopHarness, type TeamServer } from './desktop-harness';
+import { analyseDropped, desktopBrowserMissing, dropCorpusPlan, ORIGIN, startDesktopWorld, type DesktopHarness, type DesktopWorld, type TeamServer } from './desktop-harness';
 
 const PLAN = 'tfplan-json/checkov-aws-github-oidc-iam-modules.json';
 const LATER_PLAN = 'tfplan-json/terraform-showjson-basic-delete.json';
@@ -27,11 +24,11 @@ interface Finding { resource_hash: string; rule_id: string; status: string }
 if (desktopBrowserMissing) console.warn(`Skipping the desktop sync browser test: ${desktopBrowserMissing}`);
 
 describe.skipIf(desktopBrowserMissing !== null)('the desktop Sync & Ollama page over the real bridge, in Chromium', () => {
+  let world: DesktopWorld;
   let h: DesktopHarness;
   let fake: FakeProvider;
   let noModel: FakeProvider;
   let team: TeamServer;
-  let teamDir: string;
   let desktop: DesktopApp;
   let page: Page;
 
@@ -48,21 +45,14 @@ describe.skipIf(desktopBrowserMissing !== null)('the desktop Sync & Ollama page 
   };
 
   beforeAll(async () => {
-    h = await startDesktopHarness();
-    fake = await startFakeProvider();
+    world = await startDesktopWorld();
+    ({ h, fake, team, desktop, page } = world);
     noModel = await startFakeProvider({ ollamaModels: [] });
-    teamDir = mkdtempSync(join(tmpdir(), 'pw-team-'));
-    team = await startTeamServer({ dataDir: teamDir, fake });
-    desktop = await h.bootDesktop(fake.ollamaHost);
-    page = await h.desktopPage(desktop);
   }, 300_000);
 
   afterAll(async () => {
-    await h?.close();
-    await team?.stop();
-    await fake?.close();
+    await world?.close();
     await noModel?.close();
-    if (teamDir) rmSync(teamDir, { recursive: true, force: true });
   }, 120_000);
 
   it('pulls the team\'s custom rule (the next local analysis sends its text to Ollama) and its triage; a decision made on both sides goes to the later one, the earlier kept in the history', async () => {
