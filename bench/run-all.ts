@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { benchFindingsList } from './findings-list.bench';
 import { benchHealthUnderIngest } from './health-under-ingest.bench';
 import { ingestBreakdown } from './ingest-breakdown';
+import { floorRows, ingestFloor } from './ingest-floor';
 import { benchIngest } from './ingest.bench';
 import { benchJobRunner } from './job-runner.bench';
 import { REPO_DIR, verdict, type BenchRow } from './lib';
@@ -59,7 +60,7 @@ async function main(): Promise<void> {
       + `(for reference, one-by-one port calls as in the addOneByOne fallback, per unit: resources upsert ${b.perUnit.upsertResourceMs.toFixed(3)} ms, findOne ${b.perUnit.findOneMs.toFixed(3)} ms, namespace_resources upsert ${b.perUnit.upsertMemberMs.toFixed(3)} ms, each its own transaction)`;
     log(`  ${line}`);
     notes.push(line);
-    return result;
+    return [...result, ...floorRows(await ingestFloor())];
   });
   await step('health', '18 no stalls', () => benchHealthUnderIngest(log));
   await step('findings', '2 findings list', () => benchFindingsList(log));
