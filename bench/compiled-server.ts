@@ -1,5 +1,5 @@
 /**
- * The server the ingest and /health benchmarks start: bench/server-child.ts compiled the way
+ * The server the ingest, /health and findings benchmarks start: bench/server-child.ts compiled the way
  * `npm start` is (server/scripts/build.mjs, into bench/.tmp/server-dist), so the figures are
  * those of the compiled server, not of TypeScript under tsx. BENCH_TS=1 keeps the tsx path
  * (bench/server-child.ts as is), for comparison.
@@ -13,20 +13,20 @@ const REPO = resolve(import.meta.dirname, '..');
  * The V8 flags of root package.json's `start` script, for the child's environment (NODE_OPTIONS
  * accepts them), so the compiled child runs as `npm start` does. Keep in step with package.json.
  */
-export const START_NODE_OPTIONS = '--max-semi-space-size=2';
+export const START_NODE_OPTIONS = '--max-semi-space-size=8';
 
 /**
  * Environment for startServerChild: `extra` plus START_NODE_OPTIONS for the compiled child
  * (none under BENCH_TS=1, whose tsx child is what `npm run dev` runs).
  */
-export function ingestServerEnv(extra: Record<string, string> = {}): Record<string, string> {
+export function compiledServerEnv(extra: Record<string, string> = {}): Record<string, string> {
   if (process.env.BENCH_TS === '1') return extra;
   const inherited = process.env.NODE_OPTIONS ? `${process.env.NODE_OPTIONS} ` : '';
   return { ...extra, NODE_OPTIONS: `${inherited}${START_NODE_OPTIONS}` };
 }
 
 /** Path of the script startServerChild should run (a .js bundle, or the .ts child under BENCH_TS=1). Builds it first. */
-export async function ingestServerScript(): Promise<string> {
+export async function compiledServerScript(): Promise<string> {
   if (process.env.BENCH_TS === '1') return 'bench/server-child.ts';
   const outdir = join(REPO, 'bench/.tmp/server-dist');
   await buildBundle({ outdir, main: join(REPO, 'bench/server-child.ts') });

@@ -26,6 +26,7 @@ import { DEFAULT_ORG_ID, OrgStore } from '../engine/src/orgs/org-store';
 import { SQLITE_FILE_NAME, openStore } from '../engine/src/store/open-store';
 import { columnName, columnValue, pathOfColumn } from '../engine/src/store/sqlite/columns';
 import { ensureSchema } from '../engine/src/stores';
+import { compiledServerEnv, compiledServerScript } from './compiled-server';
 import { REPO_DIR, median, ms, startServerChild, timed, type BenchRow, type ServerChild } from './lib';
 
 const SIZES = { small: 100_000, large: 1_000_000 } as const;
@@ -62,8 +63,9 @@ export async function benchFindingsList(log: (line: string) => void = console.lo
   try {
     const seeded: Record<number, number> = {};
     const servers: ServerChild[] = [];
+    const script = await compiledServerScript();
     for (const count of [SIZES.small, SIZES.large]) {
-      const up = await timed(() => start({}, { seed: async (dir) => { seeded[count] = (await timed(() => seedFindings(dir, count))).ms; } }));
+      const up = await timed(() => start(compiledServerEnv(), { script, seed: async (dir) => { seeded[count] = (await timed(() => seedFindings(dir, count))).ms; } }));
       const probe = await fetch(`${up.value.url}${pagePath(0)}`);
       const body = await probe.text();
       if (probe.status !== 200) throw new Error(`GET ${pagePath(0)} answered ${probe.status}: ${body.slice(0, 120)}`);

@@ -4,7 +4,7 @@
  * pool (the product) beside the same load with ingestion split on the event loop (pool size 0,
  * the pre-issue-18 behaviour) and beside an idle server, all in the same run.
  */
-import { ingestServerEnv, ingestServerScript } from './ingest-server';
+import { compiledServerEnv, compiledServerScript } from './compiled-server';
 import { median, planOfSize, startServerChild, type BenchRow, type ServerChild } from './lib';
 
 const MB = 1024 * 1024;
@@ -31,7 +31,7 @@ async function probeHealth(server: ServerChild, until: () => boolean): Promise<n
 }
 
 async function underLoad(inline: boolean, plans: readonly string[], script: string): Promise<HealthFigures> {
-  const server = await startServerChild(ingestServerEnv(inline ? { BENCH_INGEST_POOL_SIZE: '0' } : {}), { script });
+  const server = await startServerChild(compiledServerEnv(inline ? { BENCH_INGEST_POOL_SIZE: '0' } : {}), { script });
   try {
     // Warm-up: JIT, first worker start, sqlite page cache.
     await ingest(server, 'warm', planOfSize(512 * 1024, 'warm').text);
@@ -50,7 +50,7 @@ async function underLoad(inline: boolean, plans: readonly string[], script: stri
 }
 
 async function idleHealth(script: string): Promise<number[]> {
-  const server = await startServerChild(ingestServerEnv(), { script });
+  const server = await startServerChild(compiledServerEnv(), { script });
   try {
     await probeHealth(server, (() => { let n = 0; return () => ++n >= 20; })());
     return await probeHealth(server, (() => { let n = 0; return () => ++n >= 200; })());
@@ -68,7 +68,7 @@ async function ingest(server: ServerChild, namespace: string, text: string): Pro
 export async function benchHealthUnderIngest(log: (line: string) => void = console.log): Promise<BenchRow[]> {
   const plans = Array.from({ length: CONCURRENT }, (_, i) => planOfSize(BYTES, `h${i}`).text);
   // The compiled server (as `npm start` runs it) for all three, built once.
-  const script = await ingestServerScript();
+  const script = await compiledServerScript();
   const idle = await idleHealth(script);
   const pooled = await underLoad(false, plans, script);
   const inline = await underLoad(true, plans, script);

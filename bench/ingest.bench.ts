@@ -3,7 +3,7 @@
  * process, sqlite in a temp dir). Figures: ms per MB, ratio to V8 JSON.parse of the same text
  * (measured in this run), per-MB growth 10 MB vs 1 MB, and the server's peak RSS (VmHWM).
  */
-import { ingestServerEnv, ingestServerScript } from './ingest-server';
+import { compiledServerEnv, compiledServerScript } from './compiled-server';
 import { median, ms, planOfSize, startServerChild, timed, type BenchRow } from './lib';
 
 const MB = 1024 * 1024;
@@ -18,7 +18,7 @@ const REPS = 3;
 const SIZE_BUDGET_MS = 60_000;
 
 export async function benchIngest(log: (line: string) => void = console.log): Promise<BenchRow[]> {
-  const server = await startServerChild(ingestServerEnv(), { script: await ingestServerScript() });
+  const server = await startServerChild(compiledServerEnv(), { script: await compiledServerScript() });
   const rows: BenchRow[] = [];
   let restRss: number | null = null;
   try {

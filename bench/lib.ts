@@ -164,7 +164,7 @@ export async function startServerChild(
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
   // BENCH_NODE_FLAGS="--trace-gc ...": extra node flags for the child (diagnostics that NODE_OPTIONS refuses).
   profile.push(...(process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean));
-  // A compiled .js child (bench/ingest-server.ts) runs on plain node, as `npm start` does.
+  // A compiled .js child (bench/compiled-server.ts) runs on plain node, as `npm start` does.
   const loader = script.endsWith('.js') ? [] : ['--import', 'tsx'];
   const child: ChildProcess = spawn(process.execPath, [...profile, ...loader, script], {
     cwd: REPO_DIR,

@@ -14,6 +14,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { START_NODE_OPTIONS } from './compiled-server';
 import { REPO_DIR, median, ms, type BenchRow } from './lib';
 
 const RUNS = 5;
@@ -109,7 +110,7 @@ export async function benchStartup(log: (line: string) => void = console.log): P
         rmSync(freshDir, { recursive: true, force: true });
       }
       samples.existing.push(await timeToHealthy(npm, ['start', '--silent'], existingDir));
-      samples.direct.push(await timeToHealthy(process.execPath, ['--max-semi-space-size=2', 'server/scripts/start.mjs'], existingDir));
+      samples.direct.push(await timeToHealthy(process.execPath, [START_NODE_OPTIONS, 'server/scripts/start.mjs'], existingDir));
     }
   } finally {
     rmSync(existingDir, { recursive: true, force: true });

@@ -25,7 +25,7 @@ const IDLE_MS = 30_000;
  */
 const WORKER_HEAP_MB = 384;
 /**
- * Young generation of a worker, set explicitly: `npm start` runs the server with small
+ * Young generation of a worker, set explicitly: `npm start` runs the server with smaller
  * semi-spaces (package.json, less memory at rest), which would otherwise apply to this thread's
  * parse of a 10 MB plan too; this is V8's 64-bit default (3 × 16 MB semi-space).
  */
