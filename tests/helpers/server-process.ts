@@ -34,9 +34,10 @@ export interface SpawnServerOptions {
   readonly startTimeoutMs?: number;
   /**
    * `tsx` (default): server/src/main.ts under tsx (`npm run dev`); `compiled`: the bundle
-   * `npm start` runs (server/dist/app/main.js, built by server/scripts/build.mjs beforehand).
+   * `npm start` runs (server/dist/app/main.js, built by server/scripts/build.mjs beforehand);
+   * `start`: `npm start`'s own entry, server/scripts/start.mjs (build checks, then the bundle).
    */
-  readonly entry?: 'tsx' | 'compiled';
+  readonly entry?: 'tsx' | 'compiled' | 'start';
 }
 
 /**
@@ -64,7 +65,7 @@ export async function spawnServer(options: SpawnServerOptions): Promise<ServerPr
   };
   // node with tsx's loader, not the tsx CLI: the CLI runs the server in a grandchild that a
   // SIGKILL of the CLI would leave running.
-  const args = options.entry === 'compiled' ? [SERVER_MAIN] : ['--import', 'tsx', 'server/src/main.ts'];
+  const args = { compiled: [SERVER_MAIN], start: ['server/scripts/start.mjs'], tsx: ['--import', 'tsx', 'server/src/main.ts'] }[options.entry ?? 'tsx'];
   const child = spawn(process.execPath, args, { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
