@@ -4,16 +4,25 @@
  * those of the compiled server, not of TypeScript under tsx. BENCH_TS=1 keeps the tsx path
  * (bench/server-child.ts as is), for comparison.
  */
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { buildBundle } from '../server/scripts/build.mjs';
 
 const REPO = resolve(import.meta.dirname, '..');
 
 /**
- * The V8 flags of root package.json's `start` script, for the child's environment (NODE_OPTIONS
- * accepts them), so the compiled child runs as `npm start` does. Keep in step with package.json.
+ * The V8 flags of root package.json's `start` script (`node <flags> server/scripts/start.mjs`),
+ * read from it, for the child's environment (NODE_OPTIONS accepts them), so the compiled child
+ * runs as `npm start` does.
  */
-export const START_NODE_OPTIONS = '--max-semi-space-size=8';
+export const START_NODE_OPTIONS = startFlags();
+
+function startFlags(): string {
+  const pkg = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { scripts: { start: string } };
+  const match = /^node (.*?) ?server\/scripts\/start\.mjs$/.exec(pkg.scripts.start);
+  if (!match) throw new Error(`package.json start script not understood: ${pkg.scripts.start}`);
+  return match[1];
+}
 
 /**
  * Environment for startServerChild: `extra` plus START_NODE_OPTIONS for the compiled child

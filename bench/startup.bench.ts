@@ -110,7 +110,7 @@ export async function benchStartup(log: (line: string) => void = console.log): P
         rmSync(freshDir, { recursive: true, force: true });
       }
       samples.existing.push(await timeToHealthy(npm, ['start', '--silent'], existingDir));
-      samples.direct.push(await timeToHealthy(process.execPath, [START_NODE_OPTIONS, 'server/scripts/start.mjs'], existingDir));
+      samples.direct.push(await timeToHealthy(process.execPath, [...START_NODE_OPTIONS.split(' ').filter(Boolean), 'server/scripts/start.mjs'], existingDir));
     }
   } finally {
     rmSync(existingDir, { recursive: true, force: true });
