@@ -7,7 +7,8 @@
  * - parse: JSON.parse of the plan text (1× by definition; median of 3 samples per rep);
  * - reply: JSON.stringify of the units the spec echoes (analysis-api.md ingest reply: every
  *   unit, body and metadata included), one string per unit, reused as the stored text below;
- * - hash: SHA-256 of each unit's hash input (engine/src/ingest/hash.ts composition);
+ * - hash: each unit's content hash, by the product's own hashUnit (engine/src/ingest/hash.ts:
+ *   SHA-256 of the composition, the body canonicalised only when it needs it);
  * - store: raw better-sqlite3 (WAL, synchronous NORMAL, as the adapter opens it), one
  *   transaction, one row per unit holding its JSON with a unique (org, hash) index, and one
  *   namespace-membership row per unit with a unique (org, namespace, hash) index: the least a
@@ -19,14 +20,13 @@
  * The units are the terraform analyzer's, made once before timing (their rendering is not
  * counted). Usage: `npx tsx bench/ingest-floor.ts`, or `npm run bench -- ingest`.
  */
-import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { createAnalyzerRegistry } from '../engine/src/analyzers/registry';
 import type { AnalysisUnit } from '../engine/src/analyzers/types';
-import { UNIT_HASH_VERSION } from '../engine/src/ingest/hash';
+import { hashUnit } from '../engine/src/ingest/hash';
 import { median, planOfSize, startServerChild, timed, type BenchRow } from './lib';
 
 const MB = 1024 * 1024;
@@ -63,7 +63,7 @@ export async function ingestFloor(bytes = 10 * MB - 64 * 1024): Promise<IngestFl
       for (let i = 0; i < 3; i += 1) steps.parse.push((await timed(() => JSON.parse(text) as unknown)).ms);
       const json = await timed(() => units.map((u) => JSON.stringify(u)));
       steps.reply.push(json.ms);
-      steps.hash.push((await timed(() => units.map(hashOf))).ms);
+      steps.hash.push((await timed(() => units.map((u) => hashUnit({ ...u, analyzer: 'terraform' })))).ms);
       const raw = rawStore(join(dir, `r${rep}.db`), units, json.value);
       steps.store.push((await timed(raw.insert)).ms);
       raw.db.close();
@@ -86,11 +86,6 @@ export async function ingestFloor(bytes = 10 * MB - 64 * 1024): Promise<IngestFl
     http: median(steps.http),
     clientParse: median(steps.clientParse),
   };
-}
-
-function hashOf(u: AnalysisUnit): string {
-  const input = JSON.stringify([UNIT_HASH_VERSION, 'terraform', u.type, u.name, u.action, u.body]);
-  return createHash('sha256').update(input).digest('hex');
 }
 
 /**
