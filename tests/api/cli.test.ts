@@ -1,22 +1,18 @@
-import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import type * as Sarif from 'sarif';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../server/src/cli/planwarden';
 import { startFakeProvider, type FakeProvider } from '../fakes/llm-provider-server';
+import { REPO, runBin as runBinIn, runMain } from '../helpers/cli';
 import { sarifSchemaErrors } from '../helpers/sarif-schema';
 import { CORPUS_DIR, corpusFile, startTestServer, type TestServer } from '../helpers/test-server';
 
 /**
  * The `planwarden` command (issue 17): as a real child process through server/bin/planwarden.js
  * and in-process through `main`, against a started server and in local mode, with the fake LLM.
+ * Hostile answers, --timeout and control characters: cli-hardening.test.ts.
  */
-const REPO = fileURLToPath(new URL('../../', import.meta.url));
-const BIN = join(REPO, 'server/bin/planwarden.js');
 const SMALL_PLAN = 'tfplan-json/terraform-showjson-basic-delete.json'; // 2 resource changes: inline
 const LARGE_PLAN = 'tfplan-json/tfcompliance-aws-deletes-drift-issue522.json'; // 15: a queued job
 const DIFF = 'diff-tf/tf-aws-vpc-802d5f1-vpce-security-group.diff';
@@ -40,30 +36,7 @@ afterAll(async () => {
   await rm(work, { recursive: true, force: true });
 });
 
-interface Run { code: number; stdout: string; stderr: string }
-
-/** Runs the bin as a child process (stdout/stderr are pipes, not terminals). */
-function runBin(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], {
-      cwd: REPO, env: { PATH: process.env.PATH ?? '', HOME: work, ...env }, maxBuffer: 64 * 1024 * 1024,
-    }, (error, stdout, stderr) => {
-      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
-  });
-}
-
-/** Runs `main` in this process with piped streams. */
-async function runMain(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  const out: string[] = [];
-  const err: string[] = [];
-  stdout.on('data', (c: Buffer) => out.push(c.toString()));
-  stderr.on('data', (c: Buffer) => err.push(c.toString()));
-  const code = await main(args, { stdout, stderr, env, cwd: REPO, now: () => new Date() });
-  return { code, stdout: out.join(''), stderr: err.join('') };
-}
+const runBin = (args: string[], env: Record<string, string> = {}) => runBinIn(args, work, env);
 
 const corpusArg = (file: string) => join(CORPUS_DIR, file);
 

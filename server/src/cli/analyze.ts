@@ -1,14 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { basename, isAbsolute, relative, resolve, sep } from 'node:path';
-import type * as Sarif from 'sarif';
 import { decodeText } from '@planwarden/engine/ingest/decode';
 import type { LlmBackend } from '@planwarden/engine/llm/types';
 import { serializeSarif } from '@planwarden/engine/report/sarif';
-import { ApiClient, CliError, TERMINAL_JOB_STATUSES, type AnalyzeBody, type JobView } from './api-client';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ApiClient, CliError, TERMINAL_JOB_STATUSES, TimeoutError, type AnalyzeBody, type JobView } from './api-client';
+import { formatDuration } from './duration';
 import { startLocalServer } from './local-server';
 import { evaluate, jsonDocument, locateInInput, summaryLine, type FailOn } from './outcome';
 import { createProgress, type ProgressStream } from './progress';
+import { terminalSafe } from './terminal-safe';
 
 /** `planwarden analyze` options after parsing (planwarden.ts). */
 export interface AnalyzeOptions {
@@ -32,6 +34,8 @@ export interface AnalyzeOptions {
   readonly llmKey: boolean;
   /** Job polling interval, ms. */
   readonly pollMs: number;
+  /** How long the command waits for the server, from its first request to the report (--timeout), ms. */
+  readonly timeoutMs: number;
 }
 
 export interface CliIo {
@@ -62,21 +66,28 @@ function artifactPath(file: string, cwd: string): string {
   return chosen.split(sep).join('/');
 }
 
-function pause(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
+/** Waits `ms`; throws TimeoutError when `signal` (the --timeout) fires first. */
+async function pause(ms: number, signal: AbortSignal): Promise<void> {
+  try {
+    await sleep(ms, undefined, { signal });
+  } catch {
+    throw new TimeoutError('pause cut short by the timeout');
+  }
 }
 
-async function waitForJob(client: ApiClient, jobId: string, io: CliIo, pollMs: number): Promise<JobView> {
+/** Polls the job until it is terminal, showing progress; `seen` gets each status read. */
+async function waitForJob(client: ApiClient, jobId: string, io: CliIo, pollMs: number, signal: AbortSignal, seen: (status: string) => void): Promise<JobView> {
   const progress = createProgress(io.stderr);
   progress.note(`job ${jobId} queued`);
   try {
     for (;;) {
       const job = await client.job(jobId);
+      seen(job.status);
       if (job.status !== 'queued') {
         progress.update(job.processed_count ?? 0, job.total_count ?? job.resource_count ?? 0, job.current_resource?.resource_address ?? null);
       }
       if (TERMINAL_JOB_STATUSES.has(job.status)) return job;
-      await pause(pollMs);
+      await pause(pollMs, signal);
     }
   } finally {
     progress.stop();
@@ -88,7 +99,9 @@ async function waitForJob(client: ApiClient, jobId: string, io: CliIo, pollMs: n
  * in-process one (local mode), waits for the job with progress on stderr, fetches the report
  * (markdown, or SARIF 2.1.0 for `sarif` and `json`), writes it to `--output` or stdout and
  * returns the exit code: 0 when no open finding is at or above `--fail-on`, 1 when one is.
- * Throws CliError (exit 2) for an unreadable file, a refused request or a failed or cancelled job.
+ * Throws CliError (exit 2) for an unreadable file, a refused request, an answer of the wrong
+ * shape (answers.ts), a failed or cancelled job, or `timeoutMs` passing before the report is in
+ * (naming the job). Everything printed passes through terminalSafe.
  */
 export async function runAnalyze(options: AnalyzeOptions, io: CliIo): Promise<number> {
   let bytes: Buffer;
@@ -103,9 +116,13 @@ export async function runAnalyze(options: AnalyzeOptions, io: CliIo): Promise<nu
   const keyVariable = PROVIDER_KEY_VARIABLES[options.backend];
   const llmKey = options.llmKey && keyVariable ? io.env[keyVariable]?.trim() || null : null;
 
+  const say = (line: string) => { io.stderr.write(`${terminalSafe(line, 'line')}\n`); };
   const local = options.server ? null : await startLocalServer({ dataDir: options.dataDir, env: io.env, backend: options.backend, model: options.model });
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), options.timeoutMs);
+  let waitingFor = 'the server to accept the analysis';
   try {
-    const client = local ? new ApiClient(local.url, local.apiKey) : new ApiClient(options.server!, options.apiKey);
+    const client = local ? new ApiClient(local.url, local.apiKey, deadline.signal) : new ApiClient(options.server!, options.apiKey, deadline.signal);
     const body: AnalyzeBody = {
       llm_backend: options.backend,
       model: options.model,
@@ -113,7 +130,7 @@ export async function runAnalyze(options: AnalyzeOptions, io: CliIo): Promise<nu
       ...(llmKey ? { api_key: llmKey } : {}),
       ...(options.ruleType && options.analyzer !== 'auto' ? { rule_type: options.ruleType } : {}),
     };
-    io.stderr.write(`analysing ${options.file} in namespace ${namespace} (${local ? 'local engine' : options.server})\n`);
+    say(`analysing ${options.file} in namespace ${namespace} (${local ? 'local engine' : options.server})`);
     let started: { job_id: string; inline: boolean };
     try {
       started = await client.analyze(options.analyzer, namespace, body);
@@ -123,29 +140,38 @@ export async function runAnalyze(options: AnalyzeOptions, io: CliIo): Promise<nu
       }
       throw error;
     }
-    const job = started.inline ? await client.job(started.job_id) : await waitForJob(client, started.job_id, io, options.pollMs);
+    const jobId = started.job_id;
+    waitingFor = `job ${jobId}`;
+    const job = started.inline
+      ? await client.job(jobId)
+      : await waitForJob(client, jobId, io, options.pollMs, deadline.signal, (status) => { waitingFor = `job ${jobId} (still ${status})`; });
     if (job.status !== 'done') throw new CliError(`job ${job.job_id} ${job.status}${job.error ? `: ${job.error}` : ''}`);
-    io.stderr.write(`job ${job.job_id} done: ${job.processed_count ?? job.resource_count ?? 0} unit(s) analysed\n`);
-    if (job.quota_exceeded) io.stderr.write('warning: the monthly spend cap stopped the run; the report is partial\n');
+    say(`job ${job.job_id} done: ${job.processed_count ?? job.resource_count ?? 0} unit(s) analysed`);
+    if (job.quota_exceeded) say('warning: the monthly spend cap stopped the run; the report is partial');
 
-    const log = locateInInput(JSON.parse(await client.report(namespace, 'sarif')) as Sarif.Log, { uri: artifactPath(options.file, io.cwd), text });
+    waitingFor = `the report of job ${jobId}`;
+    const log = locateInInput(await client.sarifReport(namespace), { uri: artifactPath(options.file, io.cwd), text });
     const outcome = evaluate(log, options.failOn);
-    const document = options.format === 'sarif'
+    const document = terminalSafe(options.format === 'sarif'
       ? serializeSarif(log)
       : options.format === 'json'
         ? `${JSON.stringify(jsonDocument(log, outcome, { namespace, job_id: job.job_id, fail_on: options.failOn }), null, 2)}\n`
-        : await client.report(namespace, 'markdown');
+        : await client.markdownReport(namespace));
     if (options.output) {
       await writeFile(resolve(io.cwd, options.output), document).catch((error: NodeJS.ErrnoException) => {
         throw new CliError(`cannot write ${options.output}: ${error.code ?? error.message}`);
       });
-      io.stderr.write(`report written to ${options.output}\n`);
+      say(`report written to ${options.output}`);
     } else {
       io.stdout.write(document);
     }
-    io.stderr.write(`${summaryLine(outcome, options.failOn)}\n`);
+    say(summaryLine(outcome, options.failOn));
     return outcome.blocking > 0 ? 1 : 0;
+  } catch (error) {
+    if (error instanceof TimeoutError) throw new CliError(`timed out after ${formatDuration(options.timeoutMs)} (--timeout) waiting for ${waitingFor}`);
+    throw error;
   } finally {
+    clearTimeout(timer);
     await local?.close();
   }
 }

@@ -1,8 +1,13 @@
+import type * as Sarif from 'sarif';
+import type { z } from 'zod';
+import { AnalyzeAnswerSchema, describeIssues, JobSchema, SarifLogSchema, type JobView } from './answers';
+
 /**
  * The few calls of the Planwarden API the `planwarden` command makes (analysis-api.md
  * "Server-side analysis", "Jobs", "Reports and report links"), over fetch with `X-API-Key`.
  * Every failure becomes a CliError carrying the server's `{detail}`, so the command can print
- * one line and exit 2.
+ * one line and exit 2; so does an answer that is not JSON or not of the expected shape
+ * (answers.ts: the command fails closed).
  */
 
 /** An error the command reports on stderr and answers with exit code 2 (usage, input, service). */
@@ -10,17 +15,10 @@ export class CliError extends Error {
   readonly exitCode = 2;
 }
 
-/** The job fields the command reads (analysis-api.md "Job"). */
-export interface JobView {
-  readonly job_id: string;
-  readonly status: 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
-  readonly processed_count?: number;
-  readonly total_count?: number;
-  readonly resource_count?: number;
-  readonly current_resource?: { resource_address?: string } | null;
-  readonly quota_exceeded?: boolean;
-  readonly error?: string | null;
-}
+/** A request cut short because the command's `--timeout` expired (the caller says what it waited for). */
+export class TimeoutError extends CliError {}
+
+export type { JobView };
 
 export interface AnalyzeBody {
   readonly llm_backend: string;
@@ -35,8 +33,12 @@ export const TERMINAL_JOB_STATUSES: ReadonlySet<string> = new Set(['done', 'fail
 export class ApiClient {
   private readonly base: string;
 
-  /** `serverUrl`: the server's origin (with or without `/api/v1`); `apiKey` sent as X-API-Key when given. */
-  constructor(serverUrl: string, private readonly apiKey: string | null) {
+  /**
+   * `serverUrl`: the server's origin (with or without `/api/v1`); `apiKey` sent as X-API-Key
+   * when given; `signal` (the command's `--timeout`) aborts any request in flight, which then
+   * throws TimeoutError. Throws CliError for a URL that is not http(s).
+   */
+  constructor(serverUrl: string, private readonly apiKey: string | null, private readonly signal?: AbortSignal) {
     let url: URL;
     try {
       url = new URL(serverUrl);
@@ -56,34 +58,47 @@ export class ApiClient {
       ? `/${encodeURIComponent(namespace)}/analyze/auto`
       : `/${encodeURIComponent(analyzer)}/${encodeURIComponent(namespace)}/analyze`;
     const res = await this.request('POST', path, JSON.stringify(body));
-    const json = await res.json() as { job_id?: unknown };
-    if (typeof json.job_id !== 'string') throw new CliError(`POST ${path}: the answer carries no job_id`);
-    return { job_id: json.job_id, inline: res.status === 200 };
+    const answer = parseAnswer(`POST ${path}`, res.text, AnalyzeAnswerSchema, 'analysis answer');
+    return { job_id: answer.job_id, inline: res.status === 200 };
   }
 
-  /** GET /jobs/{job_id}. */
+  /** GET /jobs/{job_id}; throws CliError when the answer is not that job. */
   async job(jobId: string): Promise<JobView> {
-    return await (await this.request('GET', `/jobs/${encodeURIComponent(jobId)}`)).json() as JobView;
+    const path = `/jobs/${encodeURIComponent(jobId)}`;
+    const job = parseAnswer(`GET ${path}`, (await this.request('GET', path)).text, JobSchema, 'job');
+    if (job.job_id !== jobId) throw new CliError(`GET ${path}: the server answered with another job (${job.job_id})`);
+    return job;
   }
 
-  /** GET /{namespace}/report?format=…&raw=true: the report document as text. */
-  async report(namespace: string, format: 'markdown' | 'sarif'): Promise<string> {
-    return (await this.request('GET', `/${encodeURIComponent(namespace)}/report?format=${format}&raw=true`)).text();
+  /** GET /{namespace}/report?format=sarif&raw=true, validated (answers.ts SarifLogSchema) and returned as received. */
+  async sarifReport(namespace: string): Promise<Sarif.Log> {
+    const path = `/${encodeURIComponent(namespace)}/report`;
+    const text = (await this.request('GET', `${path}?format=sarif&raw=true`)).text;
+    return parseAnswer(`GET ${path}`, text, SarifLogSchema, 'SARIF report') as unknown as Sarif.Log;
   }
 
-  private async request(method: 'GET' | 'POST', path: string, body?: string): Promise<Response> {
+  /** GET /{namespace}/report?format=markdown&raw=true: the report document as text. */
+  async markdownReport(namespace: string): Promise<string> {
+    return (await this.request('GET', `/${encodeURIComponent(namespace)}/report?format=markdown&raw=true`)).text;
+  }
+
+  /** One request; the whole body read as text. Throws CliError (unreachable, non-2xx) or TimeoutError. */
+  private async request(method: 'GET' | 'POST', path: string, body?: string): Promise<{ status: number; text: string }> {
     const headers: Record<string, string> = { accept: 'application/json, text/*' };
     if (this.apiKey) headers['x-api-key'] = this.apiKey;
     if (body !== undefined) headers['content-type'] = 'application/json';
+    const what = `${method} ${path.split('?')[0]}`;
     let res: Response;
+    let text: string;
     try {
-      res = await fetch(`${this.base}${path}`, { method, headers, body });
+      res = await fetch(`${this.base}${path}`, { method, headers, body, signal: this.signal });
+      text = await res.text();
     } catch (error) {
+      if (this.signal?.aborted) throw new TimeoutError(`${what}: no answer before the timeout`);
       const cause = (error as { cause?: { code?: string; message?: string } }).cause;
       throw new CliError(`cannot reach ${this.base}: ${cause?.code ?? cause?.message ?? (error as Error).message}`);
     }
-    if (res.ok) return res;
-    const text = await res.text();
+    if (res.ok) return { status: res.status, text };
     let detail = text.trim().slice(0, 500);
     try {
       const parsed = JSON.parse(text) as { detail?: unknown };
@@ -91,6 +106,23 @@ export class ApiClient {
     } catch {
       // not JSON: keep the text
     }
-    throw new CliError(`${method} ${path.split('?')[0]} answered ${res.status}: ${detail || res.statusText}`);
+    throw new CliError(`${what} answered ${res.status}: ${detail || res.statusText}`);
   }
+}
+
+/**
+ * `text` parsed as JSON and checked against `schema`; CliError naming `what` and the first issues
+ * otherwise. Returns the value as received, not zod's copy (the schemas transform nothing, and a
+ * SARIF log is written out with its keys in the server's order).
+ */
+function parseAnswer<T extends z.ZodType>(request: string, text: string, schema: T, what: string): z.infer<T> {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new CliError(`${request}: the server's answer is not JSON (${(error as Error).message})`);
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) throw new CliError(`${request}: the server's answer is not a valid ${what}: ${describeIssues(parsed.error)}`);
+  return json as z.infer<T>;
 }

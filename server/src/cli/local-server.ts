@@ -6,6 +6,7 @@ import pino from 'pino';
 import type { LlmBackend } from '@planwarden/engine/llm/types';
 import { loadConfig } from '../config/config';
 import { startServer } from '../server';
+import { terminalSafe } from './terminal-safe';
 
 /** A Planwarden server running inside the command, reachable on loopback only. */
 export interface LocalServer {
@@ -29,7 +30,8 @@ const PASSED_VARIABLES = /^(OPENAI_BASE_URL|ANTHROPIC_BASE_URL|OLLAMA_HOST|PLANW
  *
  * Configuration files are not read (`planwarden.config.*` in the working directory may belong
  * to the repository being analysed, and must not redirect provider traffic, keys included);
- * only PASSED_VARIABLES come from the environment. Server errors are logged on stderr.
+ * only PASSED_VARIABLES come from the environment. Server errors are logged on stderr
+ * (terminalSafe).
  * Throws what startServer throws (e.g. an unwritable data dir).
  */
 export async function startLocalServer(options: {
@@ -54,7 +56,9 @@ export async function startLocalServer(options: {
         logging: { level: 'error' },
       },
     });
-    const log = pino({ level: 'error' }, pino.destination(2));
+    // Server errors can quote the input or a provider's answer: through terminalSafe like every
+    // other line the command prints (lossless for pino's JSON lines).
+    const log = pino({ level: 'error' }, { write: (line: string) => { process.stderr.write(terminalSafe(line)); } });
     const server = await startServer(config, { log, pollIntervalMs: 500 });
     const now = new Date().toISOString();
     await server.services.engine.stores.models.seed([{ llm_backend: options.backend, model: options.model, input_price_per_1m_usd: 0, output_price_per_1m_usd: 0 }], now);

@@ -2,12 +2,15 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { LLM_BACKENDS, type LlmBackend } from '@planwarden/engine/llm/types';
 import { runAnalyze, type AnalyzeOptions, type CliIo } from './analyze';
 import { CliError } from './api-client';
+import { parseDuration } from './duration';
 import { FAIL_ON_VALUES, type FailOn } from './outcome';
+import { terminalSafe } from './terminal-safe';
 
 /**
  * The `planwarden` command (server/bin/planwarden.js runs `main`): `planwarden analyze FILE ...`
  * for pipelines. Exit codes: 0 nothing open at or above --fail-on, 1 something is,
- * 2 usage, input or service errors (one message line on stderr). docs/ci.md.
+ * 2 usage, input or service errors, an answer the command cannot read, or --timeout passed
+ * (one message line on stderr). docs/ci.md.
  */
 
 const FORMATS = ['markdown', 'json', 'sarif'] as const;
@@ -16,6 +19,12 @@ function positiveInt(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('must be a positive integer');
   return n;
+}
+
+function duration(value: string): number {
+  const ms = parseDuration(value);
+  if (ms === null) throw new InvalidArgumentError('must be a whole number of seconds, or one with a unit: 500ms, 90s, 10m, 1h (at most 24h)');
+  return ms;
 }
 
 interface RawOptions {
@@ -32,6 +41,7 @@ interface RawOptions {
   dataDir?: string;
   llmKey: boolean;
   pollInterval: number;
+  timeout: number;
 }
 
 function buildProgram(io: CliIo, done: (code: number) => void): Command {
@@ -39,8 +49,8 @@ function buildProgram(io: CliIo, done: (code: number) => void): Command {
     .description('Security analysis for infrastructure-as-code: Terraform plans and pull-request diffs.')
     .exitOverride()
     .configureOutput({
-      writeOut: (s) => io.stdout.write(s),
-      writeErr: (s) => io.stderr.write(s),
+      writeOut: (s) => io.stdout.write(terminalSafe(s)),
+      writeErr: (s) => io.stderr.write(terminalSafe(s)),
     });
   program.command('analyze')
     .description('Analyse a plan, diff or file and report the findings (exit 1 when findings at or above --fail-on are open).')
@@ -57,6 +67,7 @@ function buildProgram(io: CliIo, done: (code: number) => void): Command {
     .addOption(new Option('--fail-on <severity>', 'exit 1 when an open finding is at or above this severity').choices(FAIL_ON_VALUES).default('high'))
     .addOption(new Option('--data-dir <dir>', 'local mode: keep the engine\'s data here (default: a throwaway directory)'))
     .addOption(new Option('--no-llm-key', 'do not send OPENAI_API_KEY / ANTHROPIC_API_KEY; the server uses its stored credential'))
+    .addOption(new Option('--timeout <duration>', 'give up (exit 2) when the report is not in after this long: seconds, or 500ms / 90s / 10m / 1h').argParser(duration).default(30 * 60_000, '30m'))
     .addOption(new Option('--poll-interval <ms>', 'job polling interval').argParser(positiveInt).default(1000).hideHelp())
     .action(async (file: string, raw: RawOptions) => {
       if (raw.server && raw.dataDir) throw new CliError('--data-dir is for local mode; it cannot be combined with --server');
@@ -75,6 +86,7 @@ function buildProgram(io: CliIo, done: (code: number) => void): Command {
         dataDir: raw.dataDir ?? null,
         llmKey: raw.llmKey,
         pollMs: raw.pollInterval,
+        timeoutMs: raw.timeout,
       }, io));
     });
   return program;
@@ -82,8 +94,9 @@ function buildProgram(io: CliIo, done: (code: number) => void): Command {
 
 /**
  * Runs the command line `argv` (without node and script) and resolves to the exit code; writes
- * reports to `io.stdout`, progress and errors to `io.stderr`. Never throws: usage errors and
- * CliErrors become 2 with their message, anything unexpected 2 with its message.
+ * reports to `io.stdout`, progress and errors to `io.stderr`, all through terminalSafe. Never
+ * throws: usage errors and CliErrors become 2 with their message, anything unexpected 2 with
+ * its message.
  */
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
   let code = 0;
@@ -93,7 +106,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     return code;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2; // commander printed the message
-    io.stderr.write(`planwarden: ${(error as Error).message}\n`);
+    io.stderr.write(`planwarden: ${terminalSafe((error as Error).message, 'line')}\n`);
     return 2;
   }
 }

@@ -1,4 +1,5 @@
 import { Presets, SingleBar } from 'cli-progress';
+import { terminalSafe } from './terminal-safe';
 
 /** Progress of one analysis job as the command shows it on stderr. */
 export interface Progress {
@@ -18,9 +19,16 @@ export interface ProgressStream extends NodeJS.WritableStream {
 /**
  * A cli-progress bar when `stream` is a terminal; otherwise plain lines, one per change
  * (`progress: 3/10 units analysed (aws_s3_bucket.logs)`), which CI logs keep readable.
+ * Notes and resource addresses come from the server: both pass through terminalSafe as one
+ * line (the bar's own cursor sequences are written by cli-progress, after that).
  */
 export function createProgress(stream: ProgressStream): Progress {
-  return stream.isTTY ? terminalProgress(stream) : lineProgress(stream);
+  const shown = stream.isTTY ? terminalProgress(stream) : lineProgress(stream);
+  return {
+    note: (message) => shown.note(terminalSafe(message, 'line')),
+    update: (processed, total, current) => shown.update(processed, total, current === null ? null : terminalSafe(current, 'line')),
+    stop: () => shown.stop(),
+  };
 }
 
 function lineProgress(stream: ProgressStream): Progress {
