@@ -35,6 +35,10 @@ describe('SCIM 2.0 provisioning', () => {
     expect((await owner.client.post(base, { default_role: 'owner' })).status).toBe(422);
     expect((await owner.client.post(base, { group_role_mappings: [{ pattern: '^Admins$', role: 'owner' }] })).status).toBe(422);
     expect((await owner.client.post(base, { group_role_mappings: [{ pattern: '([unclosed', role: 'admin' }] })).status).toBe(422);
+    // Patterns run on RE2 (linear time): a backreference or lookaround is refused at save.
+    const backreference = await owner.client.post(base, { group_role_mappings: [{ pattern: '^(a)\\1$', role: 'admin' }] });
+    expect(backreference.status).toBe(422);
+    expect(backreference.body.detail).toMatch(/group_role_mappings\.0\.pattern: not a valid RE2 regular expression/);
     const created = await owner.client.post(base, { default_role: 'viewer', group_role_mappings: [{ pattern: '^Planwarden Admins$', role: 'admin' }, { pattern: '^Eng', role: 'member' }] });
     expect(created.status).toBe(201);
     token = created.body.token;

@@ -4,7 +4,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { totpAt } from '../../server/src/auth/totp';
 import type { TestServer } from '../helpers/test-server';
-import { bootstrap, Client, FakeClock, memberOf, registerUser, startAuthServer } from '../helpers/identity';
+import { bootstrap, Client, existingAccountJoins, FakeClock, memberOf, registerUser, startAuthServer } from '../helpers/identity';
 
 /**
  * Issue 14: account takeover through org resets, stale privilege after a demotion, org-read
@@ -34,13 +34,18 @@ describe('security: org resets reach only administered accounts; demotions apply
     `/orgs/${org}/members/${userId}/reset-password`, `/orgs/${org}/members/${userId}/reset-2fa`, `/orgs/${org}/members/${userId}/2fa-reset`,
   ];
 
-  it('an attacker who adds a superadmin to their own org cannot reset its password or 2FA', async () => {
+  it('an attacker cannot add a superadmin to their org by e-mail, nor reset a member who became one', async () => {
     const victim = await registerUser(server, 'sec-super@example.com');
     expect((await bootstrap(server).post(`/admin/users/${victim.userId}/superadmin`, { enabled: true })).status).toBe(200);
     const attacker = await registerUser(server, 'sec-attacker1@example.com', { orgName: 'Attacker One' });
     const added = await attacker.client.post(`/orgs/${attacker.orgId}/members`, { email: 'sec-super@example.com', role: 'viewer' });
-    expect(added.status).toBe(201);
-    for (const path of resets(attacker.orgId as string, victim.userId)) {
+    expect(added.status).toBe(403);
+    expect(added.body.detail).toMatch(/platform administrator/);
+    expect((await attacker.client.get(`/orgs/${attacker.orgId}/members`)).body.members.some((m: { user_id: string }) => m.user_id === victim.userId)).toBe(false);
+    // An account the org created, later made a platform administrator, leaves the org's reach.
+    const promoted = await memberOf(server, attacker.client, attacker.orgId as string, 'sec-promoted@example.com', 'viewer');
+    expect((await bootstrap(server).post(`/admin/users/${promoted.userId}/superadmin`, { enabled: true })).status).toBe(200);
+    for (const path of resets(attacker.orgId as string, promoted.userId)) {
       const res = await attacker.client.post(path);
       expect(res.status, path).toBe(403);
       expect(res.body.detail).toMatch(/platform administrator/);
@@ -59,7 +64,7 @@ describe('security: org resets reach only administered accounts; demotions apply
     for (const path of resets(attacker.orgId as string, victim.userId)) {
       const res = await attacker.client.post(path);
       expect(res.status, path).toBe(403);
-      expect(res.body.detail).toMatch(/did not join|other organizations/);
+      expect(res.body.detail).toMatch(/added to this organization by e-mail/);
     }
     // The victim's sessions and second factor are untouched.
     expect((await victim.client.get('/auth/me')).body).toMatchObject({ user: { two_factor_enabled: true }, role: 'owner' });
@@ -81,11 +86,13 @@ describe('security: org resets reach only administered accounts; demotions apply
     const second = await registerUser(server, 'sec-second-owner@example.com', { orgName: 'Second' });
     const invite = await second.client.post(`/orgs/${second.orgId}/invites`, { email: 'sec-shared@example.com', role: 'viewer' });
     expect((await shared.client.post(`/auth/me/invitations/${invite.body.invite_id}/accept`)).status).toBe(200);
-    for (const [client, org] of [[owner.client, orgId], [second.client, second.orgId as string]] as const) {
-      const res = await client.post(`/orgs/${org}/members/${shared.userId}/reset-password`);
-      expect(res.status).toBe(403);
-      expect(res.body.detail).toMatch(/active member of other organizations/);
-    }
+    const home = await owner.client.post(`/orgs/${orgId}/members/${shared.userId}/reset-password`);
+    expect(home.status).toBe(403);
+    expect(home.body.detail).toMatch(/active member of other organizations/);
+    // The second org did not create the account: it never administers it.
+    const away = await second.client.post(`/orgs/${second.orgId}/members/${shared.userId}/reset-password`);
+    expect(away.status).toBe(403);
+    expect(away.body.detail).toMatch(/existed before it joined/);
     // Once the other membership is deactivated, the home org administers the account again.
     expect((await second.client.patch(`/orgs/${second.orgId}/members/${shared.userId}`, { is_active: false })).status).toBe(200);
     const reset = await owner.client.post(`/orgs/${orgId}/members/${shared.userId}/reset-password`);
@@ -93,6 +100,79 @@ describe('security: org resets reach only administered accounts; demotions apply
     expect((await signIn('sec-shared@example.com', reset.body.temporary_password)).res.status).toBe(200);
     const mirrored = await bootstrap(server).post(`/admin/organizations/${second.orgId}/members/${shared.userId}/2fa-reset`);
     expect(mirrored.status).toBe(200);
+  });
+
+  /** Configures SCIM for `org` and returns a SCIM client for its token (application/scim+json). */
+  const scimClient = async (admin: Client, org: string) => {
+    const created = await admin.post(`/orgs/${org}/scim`, {});
+    expect(created.status).toBe(201);
+    return async (method: string, path: string, body?: unknown) => {
+      const res = await fetch(`${server.url}/api/v1/scim/v2/${org}${path}`, {
+        method, headers: { authorization: `Bearer ${created.body.token}`, 'content-type': 'application/scim+json' }, body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await res.text();
+      return { status: res.status, body: text ? JSON.parse(text) : null };
+    };
+  };
+  const PATCH_OP = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
+
+  it('SCIM takeover chain: provisioning an existing account\'s e-mail gives the org no power over it', async () => {
+    const victim = await registerUser(server, 'sec-scim-victim@example.com');
+    const attacker = await registerUser(server, 'sec-scim-attacker@example.com', { orgName: 'Attacker SCIM' });
+    const scim = await scimClient(attacker.client, attacker.orgId as string);
+    const linked = await scim('POST', '/Users', { userName: 'sec-scim-victim@example.com' });
+    expect(linked.status).toBe(201);
+    expect(linked.body.id).toBe(victim.userId);
+    for (const path of resets(attacker.orgId as string, victim.userId)) {
+      const res = await attacker.client.post(path);
+      expect(res.status, path).toBe(403);
+      expect(res.body.detail).toMatch(/existed before it joined this organization/);
+    }
+    expect((await victim.client.get('/auth/me')).status).toBe(200);
+    expect((await signIn('sec-scim-victim@example.com')).res.status).toBe(200);
+  });
+
+  it('an org administers the accounts its own flows created: invited sign-up and SCIM provisioning', async () => {
+    const org = await registerUser(server, 'sec-prov-owner@example.com', { orgName: 'Provenance' });
+    const provOrg = org.orgId as string;
+    // Signed up through the org's invitation: the org resets it.
+    const invited = await memberOf(server, org.client, provOrg, 'sec-prov-invited@example.com', 'member');
+    const reset = await org.client.post(`/orgs/${provOrg}/members/${invited.userId}/reset-password`);
+    expect(reset.status).toBe(200);
+    expect((await signIn('sec-prov-invited@example.com', reset.body.temporary_password)).res.status).toBe(200);
+    // Created by the org's SCIM: administered (its password is the identity provider's: 400, as for any SSO account).
+    const scim = await scimClient(org.client, provOrg);
+    const created = await scim('POST', '/Users', { userName: 'sec-prov-scim@example.com' });
+    expect(created.status).toBe(201);
+    expect((await org.client.post(`/orgs/${provOrg}/members/${created.body.id}/reset-2fa`)).status).toBe(200);
+    expect((await org.client.post(`/orgs/${provOrg}/members/${created.body.id}/reset-password`)).status).toBe(400);
+    // An existing account that accepted an invitation stays its holder's.
+    const joined = await existingAccountJoins(server, org.client, provOrg, 'sec-prov-existing@example.com', 'member');
+    const refused = await org.client.post(`/orgs/${provOrg}/members/${joined.userId}/reset-password`);
+    expect(refused.status).toBe(403);
+    expect(refused.body.detail).toMatch(/existed before it joined/);
+  });
+
+  it('SCIM never places a superadmin in a tenant org: POST 403, reactivation by PATCH or PUT 403', async () => {
+    const platform = await registerUser(server, 'sec-scim-super@example.com');
+    expect((await bootstrap(server).post(`/admin/users/${platform.userId}/superadmin`, { enabled: true })).status).toBe(200);
+    const tenant = await registerUser(server, 'sec-scim-tenant@example.com', { orgName: 'Tenant SCIM' });
+    const tenantOrg = tenant.orgId as string;
+    const scim = await scimClient(tenant.client, tenantOrg);
+    const placed = await scim('POST', '/Users', { userName: 'sec-scim-super@example.com', externalId: 'x-1' });
+    expect(placed.status).toBe(403);
+    expect(placed.body).toMatchObject({ schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'], status: '403', detail: expect.stringMatching(/platform administrator/) });
+    expect((await scim('GET', `/Users/${platform.userId}`)).status).toBe(404);
+    // A member who became superadmin while deactivated is not brought back by SCIM.
+    const member = await memberOf(server, tenant.client, tenantOrg, 'sec-scim-later@example.com', 'member');
+    expect((await scim('PATCH', `/Users/${member.userId}`, { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'active', value: false }] })).status).toBe(200);
+    expect((await bootstrap(server).post(`/admin/users/${member.userId}/superadmin`, { enabled: true })).status).toBe(200);
+    expect((await scim('PATCH', `/Users/${member.userId}`, { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'active', value: true }] })).status).toBe(403);
+    expect((await scim('PUT', `/Users/${member.userId}`, { userName: 'sec-scim-later@example.com' })).status).toBe(403);
+    expect((await scim('POST', '/Users', { userName: 'sec-scim-later@example.com', active: true })).status).toBe(403);
+    expect((await scim('GET', `/Users/${member.userId}`)).body.active).toBe(false);
+    // Deactivating stays possible.
+    expect((await scim('PATCH', `/Users/${member.userId}`, { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'active', value: false }] })).status).toBe(200);
   });
 
   it('an admin cannot reset the owner, may reset an administered admin or member, and a key obeys its role', async () => {

@@ -72,11 +72,18 @@ export async function registerUser(server: TestServer, email: string, options: {
 }
 
 /**
- * Registers a user who joins `owner`'s org at `role` by accepting an invitation addressed to
- * them (so the org administers the account, unlike an add by e-mail); the session is scoped to
- * the org.
+ * Registers a user into `owner`'s org at `role` by signing up with an invitation addressed to
+ * them (so the org created the account and administers it, unlike an add by e-mail or an
+ * existing account accepting an invitation); the session is scoped to the org.
  */
 export async function memberOf(server: TestServer, owner: Client, orgId: string, email: string, role: string) {
+  const invite = await owner.post(`/orgs/${orgId}/invites`, { email, role });
+  if (invite.status !== 201) throw new Error(`invite ${email}: ${invite.status} ${invite.text}`);
+  return registerUser(server, email, { inviteToken: invite.body.token });
+}
+
+/** Registers an org-less account that then accepts an invitation addressed to it into `owner`'s org at `role`; the session is scoped to the org. */
+export async function existingAccountJoins(server: TestServer, owner: Client, orgId: string, email: string, role: string) {
   const user = await registerUser(server, email);
   const invite = await owner.post(`/orgs/${orgId}/invites`, { email, role });
   if (invite.status !== 201) throw new Error(`invite ${email}: ${invite.status} ${invite.text}`);

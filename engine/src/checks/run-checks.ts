@@ -20,23 +20,23 @@
  *   diffs: no metadata.context) skip checks naming `companions`, as they skip those naming
  *   `values`: "no companion" is only known for a whole plan;
  * - `lines`: the unit body's lines, trimmed (for text units: `lines.exists(l, l.matches("..."))`;
- *   `matches` takes a JavaScript regular expression in cel-js, not RE2).
+ *   `matches` takes an RE2 regular expression, as cel-spec defines it, and runs in linear time
+ *   whoever wrote the rule: cel-regex.ts).
  * An expression that fails to evaluate (a missing key, a type mismatch) does not match.
  */
-import { parse } from '@marcbachmann/cel-js';
 import type { Finding } from '../analysis/payload';
 import type { AnalysisUnit } from '../analyzers/types';
 import type { RuleDef } from '../rules/ruleset';
+import { celPattern, parseCel, type CelProgram } from './cel-regex';
 
-type Compiled = ReturnType<typeof parse>;
-const compiled = new Map<string, Compiled | Error>();
+const compiled = new Map<string, CelProgram | Error>();
 
 /** Parses (once, cached) a CEL expression; returns the Error for an expression that does not parse. */
-export function compileCheck(expression: string): Compiled | Error {
+export function compileCheck(expression: string): CelProgram | Error {
   let entry = compiled.get(expression);
   if (!entry) {
     try {
-      entry = parse(expression);
+      entry = parseCel(expression);
     } catch (err) {
       entry = err instanceof Error ? err : new Error(String(err));
     }
@@ -144,11 +144,16 @@ function withoutCompanionCalls(check: string): string {
   return out + check.slice(i);
 }
 
-/** The regular expressions of `.matches("...")` calls in an expression (CEL string literals, JSON-compatible escapes). */
-function matchPatterns(expression: string): RegExp[] {
+/**
+ * The patterns of `.matches("...")` calls in an expression (CEL string literals, JSON-compatible
+ * escapes) as line tests, on the same linear-time engine as the check (cel-regex.ts); a pattern
+ * that does not compile tests nothing.
+ */
+function matchPatterns(expression: string): { test(line: string): boolean }[] {
   return [...expression.matchAll(/\.matches\(\s*("(?:[^"\\]|\\.)*")\s*\)/g)].flatMap((m) => {
     try {
-      return [new RegExp(JSON.parse(m[1]) as string)];
+      const matcher = celPattern(JSON.parse(m[1]) as string);
+      return matcher ? [matcher] : [];
     } catch {
       return [];
     }

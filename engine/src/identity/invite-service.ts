@@ -68,21 +68,36 @@ export async function previewInvite(ctx: IdentityCtx, token: string) {
   return { org_name: org.name, role: invite.role, expires_at: invite.expires_at, addressed: invite.email !== null };
 }
 
+/** How an invitation is redeemed. */
+export interface RedeemOptions {
+  /**
+   * True when `user` was created by this very sign-up with the invitation (registration with
+   * invite_token, or a social sign-in creating the account from the invitation link): the
+   * membership then records that the org created the account (`created_account`,
+   * account-stewardship.ts). An existing account accepting an invitation stays its holder's.
+   */
+  readonly createdAccount?: boolean;
+}
+
 /**
  * Redeems `invite` for `user`: 403 addressed to another e-mail; an existing member keeps their
  * role. The org becomes the user's last scoped org. Returns `{org_id, role}` (the member's role).
  */
-export async function redeemInvite(ctx: IdentityCtx, invite: InviteDoc, user: UserDoc): Promise<{ org_id: string; role: OrgRole }> {
+export async function redeemInvite(ctx: IdentityCtx, invite: InviteDoc, user: UserDoc, options: RedeemOptions = {}): Promise<{ org_id: string; role: OrgRole }> {
   if (invite.email !== null && invite.email !== user.email) throw new ForbiddenError('This invitation is addressed to someone else');
   const membership = await joinOrganization(ctx, invite.org_id, user.user_id, invite.role);
+  if (options.createdAccount) await ctx.engine.stores.memberships.markCreatedAccount(invite.org_id, user.user_id);
   await ctx.engine.stores.invites.update(invite.org_id, invite.invite_id, { accepted_by: [...invite.accepted_by, user.user_id] });
   await ctx.engine.stores.users.update(user.user_id, { last_org_id: invite.org_id, updated_at: isoNow(ctx) });
   return { org_id: invite.org_id, role: membership.role };
 }
 
-/** POST /invite/{token}/accept for a signed-in user (404 unusable, 403 someone else's). */
-export async function acceptInviteToken(ctx: IdentityCtx, token: string, user: UserDoc) {
-  return redeemInvite(ctx, await resolveInviteToken(ctx, token), user);
+/**
+ * POST /invite/{token}/accept for a signed-in user (404 unusable, 403 someone else's); also the
+ * invitation of a social sign-in, which passes `{createdAccount: true}` when it created the account.
+ */
+export async function acceptInviteToken(ctx: IdentityCtx, token: string, user: UserDoc, options: RedeemOptions = {}) {
+  return redeemInvite(ctx, await resolveInviteToken(ctx, token), user, options);
 }
 
 /** GET /auth/me/invitations: usable invitations addressed to the account's e-mail. */

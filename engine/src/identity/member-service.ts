@@ -1,6 +1,6 @@
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../errors';
 import { recordAudit } from '../audit/record';
-import { assertOrgAdministersAccount } from './account-stewardship';
+import { assertMayPlaceInOrg, assertOrgAdministersAccount } from './account-stewardship';
 import { isoNow, type IdentityCtx } from './context';
 import { hashPassword, randomPassword } from './secrets';
 import type { MembershipDoc, OrgRole, UserDoc } from './types';
@@ -41,17 +41,21 @@ export async function getMember(ctx: IdentityCtx, orgId: string, userId: string)
 }
 
 /**
- * POST /orgs/{org_id}/members: adds an already-registered account by e-mail. 404 unknown
- * e-mail; 409 already a member; 422 (schema) owner role. Returns `{user_id, org_id, role}`.
- * The membership is marked `added_by_email`: the account did not choose the org, so the org
- * never administers it (no org resets of its password or 2FA; account-stewardship.ts).
+ * POST /orgs/{org_id}/members: adds an already-registered account by e-mail. 403 a superadmin
+ * account (assertMayPlaceInOrg); 404 unknown e-mail; 409 already a member; 422 (schema) owner
+ * role. Returns `{user_id, org_id, role}`. The membership is marked `added_by_email` and not
+ * `created_account`: the account did not choose the org, so the org never administers it (no
+ * org resets of its password or 2FA; account-stewardship.ts).
  */
 export async function addMember(ctx: IdentityCtx, orgId: string, input: { email: string; role: OrgRole }) {
   const user = await ctx.engine.stores.users.byEmail(input.email);
   if (!user) throw new NotFoundError('No account with that e-mail');
   if (await ctx.engine.stores.memberships.get(orgId, user.user_id)) throw new ConflictError('Already a member');
+  assertMayPlaceInOrg(user);
   const now = isoNow(ctx);
-  const m = await ctx.engine.stores.memberships.insert({ org_id: orgId, user_id: user.user_id, role: input.role, is_active: true, added_by_email: true, created_at: now, updated_at: now });
+  const m = await ctx.engine.stores.memberships.insert({
+    org_id: orgId, user_id: user.user_id, role: input.role, is_active: true, added_by_email: true, created_account: false, created_at: now, updated_at: now,
+  });
   await recordAudit(ctx, { orgId, action: 'member.add', targetType: 'membership', targetId: user.user_id, before: null, after: snapshot(m) });
   return { user_id: user.user_id, org_id: orgId, role: m.role };
 }

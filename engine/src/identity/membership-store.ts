@@ -28,8 +28,22 @@ export class MembershipStore {
     return this.rows.count({ org_id: orgId, role: 'owner', is_active: true });
   }
 
+  /**
+   * Inserts a membership; `created_account` defaults to false, so every membership written from
+   * now on states its provenance and only documents older than the field lack it
+   * (account-stewardship.ts). ConflictError (409) when the account is already a member.
+   */
   async insert(doc: MembershipDoc): Promise<MembershipDoc> {
-    return this.rows.insertOne(doc);
+    return this.rows.insertOne({ ...doc, created_account: doc.created_account ?? false });
+  }
+
+  /**
+   * Records that the org's own flow created the account of this membership (registration into
+   * the org, an invitation redeemed by signing up), for flows whose membership is inserted by a
+   * shared helper (org-service.ts). Call it only right after creating the account.
+   */
+  async markCreatedAccount(orgId: string, userId: string): Promise<void> {
+    await this.rows.updateOne({ org_id: orgId, user_id: userId }, { $set: { created_account: true } });
   }
 
   update(orgId: string, userId: string, changes: { role?: OrgRole; is_active?: boolean; updated_at: string }): Promise<MembershipDoc | null> {

@@ -57,9 +57,10 @@ export async function createLocalUser(ctx: IdentityCtx, input: { email: string; 
 /**
  * POST /auth/register in its three modes (identity-api.md "Registration, login, sessions"):
  * invite_token joins that org at the invite's role; org_name creates an org with role owner;
- * neither creates an org-less account. Errors: 400 terms missing/not current; 403 org_name
- * while public org creation is disabled, or an addressed invite for another e-mail; 404 invite
- * unusable; 409 e-mail registered. Returns the user and `{org_id, role}`.
+ * neither creates an org-less account. The org joined or created records that it created the
+ * account (`created_account`, account-stewardship.ts). Errors: 400 terms missing/not current;
+ * 403 org_name while public org creation is disabled, or an addressed invite for another
+ * e-mail; 404 invite unusable; 409 e-mail registered. Returns the user and `{org_id, role}`.
  */
 export async function register(ctx: IdentityCtx, input: RegisterInput, settings: RegistrationSettings): Promise<{ user: UserDoc; org_id: string | null; role: OrgRole | null }> {
   if (settings.termsVersion !== null && input.accepted_terms_version !== settings.termsVersion) {
@@ -72,12 +73,14 @@ export async function register(ctx: IdentityCtx, input: RegisterInput, settings:
   const user = await createLocalUser(ctx, input);
   // From here on the new account is the actor (audit of the invite redemption and org seeding).
   const asUser: IdentityCtx = { ...ctx, actor: { ...ctx.actor, userId: user.user_id, keyId: null, email: user.email } };
+  // The org joined here created the account (docs/decisions.md "Org stewardship follows provenance").
   if (invite) {
-    const joined = await redeemInvite(asUser, invite, user);
+    const joined = await redeemInvite(asUser, invite, user, { createdAccount: true });
     return { user, ...joined };
   }
   if (input.org_name) {
     const { org } = await createOrganization(asUser, { name: input.org_name, ownerUserId: user.user_id });
+    await ctx.engine.stores.memberships.markCreatedAccount(org.org_id, user.user_id);
     return { user, org_id: org.org_id, role: 'owner' };
   }
   return { user, org_id: null, role: null };

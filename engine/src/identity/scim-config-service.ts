@@ -1,5 +1,6 @@
 import { ConflictError, NotFoundError, UnauthorizedError, ForbiddenError, ValidationError } from '../errors';
 import { recordAudit } from '../audit/record';
+import { linearPatternError } from '../linear-regex';
 import { isoNow, type IdentityCtx } from './context';
 import type { GroupRoleMapping, ScimConfigDoc } from './scim-store';
 import { randomToken, sha256Hex } from './secrets';
@@ -24,14 +25,15 @@ function audited(c: ScimConfigDoc) {
   return { enabled: c.enabled, default_role: c.default_role, group_role_mappings: c.group_role_mappings, updated_at: c.updated_at };
 }
 
-/** ValidationError (422) naming the first pattern that is not a valid regular expression. */
+/**
+ * ValidationError (422, identity-api.md "SCIM": uncompilable pattern) naming the first pattern
+ * the linear-time engine cannot compile (RE2 syntax: no backreferences or lookaround;
+ * linear-regex.ts), with the parser's reason.
+ */
 function checkPatterns(mappings: readonly GroupRoleMapping[] | undefined): void {
   for (const [i, m] of (mappings ?? []).entries()) {
-    try {
-      new RegExp(m.pattern);
-    } catch {
-      throw new ValidationError(`group_role_mappings.${i}.pattern: not a valid regular expression`);
-    }
+    const error = linearPatternError(m.pattern);
+    if (error !== null) throw new ValidationError(`group_role_mappings.${i}.pattern: not a valid RE2 regular expression (${error})`);
   }
 }
 

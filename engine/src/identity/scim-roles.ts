@@ -1,15 +1,19 @@
+import { tryLinearPattern } from '../linear-regex';
 import { isoNow, type IdentityCtx } from './context';
 import type { ScimConfigDoc } from './scim-store';
 import type { OrgRole } from './types';
 
 /**
  * The role group membership gives (identity-api.md "SCIM config" group_role_mappings): the
- * first mapping whose pattern matches one of `groupNames` wins; none → `default_role`. Never owner.
+ * first mapping whose pattern matches (unanchored, case-sensitive, like RegExp.test) one of
+ * `groupNames` wins; none → `default_role`. Never owner. Patterns run on the linear-time
+ * engine (linear-regex.ts): a tenant's pattern cannot stall the server. A stored pattern RE2
+ * cannot compile (saved before patterns were checked against RE2) matches nothing.
  */
 export function roleForGroups(config: ScimConfigDoc, groupNames: readonly string[]): Exclude<OrgRole, 'owner'> {
   for (const mapping of config.group_role_mappings) {
-    const pattern = new RegExp(mapping.pattern);
-    if (groupNames.some((name) => pattern.test(name))) return mapping.role;
+    const pattern = tryLinearPattern(mapping.pattern);
+    if (pattern && groupNames.some((name) => pattern.test(name))) return mapping.role;
   }
   return config.default_role;
 }

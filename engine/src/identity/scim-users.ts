@@ -1,5 +1,6 @@
 import { ConflictError, NotFoundError, BadRequestError } from '../errors';
 import { recordAudit } from '../audit/record';
+import { assertMayPlaceInOrg } from './account-stewardship';
 import { isoNow, type IdentityCtx } from './context';
 import { applyScimPatch, scimBoolean, type PatchOperation } from './scim-patch';
 import { listResponse, SCIM, type ScimListQuery } from './scim-resources';
@@ -67,12 +68,14 @@ export async function getScimUser(ctx: IdentityCtx, config: ScimConfigDoc, userI
 }
 
 /**
- * Sets the membership's active flag: 409 deactivating an owner; audited scim.user.deactivated /
- * scim.user.reactivated when it changes.
+ * Sets the membership's active flag: 409 deactivating an owner; 403 reactivating a superadmin
+ * account (assertMayPlaceInOrg); audited scim.user.deactivated / scim.user.reactivated when it
+ * changes.
  */
-async function setActive(ctx: IdentityCtx, orgId: string, membership: MembershipDoc, active: boolean): Promise<void> {
+async function setActive(ctx: IdentityCtx, orgId: string, user: UserDoc, membership: MembershipDoc, active: boolean): Promise<void> {
   if (membership.is_active === active) return;
   if (!active && membership.role === 'owner') throw new ConflictError('The organization owner cannot be deactivated through SCIM', { scimType: 'mutability' });
+  if (active) assertMayPlaceInOrg(user);
   await ctx.engine.stores.memberships.update(orgId, membership.user_id, { is_active: active, updated_at: isoNow(ctx) });
   await recordAudit(ctx, {
     orgId, action: active ? 'scim.user.reactivated' : 'scim.user.deactivated', targetType: 'user', targetId: membership.user_id,
@@ -99,57 +102,73 @@ function emailOf(input: ScimUserInput): string {
 /**
  * POST /Users: links the existing account with that e-mail or creates one (auth_provider sso,
  * no password), and its membership at default_role; idempotent by e-mail (an existing member
- * answers `created: false` with the same resource). Audited scim.user.provisioned.
+ * answers `created: false` with the same resource). 403 placing or reactivating a superadmin
+ * account (assertMayPlaceInOrg). The membership records `created_account` only when SCIM
+ * created the account: a linked existing account stays its holder's (account-stewardship.ts).
+ * Audited scim.user.provisioned.
  */
 export async function createScimUser(ctx: IdentityCtx, config: ScimConfigDoc, input: ScimUserInput, base: string): Promise<{ created: boolean; resource: ScimUser }> {
   const { users, memberships, scim } = ctx.engine.stores;
   const orgId = config.org_id;
   const email = emailOf(input);
   const name = input.displayName ?? input.name?.formatted ?? ([input.name?.givenName, input.name?.familyName].filter(Boolean).join(' ') || null);
-  const user = (await users.byEmail(email)) ?? await createExternalUser(ctx, email, name, 'sso');
   const active = activeOf(input.active);
-  const existing = await memberships.get(orgId, user.user_id);
-  if (input.externalId !== undefined) await scim.setExternalId(orgId, 'user', user.user_id, input.externalId ?? null);
+  const found = await users.byEmail(email);
+  const existing = found ? await memberships.get(orgId, found.user_id) : null;
+  if (found && !existing) assertMayPlaceInOrg(found);
+  const user = found ?? await createExternalUser(ctx, email, name, 'sso');
+  const setExternalId = () => (input.externalId === undefined ? Promise.resolve() : scim.setExternalId(orgId, 'user', user.user_id, input.externalId ?? null));
   if (existing) {
-    if (active !== null) await setActive(ctx, orgId, existing, active);
+    if (active !== null) await setActive(ctx, orgId, user, existing, active);
+    await setExternalId();
     return { created: false, resource: await present(ctx, orgId, user.user_id, base) };
   }
   const now = isoNow(ctx);
-  const membership: MembershipDoc = { org_id: orgId, user_id: user.user_id, role: config.default_role, is_active: active ?? true, created_at: now, updated_at: now };
+  const membership: MembershipDoc = {
+    org_id: orgId, user_id: user.user_id, role: config.default_role, is_active: active ?? true, created_account: found === null, created_at: now, updated_at: now,
+  };
   try {
     await memberships.insert(membership);
   } catch (error) {
-    if (error instanceof ConflictError) return { created: false, resource: await present(ctx, orgId, user.user_id, base) };
-    throw error;
+    if (!(error instanceof ConflictError)) throw error;
+    await setExternalId(); // a concurrent POST created the membership: answer as for an existing member
+    return { created: false, resource: await present(ctx, orgId, user.user_id, base) };
   }
+  await setExternalId();
   await recordAudit(ctx, { orgId, action: 'scim.user.provisioned', targetType: 'user', targetId: user.user_id, before: null, after: { email, role: membership.role, is_active: membership.is_active } });
   return { created: true, resource: await present(ctx, orgId, user.user_id, base) };
 }
 
 /** Applies the org-scoped attributes of a patched or replaced resource (active, externalId). */
-async function applyResource(ctx: IdentityCtx, orgId: string, before: ScimUser, after: Record<string, unknown>, membership: MembershipDoc): Promise<void> {
+async function applyResource(ctx: IdentityCtx, orgId: string, before: ScimUser, after: Record<string, unknown>, user: UserDoc, membership: MembershipDoc): Promise<void> {
   const externalId = after.externalId === undefined ? null : after.externalId;
   if (externalId !== (before.externalId ?? null)) {
     if (externalId !== null && typeof externalId !== 'string') throw new BadRequestError('externalId: must be a string', { scimType: 'invalidValue' });
     await ctx.engine.stores.scim.setExternalId(orgId, 'user', before.id, externalId);
   }
   const active = activeOf(after.active);
-  if (active !== null) await setActive(ctx, orgId, membership, active);
+  if (active !== null) await setActive(ctx, orgId, user, membership, active);
 }
 
-/** PATCH /Users/{id}: PatchOp; `active` false deactivates the membership (409 owner), true reactivates. 404. */
+/**
+ * PATCH /Users/{id}: PatchOp; `active` false deactivates the membership (409 owner), true
+ * reactivates (403 a superadmin account). 404.
+ */
 export async function patchScimUser(ctx: IdentityCtx, config: ScimConfigDoc, userId: string, operations: readonly PatchOperation[], base: string) {
-  const { membership } = await requireMember(ctx, config.org_id, userId);
+  const { user, membership } = await requireMember(ctx, config.org_id, userId);
   const before = await present(ctx, config.org_id, userId, base);
-  await applyResource(ctx, config.org_id, before, applyScimPatch(before, operations) as Record<string, unknown>, membership);
+  await applyResource(ctx, config.org_id, before, applyScimPatch(before, operations) as Record<string, unknown>, user, membership);
   return present(ctx, config.org_id, userId, base);
 }
 
-/** PUT /Users/{id}: replaces the org-scoped attributes (active defaults to true, externalId to none). 404; 409 owner. */
+/**
+ * PUT /Users/{id}: replaces the org-scoped attributes (active defaults to true, externalId to
+ * none). 404; 409 owner; 403 reactivating a superadmin account.
+ */
 export async function replaceScimUser(ctx: IdentityCtx, config: ScimConfigDoc, userId: string, input: ScimUserInput, base: string) {
-  const { membership } = await requireMember(ctx, config.org_id, userId);
+  const { user, membership } = await requireMember(ctx, config.org_id, userId);
   const before = await present(ctx, config.org_id, userId, base);
-  await applyResource(ctx, config.org_id, before, { externalId: input.externalId ?? null, active: input.active ?? true }, membership);
+  await applyResource(ctx, config.org_id, before, { externalId: input.externalId ?? null, active: input.active ?? true }, user, membership);
   return present(ctx, config.org_id, userId, base);
 }
 

@@ -54,6 +54,15 @@ export interface MembershipDoc {
    * account never chose this org, so the org does not administer it (member-service resets).
    */
   added_by_email?: boolean;
+  /**
+   * True when this org's own flow created the account together with this membership
+   * (registration into the org, an invitation redeemed by signing up, SCIM or SSO provisioning
+   * a new account); false when the account existed before it joined. Only such an org may
+   * administer the account (account-stewardship.ts). Written on every membership since it was
+   * introduced (MembershipStore.insert defaults it to false); absent only on older documents,
+   * which account-stewardship.ts judges by their timestamps.
+   */
+  created_account?: boolean;
   created_at: string;
   updated_at: string;
 }
@@ -117,7 +126,16 @@ export interface AuthThrottleDoc {
   key: string;
   /** Failures since the record started; it restarts once `expires_at` has passed. */
   failures: number;
-  /** Until when the subject is answered 429 (ISO), or null. */
+  /**
+   * Attempts admitted in the current phase, in flight or failed (throttle-store.ts `reserve`):
+   * none is admitted while it is at the threshold. A block resets it to threshold - 1, so one
+   * attempt at a time follows a block. Absent on records written before reservations.
+   */
+  used?: number;
+  /**
+   * No attempt is admitted before this instant (ISO): the end of the current block, or the
+   * record's start when it never blocked. Null only on records written before reservations.
+   */
   blocked_until: string | null;
   /** After this instant the record counts as absent (TTL-swept). */
   expires_at: string;
