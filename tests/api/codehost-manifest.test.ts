@@ -58,7 +58,12 @@ describe('the org\'s own app through the manifest flow', () => {
     expect(stored).not.toContain('BEGIN PRIVATE KEY');
     expect(stored).not.toContain('whsec-acme-planwarden');
     // The installation event is verified with the org's own secret, not the platform's.
+    gh.addInstallation(313, 9191);
     expect((await webhook('installation', installationPayload('created', 313, 9191), 'platform-secret')).status).toBe(401);
+    // A signed event naming an installation GitHub does not know for this app binds nothing.
+    const unknown = await webhook('installation', installationPayload('created', 314, 9191), 'whsec-acme-planwarden');
+    expect(await unknown.json()).toEqual({ detail: 'Ignored: installation unknown to the organization\'s app' });
+    expect(await (await server.api(CONFIG)).json()).toMatchObject({ installation_id: null });
     expect((await webhook('installation', installationPayload('created', 313, 9191), 'whsec-acme-planwarden')).status).toBe(200);
     expect(await (await server.api(CONFIG)).json()).toMatchObject({ installation_id: '313' });
     expect((await webhook('installation', installationPayload('deleted', 313, 9191), 'whsec-acme-planwarden')).status).toBe(200);

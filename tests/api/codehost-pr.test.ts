@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueCommentPayload, pullRequestPayload, signWebhook, startFakeGitHub, type FakeGitHub } from '../fakes/github';
 import { startFakeProvider, type FakeProvider } from '../fakes/llm-provider-server';
+import { installThroughLink, registerSetupUrl } from '../helpers/codehost-install';
 import { otherOrg, roleHeaders } from '../helpers/org-keys';
 import { corpusFile, startTestServer, type TestServer } from '../helpers/test-server';
 
 const APP_ID = 4242;
-const INSTALLATION = 77;
+/** Created by installing the app through the install link (the first test). */
+let INSTALLATION = 0;
 const SECRET = 'platform-webhook-secret-1';
 const OWNER = 'acme';
 const REPO = 'infra';
@@ -23,7 +25,6 @@ beforeAll(async () => {
   fake = await startFakeProvider();
   gh = await startFakeGitHub();
   const privateKey = gh.addApp(APP_ID, 'planwarden-test');
-  gh.addInstallation(INSTALLATION, APP_ID);
   server = await startTestServer({
     fake,
     overrides: {
@@ -31,6 +32,7 @@ beforeAll(async () => {
       codehost: { app_id: String(APP_ID), private_key: privateKey, webhook_secret: SECRET, api_base_url: gh.url },
     },
   });
+  registerSetupUrl(gh, server, APP_ID);
 });
 afterAll(async () => {
   await server?.close();
@@ -63,22 +65,35 @@ async function pushAndWait(action: string, sha: string): Promise<string> {
 }
 
 describe('code-hosting integration config', () => {
-  it('POST/GET/DELETE, admin only, catalogue and credential checked', async () => {
+  it('POST/GET/DELETE, admin only, catalogue and credential checked; the installation binds through the install link', async () => {
     expect((await server.api(CONFIG)).status).toBe(404);
-    expect((await server.api(CONFIG, { method: 'POST', json: { installation_id: String(INSTALLATION), llm_backend: 'ollama', model: 'not-on-catalogue' } })).status).toBe(400);
-    expect((await server.api(CONFIG, { method: 'POST', json: { installation_id: String(INSTALLATION), llm_backend: 'openai', model: 'gpt-4o-mini' } })).status).toBe(400);
+    expect((await server.api(CONFIG, { method: 'POST', json: { llm_backend: 'ollama', model: 'not-on-catalogue' } })).status).toBe(400);
+    expect((await server.api(CONFIG, { method: 'POST', json: { llm_backend: 'openai', model: 'gpt-4o-mini' } })).status).toBe(400);
     expect((await server.api(CONFIG, { method: 'POST', json: { llm_backend: 'nope', model: 'x' } })).status).toBe(422);
     const member = await roleHeaders(server, 'member');
     expect((await server.api(CONFIG, { method: 'POST', headers: member, json: { llm_backend: 'ollama', model: 'llama3.1:8b' } })).status).toBe(403);
+    expect((await server.api(`${CONFIG}/install-link`, { method: 'POST', headers: member })).status).toBe(403);
     const other = await otherOrg(server);
     expect((await server.api(`/orgs/${other.orgId}/integrations/codehost`, { method: 'GET' })).status).toBe(404);
-    const res = await server.api(CONFIG, { method: 'POST', json: { installation_id: String(INSTALLATION), llm_backend: 'ollama', model: 'llama3.1:8b' } });
+    const res = await server.api(CONFIG, { method: 'POST', json: { llm_backend: 'ollama', model: 'llama3.1:8b' } });
     expect(res.status).toBe(201);
     expect(await res.json()).toEqual({
-      installation_id: String(INSTALLATION), llm_backend: 'ollama', model: 'llama3.1:8b', rule_type: null, created_at: expect.any(String), codehost_app: null,
+      installation_id: null, llm_backend: 'ollama', model: 'llama3.1:8b', rule_type: null, created_at: expect.any(String), codehost_app: null,
     });
-    // Omitting installation_id keeps it.
-    expect(await (await server.api(CONFIG, { method: 'POST', json: { llm_backend: 'ollama', model: 'llama3.1:8b' } })).json()).toMatchObject({ installation_id: String(INSTALLATION) });
+    // Installing through the link: GitHub's setup redirect binds the new installation to the org.
+    const admin = await roleHeaders(server, 'admin');
+    const { setup, installationId } = await installThroughLink(server, 'default', admin);
+    expect(setup.status).toBe(307);
+    expect(setup.headers.get('location')).toBe(`https://dash.example/integrations/codehost?installed=${installationId}`);
+    INSTALLATION = Number(installationId);
+    expect(await (await server.api(CONFIG)).json()).toMatchObject({ installation_id: installationId, llm_backend: 'ollama' });
+    // Naming the bound installation again, or omitting it, keeps it; an admin cannot name another by its id.
+    expect(await (await server.api(CONFIG, { method: 'POST', headers: admin, json: { installation_id: installationId, llm_backend: 'ollama', model: 'llama3.1:8b' } })).json()).toMatchObject({ installation_id: installationId });
+    expect(await (await server.api(CONFIG, { method: 'POST', json: { llm_backend: 'ollama', model: 'llama3.1:8b' } })).json()).toMatchObject({ installation_id: installationId });
+    const refused = await server.api(CONFIG, { method: 'POST', headers: admin, json: { installation_id: '424242', llm_backend: 'ollama', model: 'llama3.1:8b' } });
+    expect(refused.status).toBe(403);
+    expect((await refused.json() as { detail: string }).detail).toMatch(/install link/);
+    expect(await (await server.api(CONFIG)).json()).toMatchObject({ installation_id: installationId });
     expect((await server.api(`${CONFIG}/app`, { method: 'DELETE' })).status).toBe(404);
   });
 });

@@ -7,14 +7,19 @@
  * - GET/POST /repos/{o}/{r}/issues/{n}/comments, PATCH/DELETE /repos/{o}/{r}/issues/comments/{id}
  *   (a body over 65,536 characters is refused with 422, as GitHub does);
  * - POST /repos/{o}/{r}/statuses/{sha};
- * - POST /app-manifests/{code}/conversions.
+ * - POST /app-manifests/{code}/conversions;
+ * - GET /app and GET /app/installations/{id} with the app's JWT (an installation of another app
+ *   answers 404, as GitHub does);
+ * - the web side of installing an app: GET /apps/{slug}/installations/new?state=… creates an
+ *   installation (as the user clicking Install) and redirects to the app's setup URL with
+ *   `installation_id`, `setup_action=install` and the `state` echoed (GitHub "About the setup URL").
  * Every repository call needs `Authorization: token <installation token>`. Also builds webhook
  * payloads of the shapes in GitHub's webhook docs, signed like GitHub signs them.
  */
 import { createHmac, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { jwtVerify } from 'jose';
+import { decodeJwt, jwtVerify } from 'jose';
 
 export interface FakeComment {
   id: number;
@@ -44,7 +49,10 @@ export interface FakeGitHub {
   readonly statuses: FakeStatus[];
   /** Registers an app; returns its PEM private key (PKCS#8) for the server's configuration. */
   addApp(appId: number, slug: string): string;
-  addInstallation(installationId: number, appId: number): void;
+  /** `createdAt`: the installation's `created_at` (default: the fake's clock now). */
+  addInstallation(installationId: number, appId: number, createdAt?: Date): void;
+  /** The app's setup URL, where its installation page redirects after installing. */
+  setSetupUrl(appId: number, url: string): void;
   setDiff(owner: string, repo: string, pr: number, diff: string): void;
   comments(owner: string, repo: string, pr: number): FakeComment[];
   /** A comment written by a person (or by someone copying the marker). */
@@ -117,9 +125,14 @@ export function installationPayload(action: 'created' | 'deleted', installationI
   };
 }
 
-export async function startFakeGitHub(): Promise<FakeGitHub> {
+/** `now`: the clock installations are created by (the server's fake clock, when the test has one). */
+export async function startFakeGitHub(options: { now?: () => Date } = {}): Promise<FakeGitHub> {
+  const now = options.now ?? (() => new Date());
   const apps = new Map<number, { slug: string; publicKey: KeyObject }>();
-  const installations = new Map<number, number>();
+  const installations = new Map<number, { appId: number; createdAt: Date }>();
+  const setupUrls = new Map<number, string>();
+  let nextInstallationId = 880_000;
+  let baseUrl = '';
   const tokens = new Map<string, { installationId: number; appId: number }>();
   const diffs = new Map<string, string>();
   const comments = new Map<string, FakeComment[]>();
@@ -155,10 +168,56 @@ export async function startFakeGitHub(): Promise<FakeGitHub> {
     const auth = req.headers.authorization ?? '';
     const json = () => (raw ? JSON.parse(raw) as Record<string, unknown> : {});
 
-    let m = /^\/app\/installations\/(\d+)\/access_tokens$/.exec(path);
+    /** The app whose RS256 JWT authorizes the call (its `iss`, verified with its key), else null. */
+    const jwtApp = async (): Promise<number | null> => {
+      const jwt = /^bearer (.+)$/i.exec(auth)?.[1] ?? '';
+      try {
+        const appId = Number(decodeJwt(jwt).iss);
+        const app = apps.get(appId);
+        if (!app) return null;
+        await jwtVerify(jwt, app.publicKey, { algorithms: ['RS256'] });
+        return appId;
+      } catch {
+        return null;
+      }
+    };
+
+    let m = /^\/apps\/([^/]+)\/installations\/new$/.exec(path);
+    if (m && method === 'GET') {
+      const appId = [...apps.entries()].find(([, app]) => app.slug === m![1])?.[0];
+      const setupUrl = appId === undefined ? undefined : setupUrls.get(appId);
+      if (appId === undefined || !setupUrl) return send(res, 404, 'Not Found', 'text/plain');
+      const installationId = nextInstallationId++;
+      installations.set(installationId, { appId, createdAt: now() });
+      const target = new URL(setupUrl);
+      target.searchParams.set('installation_id', String(installationId));
+      target.searchParams.set('setup_action', 'install');
+      const state = url.searchParams.get('state');
+      if (state !== null) target.searchParams.set('state', state);
+      res.writeHead(302, { location: target.href }).end();
+      return;
+    }
+    if (path === '/app' && method === 'GET') {
+      const appId = await jwtApp();
+      if (appId === null) return send(res, 401, { message: 'A JSON web token could not be decoded' });
+      const slug = apps.get(appId)!.slug;
+      return send(res, 200, { id: appId, slug, name: slug, html_url: `${baseUrl}/apps/${slug}`, owner: { login: 'acme' } });
+    }
+    m = /^\/app\/installations\/(\d+)$/.exec(path);
+    if (m && method === 'GET') {
+      const appId = await jwtApp();
+      if (appId === null) return send(res, 401, { message: 'A JSON web token could not be decoded' });
+      const installation = installations.get(Number(m[1]));
+      if (!installation || installation.appId !== appId) return send(res, 404, { message: 'Not Found' });
+      return send(res, 200, {
+        id: Number(m[1]), app_id: appId, app_slug: apps.get(appId)!.slug, target_type: 'Organization', account: { login: 'acme', id: 1, type: 'Organization' },
+        created_at: installation.createdAt.toISOString(), updated_at: installation.createdAt.toISOString(),
+      });
+    }
+    m = /^\/app\/installations\/(\d+)\/access_tokens$/.exec(path);
     if (m && method === 'POST') {
       const installationId = Number(m[1]);
-      const appId = installations.get(installationId);
+      const appId = installations.get(installationId)?.appId;
       const jwt = /^bearer (.+)$/i.exec(auth)?.[1];
       if (appId === undefined) return send(res, 404, { message: 'Not Found' });
       try {
@@ -255,8 +314,9 @@ export async function startFakeGitHub(): Promise<FakeGitHub> {
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as AddressInfo;
+  baseUrl = `http://127.0.0.1:${port}`;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: baseUrl,
     requests,
     statuses,
     addApp(appId, slug) {
@@ -264,7 +324,8 @@ export async function startFakeGitHub(): Promise<FakeGitHub> {
       apps.set(appId, { slug, publicKey });
       return privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
     },
-    addInstallation(installationId, appId) { installations.set(installationId, appId); },
+    addInstallation(installationId, appId, createdAt) { installations.set(installationId, { appId, createdAt: createdAt ?? now() }); },
+    setSetupUrl(appId, setupUrl) { setupUrls.set(appId, setupUrl); },
     setDiff(owner, repo, pr, diff) { diffs.set(issueKey(owner, repo, pr), diff); },
     comments(owner, repo, pr) { return comments.get(issueKey(owner, repo, pr)) ?? []; },
     addUserComment(owner, repo, pr, login, body) {

@@ -46,6 +46,27 @@ export interface CodeHostClient {
   createComment(ref: PullRef, body: string): Promise<number>;
   updateComment(ref: PullRef, commentId: number, body: string): Promise<void>;
   postStatus(ref: PullRef, sha: string, status: CommitStatus): Promise<void>;
+  /** The app itself (GitHub "Get the authenticated app", app JWT): where its installation link starts. */
+  app(): Promise<HostApp>;
+  /**
+   * One installation of this app (GitHub "Get an installation for the authenticated app", app
+   * JWT); null when GitHub answers 404 (no such installation of this app).
+   */
+  installation(installationId: string): Promise<HostInstallation | null>;
+}
+
+/** The app as GitHub presents it; `htmlUrl` is its public page (`https://github.com/apps/<slug>`). */
+export interface HostApp {
+  readonly id: string;
+  readonly slug: string;
+  readonly htmlUrl: string;
+}
+
+/** An installation of an app: its id, the app it belongs to and when it was created (ISO-8601). */
+export interface HostInstallation {
+  readonly id: string;
+  readonly appId: string;
+  readonly createdAt: string;
 }
 
 /** A GitHub App able to mint installation tokens. */

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { BadRequestError, NotImplementedError } from '../errors';
-import type { CodehostDeps } from './client';
+import type { CodehostDeps, CodehostSettings } from './client';
 
 /**
  * The org's own GitHub App through the manifest flow (analysis-api.md "Code-hosting
@@ -11,6 +11,15 @@ import type { CodehostDeps } from './client';
 
 /** analysis-api.md "Limits": manifest state, single use, 10 minutes. */
 export const MANIFEST_STATE_TTL_MS = 10 * 60_000;
+
+/**
+ * The dashboard's integration page (`{dashboard_base_url or public_base_url}/integrations/codehost`)
+ * with `query`: where the manifest callback and the setup redirect send the browser back to.
+ */
+export function integrationPageUrl(settings: CodehostSettings, query: string): string {
+  const base = (settings.dashboard_base_url ?? settings.public_base_url ?? '').replace(/\/+$/, '');
+  return `${base}/integrations/codehost?${query}`;
+}
 
 function stateDigest(state: string): string {
   return createHash('sha256').update(state, 'utf8').digest('hex');
@@ -46,7 +55,8 @@ export async function createManifest(deps: CodehostDeps, orgId: string) {
 /**
  * GET /integrations/codehost/manifest/callback?code&state: consumes the state (BadRequestError
  * 400 when unknown, expired or used), exchanges the code (400 when GitHub refuses it) and stores
- * the app sealed for the state's org, installation id null until the installation event.
+ * the app sealed for the state's org, unbinding the org's installation (the new app's own binds
+ * on its installation event).
  * Returns the URL to redirect the browser to (307).
  */
 export async function completeManifest(deps: CodehostDeps, code: string | undefined, state: string | undefined): Promise<string> {
@@ -62,11 +72,11 @@ export async function completeManifest(deps: CodehostDeps, code: string | undefi
     throw new BadRequestError('The code could not be exchanged with the code host');
   }
   const box = ctx.stores.box;
+  // The new app's installations are its own: one of the previous app no longer serves the org.
+  const bound = await ctx.stores.codehost.installationOf(taken.org_id);
+  if (bound) await ctx.stores.codehost.unbindInstallation(taken.org_id, bound.installation_id);
   await ctx.stores.codehost.upsert(taken.org_id, {
-    installation_id: null,
     codehost_app: { app_id: app.id, app_slug: app.slug, html_url: app.html_url, private_key_sealed: box.seal(app.pem), webhook_secret_sealed: box.seal(app.webhook_secret) },
   }, ctx.now().toISOString());
-  const settings = deps.settings();
-  const base = (settings.dashboard_base_url ?? settings.public_base_url ?? '').replace(/\/+$/, '');
-  return `${base}/integrations/codehost?app_created=1`;
+  return integrationPageUrl(deps.settings(), 'app_created=1');
 }

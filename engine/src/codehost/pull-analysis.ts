@@ -8,7 +8,7 @@ import { fireNeedsReview } from '../notify/review-webhook';
 import type { CodehostDeps, PullRef } from './client';
 import type { CodehostIntegrationDoc } from './codehost-store';
 import { describeHits, INJECTION_RULE_ID, scanForInjection } from './injection-scanner';
-import { appIdentityFor } from './integration-service';
+import { appIdentityFor } from './app-identity';
 
 /**
  * A pull request opened, synchronized or reopened (analysis-api.md "Inbound: code-host
@@ -82,7 +82,8 @@ export async function startPullAnalysis(deps: CodehostDeps, integration: Codehos
 
   const ref: PullRef = {
     owner: event.repository.owner.login, repo: event.repository.name, prNumber: event.pull_request.number,
-    installationId: String(event.installation?.id ?? integration.installation_id),
+    // The webhook located the org by this installation's binding (webhook.ts locate).
+    installationId: String(event.installation?.id),
   };
   const client = deps.clientFor(identity);
   const diff = await client.pullDiff(ref);

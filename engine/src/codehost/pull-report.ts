@@ -8,7 +8,7 @@ import { CodeHostHttpError, type CodeHostClient, type CodehostDeps, type CommitS
 import type { PullDoc } from './codehost-store';
 import { renderComment, reportMarker } from './comment';
 import { INJECTION_RULE_ID } from './injection-scanner';
-import { appIdentityFor } from './integration-service';
+import { appIdentityFor } from './app-identity';
 
 /**
  * Publishing a pull request's analysis (analysis-api.md "Code-hosting integration", "Commit
@@ -65,6 +65,7 @@ function baseUrl(url: string | null): string | null {
  * Rewrites the pull request's comment and posts its commit status from the latest job's
  * resources. Throws what the code host throws (callers log it: a code-host failure is never an
  * API error). Fires `pr.gate_blocked` after an analysis that leaves the check failing or pending.
+ * Does nothing when no app serves the org or the pull's installation is no longer the org's.
  */
 export async function publishPullReport(deps: CodehostDeps, orgId: string, pull: PullDoc, mode: PublishMode): Promise<void> {
   const { ctx } = deps.analysis;
@@ -72,6 +73,9 @@ export async function publishPullReport(deps: CodehostDeps, orgId: string, pull:
   const integration = await ctx.stores.codehost.get(orgId);
   const identity = appIdentityFor(ctx, settings, integration);
   if (!identity || !pull.last_job_id) return;
+  // Only into the installation bound to the org now (docs/decisions.md "Installation binding"):
+  // a pull recorded under an installation since unbound (or never proven) gets nothing.
+  if ((await ctx.stores.codehost.installationOf(orgId))?.installation_id !== pull.installation_id) return;
   const job = await ctx.stores.jobs.get(orgId, pull.last_job_id);
   if (!job) return;
   const gate = await evaluateGate(ctx, orgId, job.hashes, 'HIGH', { ruleModes: new Map([[INJECTION_RULE_ID, settings.injection_scan_gate]]) });

@@ -1,16 +1,21 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
-import { NotImplementedError, UnauthorizedError, ValidationError } from '../errors';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { ConflictError, NotImplementedError, UnauthorizedError, ValidationError } from '../errors';
+import { webhookSecretFor } from './app-identity';
 import type { CodehostDeps } from './client';
 import type { CodehostIntegrationDoc } from './codehost-store';
 import { recordReplyCommands, type IssueCommentEvent } from './commands';
-import { webhookSecretFor } from './integration-service';
+import { bindInstallation, CODE_HOST_ACTOR, installationOfApp } from './installation-binding';
+import type { ClaimDoc, OnceLedger } from './once-ledger';
 import { startPullAnalysis, type PullRequestEvent } from './pull-analysis';
 
 /**
  * POST /integrations/codehost/webhook (analysis-api.md "Inbound: code-host webhook"; GitHub
- * "Validating webhook deliveries"). The org is located from the unverified installation id (or
- * app id) only to pick the secret; the `X-Hub-Signature-256` check over the raw body gates
- * everything. Redeliveries (same `X-GitHub-Delivery`) start nothing new.
+ * "Validating webhook deliveries"). The org is the one the payload's installation is bound to
+ * (docs/decisions.md "Installation binding"), or for an installation event of an org's own app
+ * the app's org; it is located unverified only to pick the secret, and the
+ * `X-Hub-Signature-256` check over the raw body gates everything. A redelivery (same
+ * `X-GitHub-Delivery`) or a replay of a pull-request event (same installation, repository,
+ * number, head sha and action under a new delivery id) starts nothing new.
  */
 
 export interface WebhookRequest {
@@ -54,16 +59,34 @@ function parse(raw: Buffer): Payload | null {
   }
 }
 
-/** The integration a payload names: by installation id, else by the app id an installation event carries. */
-async function locate(deps: CodehostDeps, payload: Payload | null): Promise<CodehostIntegrationDoc | null> {
+/**
+ * The integration a payload is for: the org its installation is bound to; for an installation
+ * event naming no bound installation, the org owning the app it names (an own app's first event).
+ */
+async function locate(deps: CodehostDeps, event: string | undefined, payload: Payload | null): Promise<CodehostIntegrationDoc | null> {
   const store = deps.analysis.ctx.stores.codehost;
   const installationId = payload?.installation?.id;
   if (installationId !== undefined && installationId !== null) {
-    const found = await store.unsafeByInstallation(String(installationId));
-    if (found) return found;
+    const binding = await store.unsafeBindingOf(String(installationId));
+    if (binding) return store.get(binding.org_id);
   }
   const appId = payload?.installation?.app_id;
-  return appId !== undefined && appId !== null ? store.unsafeByApp(String(appId)) : null;
+  return event === 'installation' && appId !== undefined && appId !== null ? store.unsafeByApp(String(appId)) : null;
+}
+
+/**
+ * The content key of a pull-request event: installation, repository, number, head sha and
+ * action, hashed to a fixed length. The same signed bytes replayed under a new delivery id
+ * carry the same key.
+ */
+function pullEventKey(installationId: string, event: PullRequestEvent): string {
+  const parts = [installationId, event.repository?.owner?.login, event.repository?.name, event.pull_request?.number, event.pull_request?.head?.sha, event.action];
+  return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
+}
+
+interface Claim {
+  readonly ledger: OnceLedger;
+  readonly key: string;
 }
 
 const ignored = (why: string): WebhookReply => ({ status: 200, body: { detail: `Ignored: ${why}` } });
@@ -79,7 +102,7 @@ export async function handleWebhook(deps: CodehostDeps, request: WebhookRequest)
   const { ctx } = deps.analysis;
   const settings = deps.settings();
   const payload = parse(request.raw);
-  const integration = await locate(deps, payload);
+  const integration = await locate(deps, request.event, payload);
   const secret = webhookSecretFor(ctx, settings, integration);
   if (!secret) throw new NotImplementedError('No webhook secret is configured (codehost.webhook_secret or the organization\'s own app)');
   if (!signatureMatches(secret, request.raw, request.signature)) throw new UnauthorizedError('Missing or invalid X-Hub-Signature-256');
@@ -93,13 +116,18 @@ export async function handleWebhook(deps: CodehostDeps, request: WebhookRequest)
   if (!isPull && !isReply) return ignored(`event ${request.event ?? '(none)'} ${payload.action ?? ''}`.trim());
   if (isPull && (!integration.llm_backend || !integration.model)) return ignored('the organization has not configured a model');
 
+  const store = ctx.stores.codehost;
+  const claims: Claim[] = [];
   const deliveryId = request.deliveryId?.slice(0, 200);
-  if (deliveryId) {
-    const earlier = await ctx.stores.codehost.claimDelivery(deliveryId, orgId, ctx.now().toISOString());
-    if (earlier) {
-      if (isPull && earlier.job_id) return { status: 202, body: { job_id: earlier.job_id, status: (await ctx.stores.jobs.get(orgId, earlier.job_id))?.status ?? 'queued' } };
-      return ignored('delivery already received');
-    }
+  if (deliveryId) claims.push({ ledger: store.deliveries, key: deliveryId });
+  if (isPull) claims.push({ ledger: store.pullEvents, key: pullEventKey(String(payload.installation?.id), payload as PullRequestEvent) });
+  const release = (upTo = claims.length) => Promise.all(claims.slice(0, upTo).map((c) => c.ledger.release(c.key).catch(() => undefined)));
+  for (const [index, claim] of claims.entries()) {
+    const earlier = await claim.ledger.claim(claim.key, orgId, ctx.now().toISOString());
+    if (!earlier) continue;
+    // This delivery starts nothing: forget the claims it made before this one.
+    await release(index);
+    return alreadyReceived(deps, orgId, isPull, earlier);
   }
   try {
     if (isReply) {
@@ -107,26 +135,45 @@ export async function handleWebhook(deps: CodehostDeps, request: WebhookRequest)
       return { status: 200, body: { detail: `Recorded ${written} feedback entr${written === 1 ? 'y' : 'ies'}` } };
     }
     const job = await startPullAnalysis(deps, integration, payload as PullRequestEvent);
-    if (deliveryId) await ctx.stores.codehost.setDeliveryJob(deliveryId, job.job_id);
+    await Promise.all(claims.map((c) => c.ledger.setJob(c.key, job.job_id)));
     return { status: 202, body: { job_id: job.job_id, status: 'queued' } };
   } catch (error) {
-    // Nothing started: let GitHub's redelivery of this id try again.
-    if (deliveryId) await ctx.stores.codehost.releaseDelivery(deliveryId).catch(() => undefined);
+    // Nothing started: let GitHub's redelivery try again.
+    await release();
     throw error;
   }
 }
 
-/** installation created / deleted: connects or disconnects the matched org's installation id. */
+/** The answer to work already received: the first job again for a pull request of the same org, else 200 ignored. */
+async function alreadyReceived(deps: CodehostDeps, orgId: string, isPull: boolean, earlier: ClaimDoc): Promise<WebhookReply> {
+  if (!isPull || !earlier.job_id || earlier.org_id !== orgId) return ignored('delivery already received');
+  const job = await deps.analysis.ctx.stores.jobs.get(orgId, earlier.job_id);
+  return { status: 202, body: { job_id: earlier.job_id, status: job?.status ?? 'queued' } };
+}
+
+/**
+ * installation created / deleted. Created binds the installation to the org of the own app that
+ * signed the event, once GitHub confirms it is that app's (a platform-app installation binds
+ * through the setup URL instead); deleted unbinds it from its org.
+ */
 async function installationEvent(deps: CodehostDeps, integration: CodehostIntegrationDoc | null, payload: Payload): Promise<WebhookReply> {
   const { ctx } = deps.analysis;
   if (!integration) return ignored('installation not registered with any organization');
-  const installationId = String(payload.installation?.id ?? '');
-  if (payload.action === 'created' && installationId) {
-    await ctx.stores.codehost.upsert(integration.org_id, { installation_id: installationId }, ctx.now().toISOString());
+  const installationId = /^\d{1,20}$/.test(String(payload.installation?.id ?? '')) ? String(payload.installation.id) : '';
+  const orgId = integration.org_id;
+  const bound = (await ctx.stores.codehost.installationOf(orgId))?.installation_id === installationId;
+  if (payload.action === 'created' && installationId && (bound || integration.codehost_app)) {
+    if (!bound && !(await installationOfApp(deps, integration, installationId))) return ignored('installation unknown to the organization\'s app');
+    try {
+      await bindInstallation({ engine: ctx, actor: CODE_HOST_ACTOR }, orgId, installationId, 'installation_event');
+    } catch (error) {
+      if (error instanceof ConflictError) return ignored('installation bound to another organization');
+      throw error;
+    }
     return { status: 200, body: { detail: 'Installation connected' } };
   }
-  if (payload.action === 'deleted' && integration.installation_id === installationId) {
-    await ctx.stores.codehost.upsert(integration.org_id, { installation_id: null }, ctx.now().toISOString());
+  if (payload.action === 'deleted' && bound) {
+    await ctx.stores.codehost.unbindInstallation(orgId, installationId);
     return { status: 200, body: { detail: 'Installation disconnected' } };
   }
   return ignored(`installation ${payload.action ?? ''}`.trim());

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { App } from '@octokit/app';
 import { Octokit } from '@octokit/core';
-import { CodeHostHttpError, type AppIdentity, type CodeHostClient, type HostComment, type ManifestConversion, type PullRef } from '@planwarden/engine/codehost/client';
+import { CodeHostHttpError, type AppIdentity, type CodeHostClient, type HostComment, type HostInstallation, type ManifestConversion, type PullRef } from '@planwarden/engine/codehost/client';
 import type { Logger } from '@planwarden/engine/context';
 
 /**
@@ -98,6 +98,21 @@ export function gitHubClients(apiBaseUrl: () => string, log: Logger): { clientFo
           ...repo(ref), sha, state: status.state, context: status.context, description: status.description.slice(0, 140),
           ...(status.targetUrl ? { target_url: status.targetUrl } : {}),
         }));
+      },
+      async app() {
+        const response = await call('app lookup', () => appFor(identity).octokit.request('GET /app'));
+        const data = response.data as unknown as Record<string, unknown>;
+        return { id: String(data.id), slug: String(data.slug ?? ''), htmlUrl: String(data.html_url ?? '') };
+      },
+      async installation(installationId): Promise<HostInstallation | null> {
+        try {
+          const response = await call('installation lookup', () => appFor(identity).octokit.request('GET /app/installations/{installation_id}', { installation_id: Number(installationId) }));
+          const data = response.data as unknown as Record<string, unknown>;
+          return { id: String(data.id), appId: String(data.app_id), createdAt: String(data.created_at ?? '') };
+        } catch (error) {
+          if (error instanceof CodeHostHttpError && error.status === 404) return null;
+          throw error;
+        }
       },
     };
   };

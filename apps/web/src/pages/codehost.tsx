@@ -3,7 +3,7 @@ import { type FormEvent } from 'react';
 import { useSearchParams } from 'react-router';
 import { api } from '../api/client';
 import { detailIf, getOrNull } from '../api/optional';
-import type { CodehostConfig, CodehostConfigBody, CodehostManifest } from '../api/types';
+import type { CodehostConfig, CodehostConfigBody, CodehostInstallLink, CodehostManifest } from '../api/types';
 import { useSession } from '../auth/session';
 import { ConfirmButton } from '../ui/confirm';
 import { ModelField, modelKey, splitModelKey } from '../ui/model-select';
@@ -35,14 +35,38 @@ function OperatorNote({ detail }: { detail: string }) {
     <div className="state unavailable" role="note">
       <p><strong>The server's operator has to configure this first.</strong> {detail}.</p>
       <p>Set <code>server.public_base_url</code> to the address GitHub can reach this server at (in <code>planwarden.config.yaml</code>,
-        as <code>PLANWARDEN_SERVER_PUBLIC_BASE_URL</code>, or by a platform administrator in the platform settings). Without it, connect the
-        operator's platform app instead: paste its installation id above.</p>
+        as <code>PLANWARDEN_SERVER_PUBLIC_BASE_URL</code>, or by a platform administrator in the platform settings). Without it, install the
+        operator's platform app instead with the button above.</p>
     </div>
   );
 }
 
-/** The connection form: installation id, model of the catalogue, rule type (POST …/integrations/codehost, upsert). */
-function ConnectionForm({ current, onSave }: { current: CodehostConfig | null; onSave: (body: CodehostConfigBody) => void }) {
+/**
+ * "Install the GitHub App": asks the server for an install link carrying this org's signed state
+ * and sends the browser there; GitHub's setup redirect binds the installation and comes back
+ * with `?installed=<id>` (docs/decisions.md "Installation binding").
+ */
+function InstallApp({ base, installed }: { base: string; installed: boolean }) {
+  const link = useMutation({
+    mutationFn: () => api.post<CodehostInstallLink>(`${base}/install-link`),
+    onSuccess: (l) => window.location.assign(l.install_url),
+  });
+  const notConfigured = detailIf(link.error, 501);
+  return (
+    <section aria-labelledby="install-app">
+      <h2 id="install-app">GitHub App installation</h2>
+      <p>{installed ? 'Install the app on another account to replace this installation.' : 'Install the GitHub App on the repositories to review. GitHub sends you back here and the installation is connected to this organization.'}</p>
+      <button type="button" onClick={() => link.mutate()} disabled={link.isPending || link.isSuccess}>Install the GitHub App</button>
+      {notConfigured ? <p className="state unavailable" role="note">{notConfigured}.</p> : <ActionResult error={link.error} />}
+    </section>
+  );
+}
+
+/**
+ * The connection form: model of the catalogue, rule type (POST …/integrations/codehost, upsert);
+ * for a platform administrator also an installation id (bound on their word, audited).
+ */
+function ConnectionForm({ current, superadmin, onSave }: { current: CodehostConfig | null; superadmin: boolean; onSave: (body: CodehostConfigBody) => void }) {
   const submit = (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
     const f = new FormData(e.currentTarget);
@@ -52,9 +76,11 @@ function ConnectionForm({ current, onSave }: { current: CodehostConfig | null; o
   };
   return (
     <form className="form-grid" onSubmit={submit} aria-label="Code-host connection">
-      <Field label="Installation id" hint={current ? 'Leave empty to keep the stored one.' : 'The number at the end of the app installation URL in GitHub (…/installations/12345).'}>
-        <input name="installation_id" inputMode="numeric" pattern="\d{1,20}" defaultValue={current?.installation_id ?? ''} />
-      </Field>
+      {superadmin ? (
+        <Field label="Installation id" hint="Platform administrators only: binds this installation to the organization without the install link (audited). Leave empty to keep the bound one.">
+          <input name="installation_id" inputMode="numeric" pattern="\d{1,20}" defaultValue={current?.installation_id ?? ''} />
+        </Field>
+      ) : null}
       <ModelField defaultValue={current?.llm_backend && current.model ? modelKey(current.llm_backend, current.model) : undefined} hint="Pull-request analyses use the organization's stored credential for this provider." />
       <Field label="Rule type (optional)"><input name="rule_type" maxLength={100} defaultValue={current?.rule_type ?? ''} /></Field>
       <button type="submit">{current ? 'Save connection' : 'Connect'}</button>
@@ -96,7 +122,8 @@ function OwnApp({ base, config }: { base: string; config: CodehostConfig | null 
 
 /**
  * /integrations/codehost: the org's GitHub App connection (analysis-api.md "Code-hosting
- * integration"), admin only. `?app_created=1` (the manifest callback's redirect) shows success.
+ * integration"), admin only. `?app_created=1` (the manifest callback's redirect) and
+ * `?installed=<id>` (the setup redirect's) show success.
  */
 export default function Codehost() {
   const session = useSession();
@@ -113,6 +140,9 @@ export default function Codehost() {
       {params.get('app_created') === '1' ? (
         <p className="state ok" role="status">Your GitHub App was created. Install it on the repositories to review in GitHub; its installation is recorded automatically.</p>
       ) : null}
+      {params.get('installed') ? (
+        <p className="state ok" role="status">GitHub installation {params.get('installed')} is connected to this organization.</p>
+      ) : null}
       <p>Connect a GitHub App installation: every pull request push is analysed, one comment is kept up to date and a commit status gates the merge.</p>
       <QueryView query={config}>
         {(c) => (
@@ -126,7 +156,9 @@ export default function Codehost() {
                 <dt>Connected</dt><dd>{when(c.created_at)}</dd>
               </dl>
             ) : <Empty>Not connected: GitHub pull requests are not analysed yet.</Empty>}
-            <ConnectionForm key={c?.created_at ?? 'new'} current={c} onSave={(body) => save.mutate(body)} />
+            <InstallApp base={base} installed={Boolean(c?.installation_id)} />
+            <h2>Model</h2>
+            <ConnectionForm key={c?.created_at ?? 'new'} current={c} superadmin={session.is_superadmin} onSave={(body) => save.mutate(body)} />
             <ActionResult error={save.error} success={save.isSuccess ? 'Connection saved.' : null} />
             {c ? (
               <ConfirmButton label="Disconnect" question="Disconnect GitHub?" danger onConfirm={() => disconnect.mutate()}>
