@@ -81,7 +81,7 @@ export async function buildServer(baseConfig: Config, options: StartOptions = {}
   const engine: EngineContext = { stores, analyzers: createAnalyzerRegistry(), now, log, egress: { allowlist } };
   configureNotifications({ timeoutMs: config.notifications.timeout_seconds * 1000, maxChannelsPerOrg: config.notifications.max_channels_per_org });
   const { pool_size, max_concurrent_per_org, max_queued_per_org, max_queued } = config.templates;
-  configureTemplateSandbox({ poolSize: pool_size, maxConcurrentPerOrg: max_concurrent_per_org, maxQueuedPerOrg: max_queued_per_org, maxQueued: max_queued });
+  configureTemplateSandbox({ poolSize: pool_size, maxConcurrentPerLane: max_concurrent_per_org, maxQueuedPerLane: max_queued_per_org, maxQueued: max_queued });
   await stores.orgs.ensure({ org_id: DEFAULT_ORG_ID, name: 'Default organization', slug: 'default' }, now().toISOString());
   await stores.models.seed(CURATED_MODELS, now().toISOString());
   await ensureRulesSeeded(engine, DEFAULT_ORG_ID);

@@ -14,6 +14,8 @@ export interface NamespaceReportOptions {
   readonly includeSuppressed: boolean;
   /** A user template's source (already looked up in the org); null = the built-in. */
   readonly templateSource?: string | null;
+  /** The sandbox lane a template render queues in (report/template-sandbox-lane.ts); default the org's. */
+  readonly sandboxLane?: string;
   readonly reportHtmlUrl?: string | null;
   readonly dashboardUrl?: string | null;
   readonly job?: { job_id: string; status: string; quota_exceeded: boolean } | null;
@@ -34,7 +36,7 @@ export async function renderNamespaceReport(ctx: EngineContext, orgId: string, n
   const { input } = await loadNamespaceReportData(ctx, orgId, namespace, options);
   const model = buildReportModel(input);
   // An org template is untrusted: it renders in the sandbox worker, never on the request thread.
-  if (options.templateSource) return renderUntrusted(orgId, model, options.format, options.templateSource);
+  if (options.templateSource) return renderUntrusted(options.sandboxLane ?? `org:${orgId}`, model, options.format, options.templateSource);
   // LiquidJS and sanitize-html load on the first report, not at start-up (issue 18).
   const { renderReport } = await import('../report/render');
   return renderReport(model, { format: options.format });

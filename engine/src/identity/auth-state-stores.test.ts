@@ -9,7 +9,7 @@ import { ensureSchema } from '../stores';
 import { RevokedTokenStore } from './revoked-token-store';
 import { AuthThrottleStore } from './throttle-store';
 import { UserStore } from './user-store';
-import type { UserDoc } from './types';
+import type { AuthThrottleDoc, UserDoc } from './types';
 
 // The issue-14 state (brute-force counters, revoked/consumed tokens, the last TOTP step) on every
 // adapter, through the port only. docdb runs when MONGODB_URI is set, as in the conformance suite.
@@ -62,14 +62,40 @@ for (const backend of backends) {
       const throttle = new AuthThrottleStore(store);
       const counts = await Promise.all([1, 2, 3].map(() => throttle.addFailure('k', T0, T1)));
       expect(counts.sort()).toEqual([1, 2, 3]);
-      await throttle.setBlock('k', 2, T1, T2); // a stale count: ignored
-      expect((await throttle.get('k', T0))?.blocked_until).toBeNull();
-      await throttle.setBlock('k', 3, T1, T2);
-      expect(await throttle.get('k', T0)).toMatchObject({ failures: 3, blocked_until: T1, expires_at: T2 });
+      await throttle.setBlock('k', 2, T1, T2, 2); // a stale count: ignored
+      expect((await throttle.get('k', T0))?.blocked_until).toBe(T0);
+      await throttle.setBlock('k', 3, T1, T2, 2);
+      expect(await throttle.get('k', T0)).toMatchObject({ failures: 3, used: 2, blocked_until: T1, expires_at: T2 });
       expect(await throttle.get('k', T2)).toBeNull();
       expect(await throttle.addFailure('k', T2, '2026-11-22T10:35:00.000Z')).toBe(1);
       await throttle.clear('k');
       expect(await throttle.get('k', T0)).toBeNull();
+    });
+
+    it('admits at most `limit` parallel attempts, none while blocked, one at a time after a block', async () => {
+      const throttle = new AuthThrottleStore(store);
+      const admitted = await Promise.all(Array.from({ length: 12 }, () => throttle.reserve('r', T0, T2, 3)));
+      expect(admitted.filter((r) => r.admitted)).toHaveLength(3);
+      expect(admitted.find((r) => !r.admitted)?.doc).toMatchObject({ used: 3, failures: 0 });
+      // A released slot (a success, or not a guess) is free again; a release after a block is dropped.
+      await throttle.release('r', T0);
+      expect((await throttle.reserve('r', T0, T2, 3)).admitted).toBe(true);
+      for (let i = 0; i < 3; i += 1) expect(await throttle.addFailure('r', T0, T2, true)).toBe(i + 1);
+      await throttle.setBlock('r', 3, T1, T2, 2);
+      await throttle.release('r', T0);
+      expect(await throttle.get('r', T0)).toMatchObject({ used: 2, failures: 3 });
+      expect((await throttle.reserve('r', T0, T2, 3)).admitted).toBe(false); // blocked until T1
+      const after = await Promise.all([1, 2, 3].map(() => throttle.reserve('r', T1, T2, 3)));
+      expect(after.filter((r) => r.admitted)).toHaveLength(1);
+      // Once the record expires, counting starts over.
+      expect((await throttle.reserve('r', T2, '2026-11-22T10:35:00.000Z', 3)).doc).toMatchObject({ used: 1, failures: 0 });
+    });
+
+    it('drops a counter written before reservations instead of refusing forever', async () => {
+      const throttle = new AuthThrottleStore(store);
+      await store.collection<AuthThrottleDoc>('auth_throttle').insertOne({ key: 'old', failures: 2, blocked_until: null, expires_at: T2, updated_at: T0 });
+      const r = await throttle.reserve('old', T0, T2, 3);
+      expect(r).toMatchObject({ admitted: true, doc: { used: 1, failures: 0 } });
     });
 
     it('a token is consumed once, released on a wrong code, revoked idempotently', async () => {

@@ -1,4 +1,4 @@
-import { ConflictError, NotFoundError } from '../errors';
+import { ConflictError, ForbiddenError, NotFoundError } from '../errors';
 import type { OrgDoc } from '../orgs/org-store';
 import { seedBuiltinTemplates } from '../report/template-service';
 import { seedBuiltinRules } from '../rules/custom-seed';
@@ -11,16 +11,31 @@ function slugify(name: string): string {
   return base || 'org';
 }
 
+function tooManyOrgs(limit: number): ForbiddenError {
+  return new ForbiddenError(`An account may create at most ${limit} organization${limit === 1 ? '' : 's'}`);
+}
+
 /**
- * Creates an org with `ownerUserId` as its owner and makes it the owner's last scoped org
- * (identity-api.md "Organizations": POST /orgs; registration with org_name), seeding the
- * built-in report templates and rules. Returns `{org, membership}`.
+ * Creates an org with `ownerUserId` as its owner (and creator) and makes it the owner's last
+ * scoped org (identity-api.md "Organizations": POST /orgs; registration with org_name), seeding
+ * the built-in report templates and rules. Returns `{org, membership}`.
+ * `maxCreated` (config `registration.max_orgs_per_account`; null for superadmins): ForbiddenError
+ * (403, the spec's status for a refused POST /orgs) when the owner already created that many
+ * orgs that still exist. Parallel creations cannot overshoot: the count is taken again after
+ * the insert, and a creation that finds itself over the limit removes its bare record.
  */
-export async function createOrganization(ctx: IdentityCtx, input: { name: string; ownerUserId: string }): Promise<{ org: OrgDoc; membership: MembershipDoc }> {
+export async function createOrganization(ctx: IdentityCtx, input: { name: string; ownerUserId: string; maxCreated?: number | null }): Promise<{ org: OrgDoc; membership: MembershipDoc }> {
+  const orgs = ctx.engine.stores.orgs;
+  const limit = input.maxCreated ?? null;
+  if (limit !== null && (await orgs.countCreatedBy(input.ownerUserId)) >= limit) throw tooManyOrgs(limit);
   const now = isoNow(ctx);
   const orgId = randomId('org');
   const slug = `${slugify(input.name)}-${orgId.slice(4, 10)}`;
-  const org = await ctx.engine.stores.orgs.ensure({ org_id: orgId, name: input.name, slug }, now);
+  const org = await orgs.ensure({ org_id: orgId, name: input.name, slug, created_by: input.ownerUserId }, now);
+  if (limit !== null && (await orgs.countCreatedBy(input.ownerUserId)) > limit) {
+    await orgs.deleteBare(orgId);
+    throw tooManyOrgs(limit);
+  }
   const membership = await ctx.engine.stores.memberships.insert({
     org_id: orgId, user_id: input.ownerUserId, role: 'owner', is_active: true, created_at: now, updated_at: now,
   });

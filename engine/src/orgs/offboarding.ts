@@ -50,8 +50,9 @@ export async function cancelOrgDeletion(ctx: IdentityCtx, orgId: string) {
 /**
  * POST /admin/organizations/purge-pending: hard-deletes every org whose `pending_deletion_at`
  * is older than `graceDays`, cascading through every collection of the schema (rows whose
- * `org_id` is the org's; accounts stay, their memberships go). The default org is never
- * purged. Irreversible. Each purge is audited org.purge (org-less, so it outlives the org).
+ * `org_id` is the org's; accounts stay, their memberships go), spans included the ones still
+ * in this process's write buffer (SpanStore.purgeOrg). The default org is never purged.
+ * Irreversible. Each purge is audited org.purge (org-less, so it outlives the org).
  * `{purged:[{org_id, name, rows_deleted}], grace_period_days}`.
  */
 export async function purgePendingOrgs(ctx: IdentityCtx, graceDays: number) {
@@ -61,9 +62,10 @@ export async function purgePendingOrgs(ctx: IdentityCtx, graceDays: number) {
   for (const org of due) {
     let rows = 0;
     // The org record last, so a purge interrupted midway is picked up again by the next call.
-    for (const name of schemaCollections().filter((c) => c !== 'orgs')) {
+    for (const name of schemaCollections().filter((c) => c !== 'orgs' && c !== 'spans')) {
       rows += await ctx.engine.stores.store.collection(name).deleteMany({ org_id: org.org_id });
     }
+    rows += await ctx.engine.stores.spans.purgeOrg(org.org_id);
     rows += await ctx.engine.stores.store.collection('orgs').deleteMany({ org_id: org.org_id });
     await recordAudit(ctx, {
       orgId: null, action: 'org.purge', targetType: 'organization', targetId: org.org_id,

@@ -19,6 +19,11 @@ export interface OrgDoc {
   rules_seeded_at?: string | null;
   /** Analyses not counted against the demo quota (PATCH /admin/organizations/{org_id}/plan `demo_analyses_used`). */
   demo_analyses_offset?: number;
+  /**
+   * The account that created it (POST /orgs, registration with org_name), counted against
+   * `registration.max_orgs_per_account`; absent on the default org and on older orgs.
+   */
+  created_by?: string | null;
 }
 
 /** Per-org analyzer switch (analysis-api.md "Analyzers and built-in rulesets"); no row = enabled. */
@@ -34,6 +39,7 @@ export const ORG_INDEXES: Record<string, IndexSpec[]> = {
   orgs: [
     { name: 'org_id', keys: { org_id: 1 }, unique: true },
     { name: 'slug', keys: { slug: 1 }, unique: true },
+    { name: 'created_by', keys: { created_by: 1 } },
   ],
   analyzer_settings: [{ name: 'org_analyzer', keys: { org_id: 1, analyzer: 1 }, unique: true }],
 };
@@ -59,8 +65,8 @@ export class OrgStore {
     return this.orgs.find({}, { sort: { created_at: 1, org_id: 1 } });
   }
 
-  /** Creates the org when absent (idempotent); returns the stored record. */
-  async ensure(org: Pick<OrgDoc, 'org_id' | 'name' | 'slug'>, now: string): Promise<OrgDoc> {
+  /** Creates the org when absent (idempotent); returns the stored record. `created_by` only on creation. */
+  async ensure(org: Pick<OrgDoc, 'org_id' | 'name' | 'slug' | 'created_by'>, now: string): Promise<OrgDoc> {
     await this.orgs.updateOne(
       { org_id: org.org_id },
       {
@@ -76,11 +82,25 @@ export class OrgStore {
           require_2fa: false,
           pending_deletion_at: null,
           created_at: now,
+          ...(org.created_by !== undefined ? { created_by: org.created_by } : {}),
         },
       },
       { upsert: true },
     );
     return (await this.get(org.org_id)) as OrgDoc;
+  }
+
+  /** How many orgs `userId` created that still exist (pending deletion included). */
+  countCreatedBy(userId: string): Promise<number> {
+    return this.orgs.count({ created_by: userId });
+  }
+
+  /**
+   * Deletes the org record alone: only for an org refused right after its insert, before any
+   * other row of it was written (org-service.ts createOrganization); a real org is purged.
+   */
+  async deleteBare(orgId: string): Promise<void> {
+    await this.orgs.deleteOne({ org_id: orgId });
   }
 
   /** Orgs whose deletion was requested before `before` (ISO); the purge's candidates. */

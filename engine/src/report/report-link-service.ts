@@ -7,6 +7,7 @@ import { NotFoundError } from '../errors';
 import { recordAudit } from '../audit/record';
 import type { IdentityCtx } from '../identity/context';
 import type { ReportLinkDoc } from './report-link-store';
+import { creatorLane, sandboxLane, type LaneActor } from './template-sandbox-lane';
 import { resolveTemplate } from './template-service';
 
 /**
@@ -51,6 +52,8 @@ export interface OrgReportOptions {
   readonly dashboardBaseUrl: string | null;
   /** Who asks (recorded on a minted link as `created_by`); null or omitted when unknown. */
   readonly createdBy?: string | null;
+  /** The caller, whose sandbox lane an org template renders in (template-sandbox-lane.ts); omitted: the org's. */
+  readonly actor?: LaneActor;
 }
 
 /**
@@ -66,16 +69,18 @@ export async function renderOrgReport(ctx: EngineContext, orgId: string, namespa
   if (!(await ctx.stores.resources.namespaceExists(orgId, namespace))) throw new NotFoundError(`Namespace '${namespace}' not found`);
   const reportHtmlUrl = template.format === 'markdown_light' ? `${options.linkBase}${await mintReportLink(ctx, orgId, namespace, options.createdBy ?? null)}` : null;
   const dashboardUrl = options.dashboardBaseUrl ? `${options.dashboardBaseUrl.replace(/\/+$/, '')}/findings?namespace=${encodeURIComponent(namespace)}` : null;
+  const lane = template.source && options.actor ? await sandboxLane(ctx, orgId, options.actor) : undefined;
   const rendered = await renderNamespaceReport(ctx, orgId, namespace, {
-    format: template.format, includeSuppressed: options.includeSuppressed, templateSource: template.source, reportHtmlUrl, dashboardUrl,
+    format: template.format, includeSuppressed: options.includeSuppressed, templateSource: template.source, reportHtmlUrl, dashboardUrl, sandboxLane: lane,
   });
   return { ...rendered, format: template.format };
 }
 
 /**
  * GET /reports/{token} (public): the HTML report of the link's namespace, rendered now with
- * the org's default html template or the built-in. Unknown, malformed and expired tokens
- * all throw the same NotFoundError (404).
+ * the org's default html template or the built-in (in the sandbox lane of the link's creator,
+ * so public links do not add lanes). Unknown, malformed and expired tokens all throw the same
+ * NotFoundError (404).
  */
 export async function openReportLink(ctx: EngineContext, token: string) {
   const gone = new NotFoundError('Report not found');
@@ -83,8 +88,9 @@ export async function openReportLink(ctx: EngineContext, token: string) {
   const link = await ctx.stores.reportLinks.unsafeByTokenHash(tokenDigest(token));
   if (!link || link.expires_at <= ctx.now().toISOString()) throw gone;
   const template = await resolveTemplate(ctx, link.org_id, 'html', null);
+  const lane = template.source ? await creatorLane(ctx, link.org_id, link.created_by) : undefined;
   try {
-    return await renderNamespaceReport(ctx, link.org_id, link.namespace, { format: 'html', includeSuppressed: link.include_suppressed, templateSource: template.source });
+    return await renderNamespaceReport(ctx, link.org_id, link.namespace, { format: 'html', includeSuppressed: link.include_suppressed, templateSource: template.source, sandboxLane: lane });
   } catch (error) {
     if (error instanceof NotFoundError) throw gone;
     throw error;

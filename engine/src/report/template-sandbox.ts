@@ -23,9 +23,10 @@ const COMPILED_IMPL = typeof __PLANWARDEN_TEMPLATE_WORKER_IMPL__ === 'string' ? 
  * serves requests never runs template code, a heap cap (`resourceLimits`) and a wall-clock
  * watchdog that terminates the worker (then replaced) if a render outlives its budget.
  *
- * Issue 14: a pool of workers shared fairly between orgs (template-sandbox-queue.ts): each org
- * has a concurrency cap and a bounded queue, so one org's slow templates delay only its own
- * renders, and its overflow answers 429 with Retry-After.
+ * Issue 14: a pool of workers shared fairly between lanes (template-sandbox-queue.ts): each
+ * lane (the account responsible for the render, template-sandbox-lane.ts) has a concurrency cap
+ * and a bounded queue, so one account's slow templates delay only its own renders, however many
+ * orgs it spreads them over, and its overflow answers 429 with Retry-After.
  */
 
 /** Watchdog: LiquidJS's renderLimit plus this grace, then the worker is terminated. */
@@ -123,10 +124,10 @@ class SandboxPool {
     this.pump();
   }
 
-  /** Queues `job` for `orgId`; TooManyRequestsError (429) when its queue is full. */
-  run(orgId: string, job: JobInput): Promise<SandboxReply> {
+  /** Queues `job` in `lane`; TooManyRequestsError (429) when its queue is full. */
+  run(lane: string, job: JobInput): Promise<SandboxReply> {
     return new Promise((resolve) => {
-      this.queue.enqueue(orgId, { job, resolve });
+      this.queue.enqueue(lane, { job, resolve });
       this.pump();
     });
   }
@@ -139,13 +140,13 @@ class SandboxPool {
       if (!next) return;
       let worker = this.idle.pop();
       if (!worker) { worker = new SandboxWorker(); this.workers += 1; }
-      void this.runOn(worker, next.orgId, next.job);
+      void this.runOn(worker, next.lane, next.job);
     }
   }
 
-  private async runOn(worker: SandboxWorker, orgId: string, pending: Pending): Promise<void> {
+  private async runOn(worker: SandboxWorker, lane: string, pending: Pending): Promise<void> {
     const reply = await worker.run(pending.job);
-    this.queue.done(orgId);
+    this.queue.done(lane);
     this.idle.push(worker);
     pending.resolve(reply);
     this.pump();
@@ -155,8 +156,8 @@ class SandboxPool {
 const pool = new SandboxPool();
 
 /**
- * Sets the sandbox's capacity (config `templates`): pool size, per-org concurrency, per-org and
- * total queue lengths. Applies to jobs started from now on; workers over a smaller pool size
+ * Sets the sandbox's capacity (config `templates`): pool size, per-lane concurrency, per-lane
+ * and total queue lengths. Applies to jobs started from now on; workers over a smaller pool size
  * stop when idle. The pool is process-wide, so the last call wins.
  */
 export function configureTemplateSandbox(limits: SandboxLimits): void {
@@ -168,22 +169,23 @@ function renderError(message: string): ValidationError {
 }
 
 /**
- * Renders `model` with an org template `source` in a sandbox worker, queued fairly among
- * `orgId`'s renders. Returns `{content, contentType}`; throws ValidationError (422) "template
- * failed to render: ..." for any failure (syntax, strict variables, time, memory, output size,
- * a killed worker) and TooManyRequestsError (429, Retry-After) when the org's queue is full.
+ * Renders `model` with an org template `source` in a sandbox worker, queued fairly in `lane`
+ * (template-sandbox-lane.ts `sandboxLane`). Returns `{content, contentType}`; throws
+ * ValidationError (422) "template failed to render: ..." for any failure (syntax, strict
+ * variables, time, memory, output size, a killed worker) and TooManyRequestsError (429,
+ * Retry-After) when the lane's queue is full.
  */
-export async function renderUntrusted(orgId: string, model: ReportModel, format: ReportFormat, source: string): Promise<RenderedReport> {
-  const reply = await pool.run(orgId, { op: 'render', model, format, source });
+export async function renderUntrusted(lane: string, model: ReportModel, format: ReportFormat, source: string): Promise<RenderedReport> {
+  const reply = await pool.run(lane, { op: 'render', model, format, source });
   if (!reply.ok) throw renderError(reply.message);
   return { content: reply.content, contentType: reply.contentType as RenderedReport['contentType'] };
 }
 
 /**
- * validateTemplateSource (report/render.ts) in a sandbox worker for `orgId`; ValidationError
- * (422) on failure, TooManyRequestsError (429) when the org's queue is full.
+ * validateTemplateSource (report/render.ts) in a sandbox worker, queued in `lane`;
+ * ValidationError (422) on failure, TooManyRequestsError (429) when the lane's queue is full.
  */
-export async function validateUntrusted(orgId: string, source: string, format: ReportFormat): Promise<void> {
-  const reply = await pool.run(orgId, { op: 'validate', format, source });
+export async function validateUntrusted(lane: string, source: string, format: ReportFormat): Promise<void> {
+  const reply = await pool.run(lane, { op: 'validate', format, source });
   if (!reply.ok) throw renderError(reply.message);
 }

@@ -5,6 +5,7 @@ import { recordAudit } from '../audit/record';
 import type { IdentityCtx } from '../identity/context';
 import { BUILTIN_TEMPLATES, REPORT_FORMATS, TEMPLATE_LIMITS, type ReportFormat } from './formats';
 import { validateUntrusted } from './template-sandbox';
+import { sandboxLane, type LaneActor } from './template-sandbox-lane';
 import type { ReportTemplateDoc } from './template-store';
 import { renderNamespaceReport } from '../analysis/namespace-report';
 
@@ -60,7 +61,7 @@ export async function createTemplate(ctx: IdentityCtx, orgId: string, input: z.i
     org_id: orgId, template_id: templateSlug(input.name), name: input.name, format: input.format, source: input.source,
     is_default: input.is_default, is_builtin_seed: false, created_by: actor(ctx), created_at: ctx.engine.now().toISOString(), updated_at: null,
   };
-  await validateUntrusted(orgId, input.source, input.format);
+  await validateUntrusted(await sandboxLane(ctx.engine, orgId, ctx.actor), input.source, input.format);
   try {
     await ctx.engine.stores.templates.insert({ ...doc });
   } catch (error) {
@@ -94,7 +95,7 @@ export async function getTemplate(ctx: EngineContext, orgId: string, templateId:
  */
 export async function updateTemplate(ctx: IdentityCtx, orgId: string, templateId: string, input: z.infer<typeof UpdateTemplateSchema>) {
   const before = await requireTemplate(ctx.engine, orgId, templateId);
-  if (input.source !== undefined) await validateUntrusted(orgId, input.source, before.format);
+  if (input.source !== undefined) await validateUntrusted(await sandboxLane(ctx.engine, orgId, ctx.actor), input.source, before.format);
   const after = await ctx.engine.stores.templates.update(orgId, templateId, { ...input, updated_at: ctx.engine.now().toISOString() });
   if (!after) throw new NotFoundError(`Template '${templateId}' not found`);
   if (input.is_default) await ctx.engine.stores.templates.clearDefaults(orgId, after.format, templateId);
@@ -147,12 +148,15 @@ export async function resolveTemplate(ctx: EngineContext, orgId: string, format:
 
 /**
  * POST .../report-templates/preview: renders `source` over the namespace's current report in
- * the sandbox; nothing is persisted and no link is minted. `{content, content_type}`.
- * 404 namespace without resources, 422 render failure.
+ * the sandbox, in the lane of `actor` (the caller: template-sandbox-lane.ts); nothing is
+ * persisted and no link is minted. `{content, content_type}`. 404 namespace without resources,
+ * 422 render failure, 429 the caller's lane is full.
  */
-export async function previewTemplate(ctx: EngineContext, orgId: string, input: z.infer<typeof PreviewTemplateSchema>) {
+export async function previewTemplate(ctx: EngineContext, orgId: string, input: z.infer<typeof PreviewTemplateSchema>, actor: LaneActor) {
   const members = await ctx.stores.resources.listMembers(orgId, input.namespace);
   if (members.length === 0) throw new NotFoundError(`Namespace '${input.namespace}' has no resources`);
-  const rendered = await renderNamespaceReport(ctx, orgId, input.namespace, { format: input.format, includeSuppressed: false, templateSource: input.source });
+  const rendered = await renderNamespaceReport(ctx, orgId, input.namespace, {
+    format: input.format, includeSuppressed: false, templateSource: input.source, sandboxLane: await sandboxLane(ctx, orgId, actor),
+  });
   return { content: rendered.content, content_type: rendered.contentType };
 }

@@ -89,4 +89,20 @@ describe('SpanStore write buffer', () => {
     const broken = { ...ctx, stores: { spans: { insert: () => { throw new Error('boom'); } } } as unknown as Stores };
     expect(() => recordSpan(broken, { orgId: ORG, traceId: 'x', type: 'request', durationMs: 1, keyId: null, userId: null, data: {} })).not.toThrow();
   });
+  it('purgeOrg deletes stored, buffered and in-flight spans of the org, keeps the others, and records none of it afterwards', async () => {
+    store = new SqliteStore(':memory:', 'memory');
+    const spans = new SpanStore(store, { flushMs: 60_000 });
+    spans.insert(span(1));
+    await spans.flush();
+    spans.insert(span(2));
+    const inFlight = spans.flush(); // a batch being written while the purge starts
+    spans.insert(span(3));
+    spans.insert(span(4, { org_id: 'org-b' }));
+    expect(await spans.purgeOrg(ORG)).toBe(2);
+    await inFlight;
+    spans.insert(span(5));
+    await spans.flush();
+    expect(await store.collection<SpanDoc>('spans').count({ org_id: ORG })).toBe(0);
+    expect(await store.collection<SpanDoc>('spans').count({ org_id: 'org-b' })).toBe(1);
+  });
 });

@@ -53,6 +53,8 @@ export class SpanStore {
   /** The last batch write started (settles, never rejects): batches are written in order. */
   private writing: Promise<void> = Promise.resolve();
   private log: Pick<Logger, 'warn'> | null = null;
+  /** Orgs purged in this process: their spans are no longer recorded (purgeOrg). */
+  private readonly purged = new Set<string>();
 
   constructor(store: Store, options: SpanBufferOptions = {}) {
     this.spans = store.collection<SpanDoc>('spans');
@@ -60,9 +62,10 @@ export class SpanStore {
     this.maxBatch = options.maxBatch ?? DEFAULT_MAX_BATCH;
   }
 
-  /** Queues one span for the next batch; `log` receives write failures. Never throws. */
+  /** Queues one span for the next batch (a purged org's is dropped); `log` receives write failures. Never throws. */
   insert(doc: SpanDoc, log?: Pick<Logger, 'warn'>): void {
     if (log) this.log = log;
+    if (this.purged.has(doc.org_id)) return;
     this.buffer.push(doc);
     if (this.buffer.length >= this.maxBatch) {
       void this.flush();
@@ -91,6 +94,19 @@ export class SpanStore {
     this.buffer = [];
     this.writing = this.writing.then(() => this.write(batch));
     return this.writing;
+  }
+
+  /**
+   * Deletes every span of `orgId` (POST /admin/organizations/purge-pending) so none survives
+   * the purge: this process stops recording the org's spans, drops those still buffered, waits
+   * for batches already being written, then deletes the stored ones. Returns how many stored
+   * spans were deleted. (Another replica's buffer holds at most its last `flushMs` of spans.)
+   */
+  async purgeOrg(orgId: string): Promise<number> {
+    this.purged.add(orgId);
+    this.buffer = this.buffer.filter((doc) => doc.org_id !== orgId);
+    await this.writing;
+    return this.spans.deleteMany({ org_id: orgId });
   }
 
   private async write(batch: SpanDoc[]): Promise<void> {

@@ -37,6 +37,55 @@ export function loginSubject(ip: string | null, email: string): string {
   return `${sourceKey(ip)}|${email.toLowerCase()}`;
 }
 
+/** One counter and its subject, e.g. `['login', loginSubject(ip, email)]`. */
+export type Subject = readonly [Counter, string];
+
+/** A slot `Attempt` holds: the stored key and the block its reservation saw (for the release). */
+interface Held {
+  readonly counter: Counter;
+  readonly key: string;
+  readonly blockedUntil: string;
+}
+
+/**
+ * One credential check admitted on one or more counters (BruteForceGuard.attempt): each counter's
+ * slot is reserved before the check runs, and the check settles them once: `fail` counts a
+ * failure on every counter, `succeed` clears `login`/`second_factor` and gives back the `ip`
+ * slot, and an attempt left unsettled (a 401 that is not a guess, an error) gives every slot back.
+ */
+export class Attempt {
+  private readonly held: Held[] = [];
+  private settled = false;
+  constructor(private readonly guard: BruteForceGuard) {}
+
+  /** Reserves one more counter's slot; TooManyAttemptsError (429, Retry-After) when it has none. */
+  async admit(counter: Counter, subject: string): Promise<void> {
+    const held = await this.guard.reserve(counter, subject);
+    if (held) this.held.push(held);
+  }
+
+  /** Counts one failure on every admitted counter (reaching a threshold starts the block). */
+  async fail(): Promise<void> {
+    if (this.settle()) for (const h of this.held) await this.guard.countFailure(h.counter, h.key, true);
+  }
+
+  /** A correct credential: clears the `login`/`second_factor` subjects, gives back the `ip` slot. */
+  async succeed(): Promise<void> {
+    if (this.settle()) for (const h of this.held) await (h.counter === 'ip' ? this.guard.store.release(h.key, h.blockedUntil) : this.guard.store.clear(h.key));
+  }
+
+  /** Not a guess (or the check broke): every slot is given back. No-op once settled. */
+  async release(): Promise<void> {
+    if (this.settle()) for (const h of this.held) await this.guard.store.release(h.key, h.blockedUntil);
+  }
+
+  private settle(): boolean {
+    if (this.settled) return false;
+    this.settled = true;
+    return true;
+  }
+}
+
 /**
  * Brute-force protection with exponential backoff (docs/decisions.md "Brute force"), on the
  * store so replicas share it. A subject that reaches its counter's threshold within
@@ -45,13 +94,35 @@ export function loginSubject(ip: string | null, email: string): string {
  * `window_minutes` after the last one (or after the block ends). Successes never count, and a
  * success clears the `login`/`second_factor` subject (never the source's `ip` counter).
  * `rate_limit.enabled` false makes every method a no-op. Subjects are stored as SHA-256.
+ *
+ * Password and code checks go through `attempt`, which reserves the attempt atomically in the
+ * store before the (slow) check runs: however many arrive in parallel, on however many
+ * replicas, at most `threshold` are checked before the block, and one at a time after it.
+ * `check`/`fail` (read, then count) remain for the cheap checks of authenticate.ts.
  */
 export class BruteForceGuard {
   constructor(
-    private readonly store: AuthThrottleStore,
+    readonly store: AuthThrottleStore,
     private readonly settings: () => Config['rate_limit'],
     private readonly now: () => Date,
   ) {}
+
+  /**
+   * Runs `check` as one admitted attempt on `subjects` (reserved in order; the first without a
+   * free slot throws TooManyAttemptsError, 429 with Retry-After, and gives back the others).
+   * `check` settles the attempt with `fail` or `succeed`; whatever it leaves unsettled
+   * (including when it throws) is released. Returns what `check` returns.
+   */
+  async attempt<T>(subjects: readonly Subject[], check: (attempt: Attempt) => Promise<T>): Promise<T> {
+    const attempt = new Attempt(this);
+    try {
+      for (const [counter, subject] of subjects) await attempt.admit(counter, subject);
+      return await check(attempt);
+    } finally {
+      // A failed release leaves a slot used until the record expires: never worth masking the answer.
+      await attempt.release().catch(() => {});
+    }
+  }
 
   /** Throws TooManyAttemptsError (429, Retry-After) while `subject` is blocked. */
   async check(counter: Counter, subject: string): Promise<void> {
@@ -63,18 +134,9 @@ export class BruteForceGuard {
     if (waitMs > 0) throw new TooManyAttemptsError(Math.ceil(waitMs / 1000));
   }
 
-  /** Counts one failure of `subject`; reaching the threshold starts (or doubles) the block. */
+  /** Counts one failure of `subject` that `check` let through; reaching the threshold starts (or doubles) the block. */
   async fail(counter: Counter, subject: string): Promise<void> {
-    const s = this.settings();
-    if (!s.enabled) return;
-    const key = this.key(counter, subject);
-    const now = this.now().getTime();
-    const windowMs = s.window_minutes * 60_000;
-    const failures = await this.store.addFailure(key, iso(now), iso(now + windowMs));
-    const threshold = this.threshold(counter, s);
-    if (failures < threshold) return;
-    const delayMs = Math.min(2 ** (failures - threshold), s.max_backoff_minutes) * 60_000;
-    await this.store.setBlock(key, failures, iso(now + delayMs), iso(now + delayMs + windowMs));
+    if (this.settings().enabled) await this.countFailure(counter, this.key(counter, subject), false);
   }
 
   /** Forgets `subject`'s failures (a successful login or second factor). */
@@ -84,6 +146,41 @@ export class BruteForceGuard {
 
   /** Nothing to release: the counters live in the store. Kept for the server's shutdown path. */
   shutdown(): void {}
+
+  /**
+   * Reserves one slot of `subject` (Attempt.admit): null when protection is off; throws
+   * TooManyAttemptsError with the wait until the block ends or, when the slots are held by
+   * attempts still in flight, the block those would start.
+   */
+  async reserve(counter: Counter, subject: string): Promise<Held | null> {
+    const s = this.settings();
+    if (!s.enabled) return null;
+    const key = this.key(counter, subject);
+    const now = this.now().getTime();
+    const threshold = this.threshold(counter, s);
+    const reservation = await this.store.reserve(key, iso(now), iso(now + s.window_minutes * 60_000), threshold);
+    if (reservation.admitted) return { counter, key, blockedUntil: reservation.doc.blocked_until as string };
+    const doc = reservation.doc;
+    const waitMs = doc?.blocked_until ? Date.parse(doc.blocked_until) - now : 0;
+    const pendingMs = doc ? this.delayMs(Math.max(doc.failures + 1, threshold), threshold, s) : 1000;
+    throw new TooManyAttemptsError(Math.ceil((waitMs > 0 ? waitMs : pendingMs) / 1000));
+  }
+
+  /** Counts one failure under the stored `key`; the failure that reaches the threshold blocks. */
+  async countFailure(counter: Counter, key: string, reserved: boolean): Promise<void> {
+    const s = this.settings();
+    const now = this.now().getTime();
+    const windowMs = s.window_minutes * 60_000;
+    const failures = await this.store.addFailure(key, iso(now), iso(now + windowMs), reserved);
+    const threshold = this.threshold(counter, s);
+    if (failures < threshold) return;
+    const delayMs = this.delayMs(failures, threshold, s);
+    await this.store.setBlock(key, failures, iso(now + delayMs), iso(now + delayMs + windowMs), threshold - 1);
+  }
+
+  private delayMs(failures: number, threshold: number, s: Config['rate_limit']): number {
+    return Math.min(2 ** (failures - threshold), s.max_backoff_minutes) * 60_000;
+  }
 
   private key(counter: Counter, subject: string): string {
     return sha256Hex(`${counter}\n${subject}`);

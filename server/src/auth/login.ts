@@ -31,23 +31,23 @@ async function verifyAccountPassword(password: string, stored: string | null): P
  * POST /auth/session: password login (identity-api.md "Registration, login, sessions"). 401 bad
  * credentials or inactive account (one message, one timing); with 2FA enabled,
  * `{mfa_token, methods}` and no session. 429 + Retry-After while this source is backed off for
- * this account or for every account (brute-force.ts). A locked or 2FA-requiring org does not
- * block login.
+ * this account or for every account (brute-force.ts): the attempt is reserved on both counters
+ * before the password is hashed, so parallel guesses cannot outrun the count. A locked or
+ * 2FA-requiring org does not block login.
  */
 export async function passwordLogin(ids: IdentityServices, ctx: IdentityCtx, input: { email: string; password: string }): Promise<SessionResult | { mfa: { mfa_token: string; methods: string[] } }> {
   const account = input.email.toLowerCase();
-  const source = sourceKey(ctx.actor.ip);
-  const pair = loginSubject(ctx.actor.ip, account);
-  await ids.guard.check('ip', source);
-  await ids.guard.check('login', pair);
-  const user = await ctx.engine.stores.users.byEmail(account);
-  const ok = await verifyAccountPassword(input.password, user?.password_hash ?? null);
-  if (!user || !ok || !user.is_active) {
-    await ids.guard.fail('login', pair);
-    await ids.guard.fail('ip', source);
-    throw new UnauthorizedError('Invalid e-mail or password');
-  }
-  await ids.guard.reset('login', pair);
+  const subjects = [['ip', sourceKey(ctx.actor.ip)], ['login', loginSubject(ctx.actor.ip, account)]] as const;
+  const user = await ids.guard.attempt(subjects, async (attempt) => {
+    const found = await ctx.engine.stores.users.byEmail(account);
+    const ok = await verifyAccountPassword(input.password, found?.password_hash ?? null);
+    if (!found || !ok || !found.is_active) {
+      await attempt.fail();
+      throw new UnauthorizedError('Invalid e-mail or password');
+    }
+    await attempt.succeed();
+    return found;
+  });
   if (user.two_factor.enabled) {
     return { mfa: { mfa_token: await ids.signer.mintMfa(user.user_id, user.session_epoch), methods: ['totp', 'recovery_code'] } };
   }
@@ -58,28 +58,31 @@ export async function passwordLogin(ids: IdentityServices, ctx: IdentityCtx, inp
  * POST /auth/session/2fa: redeems an mfa_token once. The code is tried as a TOTP of a step later
  * than the last one accepted (RFC 6238 §5.2), then as an unused recovery code (consumed).
  * 401 expired, invalid or already redeemed token, or wrong code (the token then stays usable);
- * 429 + Retry-After while the account's second factor or the source is backed off.
+ * 429 + Retry-After while the account's second factor or the source is backed off. The source's
+ * slot is reserved before the token is read and the account's before the code is checked
+ * (brute-force.ts `attempt`), so parallel codes cannot outrun the count.
  */
 export async function secondFactorLogin(ids: IdentityServices, ctx: IdentityCtx, input: { mfa_token: string; code: string }): Promise<SessionResult> {
-  const source = sourceKey(ctx.actor.ip);
-  await ids.guard.check('ip', source);
-  const claims = await ids.signer.verifyMfa(input.mfa_token);
-  const user = claims ? await ctx.engine.stores.users.get(claims.userId) : null;
-  if (!claims || !user || !user.is_active || user.session_epoch !== claims.epoch || !user.two_factor.enabled) {
-    await ids.guard.fail('ip', source);
-    throw new UnauthorizedError('The sign-in challenge expired or is invalid');
-  }
-  await ids.guard.check('second_factor', user.user_id);
-  const tokens = ctx.engine.stores.revokedTokens;
-  const redeemed = await tokens.consume({ token_id: claims.tokenId, kind: 'mfa', user_id: user.user_id, expires_at: claims.expiresAt.toISOString(), created_at: isoNow(ctx) });
-  if (!redeemed) throw new UnauthorizedError('The sign-in challenge expired or is invalid');
-  if (!(await consumeSecondFactor(ctx, user, input.code))) {
-    await tokens.release(claims.tokenId);
-    await ids.guard.fail('second_factor', user.user_id);
-    await ids.guard.fail('ip', source);
-    throw new UnauthorizedError('Invalid code');
-  }
-  await ids.guard.reset('second_factor', user.user_id);
+  const user = await ids.guard.attempt([['ip', sourceKey(ctx.actor.ip)]], async (attempt) => {
+    const claims = await ids.signer.verifyMfa(input.mfa_token);
+    const found = claims ? await ctx.engine.stores.users.get(claims.userId) : null;
+    if (!claims || !found || !found.is_active || found.session_epoch !== claims.epoch || !found.two_factor.enabled) {
+      await attempt.fail();
+      throw new UnauthorizedError('The sign-in challenge expired or is invalid');
+    }
+    await attempt.admit('second_factor', found.user_id);
+    const tokens = ctx.engine.stores.revokedTokens;
+    const redeemed = await tokens.consume({ token_id: claims.tokenId, kind: 'mfa', user_id: found.user_id, expires_at: claims.expiresAt.toISOString(), created_at: isoNow(ctx) });
+    // A token already redeemed is not a guess: the attempt is released uncounted.
+    if (!redeemed) throw new UnauthorizedError('The sign-in challenge expired or is invalid');
+    if (!(await consumeSecondFactor(ctx, found, input.code))) {
+      await tokens.release(claims.tokenId);
+      await attempt.fail();
+      throw new UnauthorizedError('Invalid code');
+    }
+    await attempt.succeed();
+    return found;
+  });
   return mintSessionFor(ids, ctx, user);
 }
 

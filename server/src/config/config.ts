@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import YAML from 'yaml';
 import { z } from 'zod';
@@ -15,6 +16,13 @@ import { z } from 'zod';
 /** A list of host names / addresses / CIDR blocks, as an array or a comma-separated string. */
 const hostList = z.union([z.array(z.string().min(1)), z.string()]).default([])
   .transform((v) => (typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter(Boolean) : v));
+/** Whether `value` is what dns.Resolver#setServers takes: an IP, `ip:port` or `[ipv6]:port`. */
+function isResolverAddress(value: string): boolean {
+  const bracketed = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(value);
+  const v4 = /^([\d.]+)(?::(\d{1,5}))?$/.exec(value);
+  const [host, port] = bracketed ? [bracketed[1], bracketed[2]] : v4 ? [v4[1], v4[2]] : [value, undefined];
+  return isIP(host) !== 0 && (port === undefined || (Number(port) >= 1 && Number(port) <= 65535));
+}
 /** A boolean that also accepts the strings an environment variable carries ('false' stays false). */
 const flag = z.union([z.boolean(), z.enum(['true', 'false', '1', '0'])]).transform((v) => v === true || v === 'true' || v === '1');
 
@@ -55,6 +63,11 @@ export const ConfigSchema = z.object({
   }).prefault({}),
   registration: z.object({
     allow_public_org_creation: flag.default(true),
+    /**
+     * Organizations one account may have created and not yet purged (POST /orgs, registration
+     * with org_name; 403 beyond). Superadmins are exempt. Config-file only: not a platform setting.
+     */
+    max_orgs_per_account: z.coerce.number().int().min(1).max(10_000).default(10),
     terms_version: z.string().min(1).max(32).nullable().default(null),
     terms_url: z.string().url().nullable().default(null),
   }).prefault({}),
@@ -80,11 +93,14 @@ export const ConfigSchema = z.object({
   }).prefault({}),
   /**
    * Org SSO (identity-api.md "Single sign-on"): lifetime of the `sso_state` cookie and the
-   * timeout of each request to an identity provider (discovery, token, JWKS).
+   * timeout of each request to an identity provider (discovery, token, JWKS), which also bounds
+   * a domain-verification TXT lookup. `dns_servers` (`ip` or `ip:port`, IPv6 as `[addr]:port`)
+   * answers those lookups; empty = the system resolver (docs/decisions.md "SSO domain verification").
    */
   sso: z.object({
     state_ttl_minutes: z.coerce.number().int().min(1).max(60).default(10),
     http_timeout_seconds: z.coerce.number().min(0.5).max(60).default(10),
+    dns_servers: hostList.pipe(z.array(z.string().refine(isResolverAddress, 'an IP address with an optional port, e.g. 10.0.0.2:53 or [2001:db8::1]:53'))),
   }).prefault({}),
   /**
    * Brute-force protection (identity-api.md "Authentication", "Limits"; docs/decisions.md
@@ -182,13 +198,25 @@ export const ConfigSchema = z.object({
   }).prefault({}),
   /**
    * The org-template sandbox (engine/src/report/template-sandbox*.ts): worker threads, renders
-   * one org may run at once, and renders waiting per org and in all (429 with Retry-After beyond).
+   * one lane may run at once, and renders waiting per lane and in all (429 with Retry-After
+   * beyond). Despite the `_per_org` names (kept for existing config files), a lane is the account
+   * responsible for a render, across all its orgs (template-sandbox-lane.ts).
    */
   templates: z.object({
     pool_size: z.coerce.number().int().min(1).max(64).default(2),
     max_concurrent_per_org: z.coerce.number().int().min(1).max(64).default(1),
     max_queued_per_org: z.coerce.number().int().min(1).max(1000).default(4),
     max_queued: z.coerce.number().int().min(1).max(10_000).default(64),
+  }).prefault({}),
+  /**
+   * MCP sessions held by this process (server/src/mcp/session-registry.ts): in all, per org and
+   * per principal. A full org or principal gives up its oldest idle session; one org never
+   * holds more than `max_sessions - 1`. Config-file only (identity-api.md "Platform settings").
+   */
+  mcp: z.object({
+    max_sessions: z.coerce.number().int().min(2).max(100_000).default(1000),
+    max_sessions_per_org: z.coerce.number().int().min(1).max(100_000).default(100),
+    max_sessions_per_principal: z.coerce.number().int().min(1).max(100_000).default(20),
   }).prefault({}),
 });
 export type Config = z.infer<typeof ConfigSchema>;

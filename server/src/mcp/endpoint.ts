@@ -14,6 +14,7 @@ import { INGEST_MAX_BYTES } from '../routes/ingest.schema';
 import type { ServerServices } from '../services';
 import { authInfoFor } from './context';
 import { createPlanwardenMcpServer } from './mcp-server';
+import { SessionRegistry, touch, type TrackedSession } from './session-registry';
 
 /** Where the endpoint is mounted, and its legacy SSE paths (docs/mcp.md "Transports"). */
 export const MCP_PATH = '/mcp';
@@ -21,7 +22,6 @@ export const MCP_SSE_PATH = '/mcp/sse';
 export const MCP_MESSAGES_PATH = '/mcp/messages';
 
 const IDLE_MS = 30 * 60_000;
-const MAX_SESSIONS = 1000;
 
 export interface McpEndpointOptions {
   readonly services: ServerServices;
@@ -43,18 +43,24 @@ export interface McpEndpoint {
   close(): Promise<void>;
 }
 
-interface Session {
+/** An open session; `owner` (TrackedSession) binds it: later requests must resolve to the same principal. */
+interface Session extends TrackedSession {
   readonly transport: StreamableHTTPServerTransport | SSEServerTransport;
-  readonly server: McpServer;
-  /** Who opened it: later requests must present a credential resolving to the same principal. */
-  readonly owner: string;
-  open: number;
+  /** Set once admitted and connected. */
+  server: McpServer | null;
+  /** Its id once the handshake has given it one. */
+  id: string | null;
   lastActive: number;
 }
 
 /** Identity of a principal for session binding (role excluded: a role change applies at once). */
 function ownerOf(principal: Principal): string {
   return JSON.stringify([principal.kind, principal.orgId, principal.userId, principal.keyId]);
+}
+
+/** The org a principal's sessions count against: its org, or its own account when it has none. */
+function orgOf(principal: Principal): string {
+  return principal.orgId !== null ? `org:${principal.orgId}` : `account:${principal.userId ?? principal.keyId ?? principal.kind}`;
 }
 
 function rpcError(res: Response, status: number, code: number, message: string): void {
@@ -71,10 +77,23 @@ type AuthedRequest = IncomingMessage & { auth?: AuthInfo };
  * authenticator before its body is read (no or a bad credential: 401 from the error
  * middleware, before any MCP processing); the principal rides to each tool call as
  * `extra.authInfo`, where each tool runs the HTTP routes' policy check; a session answers only
- * to the principal that opened it (else 404).
+ * to the principal that opened it (else 404). Sessions are admitted by SessionRegistry (config
+ * `mcp`): a principal or org at its cap gives up its oldest idle session (which then answers 404),
+ * and refuses (429) only when all of its sessions are active; no org can fill the process alone.
  */
 export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
   const sessions = new Map<string, Session>();
+  const forget = (session: Session) => {
+    registry.remove(session);
+    if (session.id !== null && sessions.get(session.id) === session) sessions.delete(session.id);
+  };
+  const registry = new SessionRegistry<Session>(() => {
+    const limits = options.services.config.mcp;
+    return { maxSessions: limits.max_sessions, maxPerOrg: limits.max_sessions_per_org, maxPerPrincipal: limits.max_sessions_per_principal };
+  }, (session) => {
+    forget(session);
+    void session.transport.close().catch(() => {});
+  });
   const router = express.Router();
   const deps = { services: options.services, log: options.log, routes: options.routes };
   const bodyLimit = () => Math.max(INGEST_MAX_BYTES, options.services.config.server.max_input_size_mb * 1024 * 1024) * 2 + 64 * 1024;
@@ -89,8 +108,9 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
 
   const track = (session: Session, res: Response) => {
     session.lastActive = Date.now();
+    touch(session);
     session.open += 1;
-    res.on('close', () => { session.open -= 1; session.lastActive = Date.now(); });
+    res.on('close', () => { session.open -= 1; session.lastActive = Date.now(); touch(session); });
   };
 
   const authenticateRequest = async (req: Request, res: Response, next: NextFunction) => {
@@ -116,11 +136,15 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     return session;
   };
 
-  const openSession = async (transport: Session['transport'], res: Response): Promise<Session> => {
-    const server = createPlanwardenMcpServer(deps);
-    const session: Session = { transport, server, owner: ownerOf(res.locals.principal as Principal), open: 0, lastActive: Date.now() };
-    await server.connect(transport);
-    return session;
+  /** A session of the caller's, not yet admitted nor connected. */
+  const newSession = (transport: Session['transport'], res: Response): Session => {
+    const principal = res.locals.principal as Principal;
+    return { transport, server: null, owner: ownerOf(principal), org: orgOf(principal), id: null, open: 0, used: 0, lastActive: Date.now() };
+  };
+
+  const connect = async (session: Session): Promise<void> => {
+    session.server = createPlanwardenMcpServer(deps);
+    await session.server.connect(session.transport);
   };
 
   const streamable = async (req: Request, res: Response, next: NextFunction) => {
@@ -141,18 +165,28 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
         rpcError(res, 400, -32000, 'Bad Request: no valid session ID provided');
         return;
       }
-      if (sessions.size >= MAX_SESSIONS) {
-        rpcError(res, 503, -32000, 'Too many open MCP sessions');
+      const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (sessionId) => { session.id = sessionId; sessions.set(sessionId, session); },
+      });
+      const session = newSession(transport, res);
+      const refused = registry.admit(session);
+      if (refused) {
+        rpcError(res, refused.status, -32000, refused.message);
         return;
       }
-      let session: Session | null = null;
-      const transport = new StreamableHTTPServerTransport({
-        sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (sessionId) => { if (session) sessions.set(sessionId, session); },
-      });
-      transport.onclose = () => { if (transport.sessionId) sessions.delete(transport.sessionId); };
-      session = await openSession(transport, res);
-      await transport.handleRequest(req as AuthedRequest, res as ServerResponse, req.body);
+      transport.onclose = () => forget(session);
+      track(session, res);
+      try {
+        await connect(session);
+        await transport.handleRequest(req as AuthedRequest, res as ServerResponse, req.body);
+      } finally {
+        // A handshake that gave no session id opened nothing: it stops counting at once.
+        if (session.id === null) {
+          forget(session);
+          void transport.close().catch(() => {});
+        }
+      }
     } catch (error) {
       next(error);
     }
@@ -161,15 +195,23 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
   /** Opens a legacy SSE session; its POST endpoint is MCP_MESSAGES_PATH?sessionId=. */
   const openSse = async (_req: Request, res: Response, next: NextFunction) => {
     try {
-      if (sessions.size >= MAX_SESSIONS) {
-        res.status(503).json({ detail: 'Too many open MCP sessions' });
+      const transport = new SSEServerTransport(MCP_MESSAGES_PATH, res as ServerResponse);
+      const session = newSession(transport, res);
+      const refused = registry.admit(session);
+      if (refused) {
+        res.status(refused.status).json({ detail: refused.message });
         return;
       }
-      const transport = new SSEServerTransport(MCP_MESSAGES_PATH, res as ServerResponse);
-      transport.onclose = () => { sessions.delete(transport.sessionId); };
-      const session = await openSession(transport, res);
-      sessions.set(transport.sessionId, session);
+      session.id = transport.sessionId;
+      transport.onclose = () => forget(session);
       track(session, res);
+      try {
+        await connect(session);
+      } catch (error) {
+        forget(session);
+        throw error;
+      }
+      sessions.set(transport.sessionId, session);
     } catch (error) {
       next(error);
     }
@@ -196,6 +238,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
         return;
       }
       session.lastActive = Date.now();
+      touch(session);
       await session.transport.handlePostMessage(req as AuthedRequest, res as ServerResponse, req.body);
     } catch (error) {
       next(error);
@@ -206,9 +249,9 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     router,
     async close() {
       clearInterval(sweep);
-      const open = [...sessions.values()];
-      sessions.clear();
-      await Promise.all(open.map((s) => s.server.close().catch(() => {})));
+      const open = registry.sessions();
+      for (const s of open) forget(s);
+      await Promise.all(open.map((s) => s.server?.close().catch(() => {})));
     },
   };
 }

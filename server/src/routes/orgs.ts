@@ -22,7 +22,8 @@ export function orgRoutes(services: ServerServices): RouteDef[] {
         assertMayCreateOrg(services, ctx.principal.isSuperadmin);
         const ictx = identityCtx(ctx);
         const user = await currentUser(ictx);
-        const { org } = await createOrganization(ictx, { name: input.name, ownerUserId: user.user_id });
+        const maxCreated = ctx.principal.isSuperadmin ? null : services.config.registration.max_orgs_per_account;
+        const { org } = await createOrganization(ictx, { name: input.name, ownerUserId: user.user_id, maxCreated });
         return { status: 201, body: { org_id: org.org_id, name: org.name, role: 'owner' } };
       },
     }),

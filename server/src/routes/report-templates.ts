@@ -33,7 +33,7 @@ export function reportTemplateRoutes(): RouteDef[] {
     }),
     route({
       method: 'post', path: `${BASE}/preview`, policy: 'member', body: 'json', requestBody: PreviewTemplateSchema, query: NO_QUERY,
-      handler: async (ctx, req) => ({ body: await previewTemplate(ctx.engine, ownOrg(ctx, req), parseBody(PreviewTemplateSchema, req)) }),
+      handler: async (ctx, req) => ({ body: await previewTemplate(ctx.engine, ownOrg(ctx, req), parseBody(PreviewTemplateSchema, req), identityCtx(ctx).actor) }),
     }),
     route({
       method: 'post', path: BASE, policy: 'admin', body: 'json', requestBody: CreateTemplateSchema, query: NO_QUERY,

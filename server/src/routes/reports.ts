@@ -3,6 +3,7 @@ import { renderOrgReport } from '@planwarden/engine/report/report-link-service';
 import { serializeSarif } from '@planwarden/engine/report/sarif';
 import { buildNamespaceSarif, SARIF_CONTENT_TYPE } from '@planwarden/engine/report/sarif-service';
 import { API_BASE } from '../http/app';
+import { identityCtx } from '../auth/identity';
 import { route, type RouteDef } from '../http/route';
 import type { ServerServices } from '../services';
 import { ReportQuerySchema } from './reports.schema';
@@ -37,6 +38,7 @@ export function reportRoutes(services: ServerServices): RouteDef[] {
           linkBase: reportLinkBase(services, req),
           dashboardBaseUrl: services.config.server.dashboard_base_url,
           createdBy: ctx.principal.email ?? ctx.principal.userId ?? ctx.principal.keyId ?? null,
+          actor: identityCtx(ctx).actor,
         });
         if (query.raw) return { contentType: report.contentType, body: report.content };
         return { body: report.format === 'html' ? { html_report: report.content } : { markdown_report: report.content } };
