@@ -3,19 +3,7 @@ import { totpAt } from '../../server/src/auth/totp';
 import type { TestServer } from '../helpers/test-server';
 import { BOOTSTRAP_KEY, bootstrap, Client, FakeClock, registerUser, startAuthServer } from '../helpers/identity';
 import { startFakeOidcProvider, type FakeOidcProvider } from '../fakes/oidc-provider';
-
-/** Follows start → provider → callback like a browser; returns the callback's redirect and session cookie. */
-async function roundTrip(server: TestServer, startPath: string, cookie?: string | null) {
-  const start = await fetch(`${server.url}/api/v1${startPath}`, { redirect: 'manual', headers: cookie ? { cookie } : {} });
-  if (start.status !== 307) return { status: start.status, location: null, session: null, authorize: null };
-  const state = start.headers.getSetCookie().find((c) => c.startsWith('oauth_state='))!;
-  const authorize = new URL(start.headers.get('location')!);
-  const back = (await fetch(authorize, { redirect: 'manual' })).headers.get('location')!;
-  const done = await fetch(back, { redirect: 'manual', headers: { cookie: [state.split(';')[0], cookie].filter(Boolean).join('; ') } });
-  expect(await done.text()).toBe('');
-  const session = done.headers.getSetCookie().find((c) => c.startsWith('mcp_session='))?.split(';')[0] ?? null;
-  return { status: done.status, location: done.headers.get('location'), session, authorize };
-}
+import { socialRoundTrip as roundTrip } from '../helpers/oidc-flows';
 
 describe('social sign-in (google, microsoft)', () => {
   let server: TestServer;
@@ -76,13 +64,44 @@ describe('social sign-in (google, microsoft)', () => {
     expect(spoiled.session).toBeNull();
   });
 
-  it('a domain claimed by an org SSO connection is sent to that SSO start', async () => {
+  it('a domain an org SSO connection holds verified is sent to that SSO start; a pending claim routes nobody', async () => {
     const owner = await registerUser(server, 'boss@claimed.test', { orgName: 'Claimed' });
     expect((await owner.client.post(`/orgs/${owner.orgId}/sso`, { display_name: 'IdP', issuer: google.issuer, client_id: 'g-client', allowed_domains: ['claimed.test'] })).status).toBe(201);
+    // Pending: the existing account of the domain is not pulled into the claiming org's provider.
+    google.user = { sub: 'g-boss', email: 'boss@claimed.test', email_verified: true };
+    expect(await roundTrip(server, '/auth/oauth/google/start')).toMatchObject({ location: '/login?oauth_error=account_exists', session: null });
+    expect((await bootstrap(server).post(`/admin/organizations/${owner.orgId}/sso/domains/claimed.test/verify`)).status).toBe(200);
     google.user = { sub: 'g-4', email: 'worker@claimed.test', email_verified: true };
     const result = await roundTrip(server, '/auth/oauth/google/start');
     expect(result.location).toBe(`/api/v1/auth/sso/${owner.orgId}/start`);
     expect(result.session).toBeNull();
+  });
+
+  it('auto-link: a second account of the same provider redirects with identity_in_use, never a JSON 409', async () => {
+    server.config.social_login.allow_auto_link = true;
+    try {
+      await registerUser(server, 'twice@corp.test');
+      google.user = { sub: 'g-twice-1', email: 'twice@corp.test', email_verified: true };
+      const linked = await roundTrip(server, '/auth/oauth/google/start');
+      expect(linked.location).toBe('/onboarding');
+      google.user = { sub: 'g-twice-2', email: 'twice@corp.test', email_verified: true };
+      expect(await roundTrip(server, '/auth/oauth/google/start')).toMatchObject({ status: 307, location: '/login?oauth_error=identity_in_use', session: null });
+    } finally {
+      server.config.social_login.allow_auto_link = false;
+    }
+  });
+
+  it('auto-link never links a superadmin account (it links from its own account page)', async () => {
+    server.config.social_login.allow_auto_link = true;
+    try {
+      const root = await registerUser(server, 'root@corp.test');
+      expect((await bootstrap(server).post(`/admin/users/${root.userId}/superadmin`, { enabled: true })).status).toBe(200);
+      google.user = { sub: 'g-root', email: 'root@corp.test', email_verified: true };
+      expect(await roundTrip(server, '/auth/oauth/google/start')).toMatchObject({ location: '/login?oauth_error=account_exists', session: null });
+      expect(await server.services.engine.stores.socialIdentities.forUser(root.userId)).toEqual([]);
+    } finally {
+      server.config.social_login.allow_auto_link = false;
+    }
   });
 
   it('links a provider to a local account whatever its e-mail, lists and unlinks it', async () => {

@@ -2,26 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/test-server';
 import { bootstrap, Client, FakeClock, memberOf, registerUser, startAuthServer } from '../helpers/identity';
 import { startFakeOidcProvider, type FakeOidcProvider } from '../fakes/oidc-provider';
+import { ssoSignIn } from '../helpers/oidc-flows';
 
 const SECRET = 'sso-client-secret-never-shown';
-
-/** Drives the browser side of an SSO sign-in over HTTP; `spoil` tampers with one step. */
-async function ssoSignIn(server: TestServer, orgId: string, spoil: { state?: string; cookie?: string | null; replay?: boolean; advance?: () => void } = {}) {
-  const start = await fetch(`${server.url}/api/v1/auth/sso/${orgId}/start`, { redirect: 'manual' });
-  if (start.status !== 307) return { status: start.status, body: await start.json() as any, location: null, session: null, authorize: null, stateCookie: null };
-  const stateCookie = start.headers.getSetCookie().find((c) => c.startsWith('sso_state='))!;
-  const authorize = new URL(start.headers.get('location')!);
-  const back = new URL((await fetch(authorize, { redirect: 'manual' })).headers.get('location')!);
-  if (spoil.state !== undefined) back.searchParams.set('state', spoil.state);
-  spoil.advance?.();
-  const cookie = spoil.cookie === undefined ? stateCookie.split(';')[0] : spoil.cookie;
-  const call = () => fetch(back, { redirect: 'manual', headers: cookie ? { cookie } : {} });
-  if (spoil.replay) await call();
-  const done = await call();
-  const session = done.headers.getSetCookie().find((c) => c.startsWith('mcp_session='))?.split(';')[0] ?? null;
-  const text = await done.text();
-  return { status: done.status, body: text ? JSON.parse(text) : null, location: done.headers.get('location'), session, authorize, stateCookie };
-}
 
 describe('SSO (OIDC) per org', () => {
   let server: TestServer;
@@ -53,7 +36,13 @@ describe('SSO (OIDC) per org', () => {
     expect(created.body).toEqual({
       provider: 'oidc', display_name: 'Acme IdP', issuer: idp.issuer, client_id: 'planwarden', client_secret_set: true,
       default_role: 'member', allowed_domains: ['acme.test'], enabled: true, created_at: expect.any(String), updated_at: expect.any(String),
+      domains: [{
+        domain: 'acme.test', status: 'pending', verified_at: null, verified_by: null,
+        txt_record_name: '_planwarden-challenge.acme.test', txt_record_value: expect.stringMatching(/^planwarden-domain-verification=[0-9a-f]{40}$/),
+      }],
     });
+    // The rest of this file signs in through a verified acme.test (tests/api/sso-domains.test.ts covers verification).
+    expect((await bootstrap(server).post(`/admin/organizations/${orgId}/sso/domains/acme.test/verify`)).body).toMatchObject({ status: 'verified', verified_by: 'superadmin' });
     expect(created.text).not.toContain(SECRET);
     expect((await owner.client.post(base, body)).status).toBe(409);
     const stored = await server.services.engine.stores.sso.get(orgId);
@@ -76,7 +65,7 @@ describe('SSO (OIDC) per org', () => {
     expect(detail.text).not.toContain(SECRET);
   });
 
-  it('a domain is claimable by one org only', async () => {
+  it('a verified domain is held by one org only', async () => {
     const other = await registerUser(server, 'sso-other@other.test', { orgName: 'Other' });
     const base = `/orgs/${other.orgId}/sso`;
     const body = { display_name: 'Other', issuer: idp.issuer, client_id: 'other', allowed_domains: ['other.test', 'ACME.test'] };
@@ -85,6 +74,8 @@ describe('SSO (OIDC) per org', () => {
     expect((await other.client.post(base, { ...body, allowed_domains: ['other.test'] })).status).toBe(201);
     expect((await other.client.patch(base, { allowed_domains: ['acme.test'] })).status).toBe(409);
     expect((await owner.client.get(`/orgs/${other.orgId}/sso`)).status).toBe(404);
+    expect((await new Client(server).post('/auth/sso/discover', { email: 'x@other.test' })).status).toBe(404); // pending
+    expect((await bootstrap(server).post(`/admin/organizations/${other.orgId}/sso/domains/other.test/verify`)).status).toBe(200);
     expect((await new Client(server).post('/auth/sso/discover', { email: 'x@other.test' })).body).toEqual({ org_id: other.orgId, display_name: 'Other' });
     expect((await other.client.delete(base)).status).toBe(200);
     expect((await new Client(server).post('/auth/sso/discover', { email: 'x@other.test' })).status).toBe(404);

@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeProvider, type FakeProvider } from '../fakes/llm-provider-server';
+import { startFakeDnsServer, type FakeDnsServer } from '../fakes/dns-server';
 import { spawnServer, type ServerProcess } from '../helpers/server-process';
 import { DASHBOARD_DIST } from '../../server/src/http/dashboard';
 import { CHROMIUM, launch, newContext } from './browser';
@@ -27,6 +28,7 @@ const MEMBER = { email: 'pages-member@example.com', password: 'correct-horse-2' 
 
 describe.skipIf(!existsSync(CHROMIUM) || !BUILT)('integration, identity and platform pages', () => {
   let fake: FakeProvider;
+  let dns: FakeDnsServer;
   let dataDir: string;
   let server: ServerProcess;
   let browser: Browser;
@@ -44,10 +46,11 @@ describe.skipIf(!existsSync(CHROMIUM) || !BUILT)('integration, identity and plat
 
   beforeAll(async () => {
     fake = await startFakeProvider();
+    dns = await startFakeDnsServer();
     dataDir = mkdtempSync(join(tmpdir(), 'planwarden-pages-'));
     server = await spawnServer({
       dataDir, fake,
-      env: { PLANWARDEN_AUTH_ENABLED: 'true', PLANWARDEN_AUTH_API_KEY: BOOTSTRAP, PLANWARDEN_EGRESS_ALLOWLIST: '127.0.0.1' },
+      env: { PLANWARDEN_AUTH_ENABLED: 'true', PLANWARDEN_AUTH_API_KEY: BOOTSTRAP, PLANWARDEN_EGRESS_ALLOWLIST: '127.0.0.1', PLANWARDEN_SSO_DNS_SERVERS: dns.address },
     });
     const owner = await registerOverHttp(server.url, OWNER.email, OWNER.password, 'Pages Org');
     orgId = owner.orgId!;
@@ -65,6 +68,7 @@ describe.skipIf(!existsSync(CHROMIUM) || !BUILT)('integration, identity and plat
     await browser?.close();
     await server?.stop();
     await fake?.close();
+    await dns?.close();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   }, 120_000);
 
@@ -121,9 +125,25 @@ describe.skipIf(!existsSync(CHROMIUM) || !BUILT)('integration, identity and plat
     await page.getByRole('button', { name: 'Connect', exact: true }).click();
     await page.getByText('Connected since').waitFor();
     expect(await page.getByLabel('Client secret').inputValue()).toBe('');
-    await record('organization-sso');
-    const stored = await apiJson(server.url, 'GET', `/orgs/${orgId}/sso`, { key: BOOTSTRAP });
+    // With the page's own session (the bootstrap key belongs to the default org, which answers 404).
+    const response = await page.request.get(`${server.url}/api/v1/orgs/${orgId}/sso`);
+    expect(response.status()).toBe(200);
+    const stored = { body: await response.json() };
     expect(JSON.stringify(stored.body)).not.toContain('sso-secret-value');
+
+    // The domain is pending: the page gives the TXT record to publish, and Verify now says what it found.
+    const txt = stored.body.domains[0] as { txt_record_name: string; txt_record_value: string };
+    await page.getByText(txt.txt_record_value).waitFor();
+    await page.getByText(txt.txt_record_name).waitFor();
+    await page.getByRole('button', { name: 'Verify now (example.test)' }).click();
+    await page.getByText('Not verified: No TXT record found at _planwarden-challenge.example.test').waitFor();
+    await record('organization-sso');
+    dns.txt.set(txt.txt_record_name, [[txt.txt_record_value]]);
+    await page.getByRole('button', { name: 'Verify now (example.test)' }).click();
+    await page.getByText('example.test is verified').waitFor();
+    await page.getByText('Verified through DNS on').waitFor();
+    expect(await page.getByRole('button', { name: 'Verify now (example.test)' }).count()).toBe(0);
+    await record('organization-sso-verified');
   }, 180_000);
 
   it('SCIM: enabling shows the token once; rotating by keyboard replaces it', async () => {

@@ -1,7 +1,7 @@
 import { NotFoundError } from '../errors';
 import type { OrgDoc } from '../orgs/org-store';
 import type { IdentityCtx } from './context';
-import { presentSsoConnection } from './sso-service';
+import { presentWithDomains } from './sso-service';
 
 /** identity-api.md "Organization summary (admin views)": sso_enabled only for a configured and enabled connection. */
 async function summary(ctx: IdentityCtx, org: OrgDoc) {
@@ -35,7 +35,7 @@ export async function orgSummary(ctx: IdentityCtx, orgId: string) {
   const org = await ctx.engine.stores.orgs.get(orgId);
   if (!org) throw new NotFoundError('Organization not found');
   const sso = await ctx.engine.stores.sso.get(orgId);
-  return { ...(await summary(ctx, org)), sso: sso ? presentSsoConnection(sso) : null };
+  return { ...(await summary(ctx, org)), sso: sso ? await presentWithDomains(ctx, sso) : null };
 }
 
 /** The org for an admin mirror call; NotFoundError when unknown. */

@@ -21,14 +21,18 @@ export type SocialOutcome =
 
 /**
  * The account a social sign-in lands on (identity-api.md "Social sign-in"; docs/decisions.md):
- * 1. an e-mail whose domain an org's enabled SSO connection claimed → that org's SSO start;
+ * 1. an e-mail whose domain an org holds *verified* for its enabled SSO connection → that org's
+ *    SSO start (a pending claim redirects nobody);
  * 2. the provider account already linked → its account (`account_inactive` when deactivated);
- * 3. an account with that e-mail → linked only when auto-link is allowed and the provider says
- *    the e-mail is verified (`account_exists` / `email_unverified` otherwise);
+ * 3. an account with that e-mail → linked only when auto-link is allowed, the account is not a
+ *    superadmin (`account_exists` otherwise: a platform account links only from its own
+ *    settings) and the provider says the e-mail is verified (`email_unverified`); an account
+ *    already linked to another account of this provider → `identity_in_use`;
  * 4. no account → created (auth_provider social, no password) when sign-up is allowed or an
  *    invitation is carried (`signup_disabled`), the e-mail is verified (`email_unverified`) and
  *    the current terms were accepted (`terms_required`).
- * An invitation carried through start is redeemed for the account (`invite_invalid`).
+ * An invitation carried through start is redeemed for the account (`invite_invalid`). Every
+ * refusal is an outcome, never a thrown error: the callback always redirects.
  */
 export async function resolveSocialAccount(
   ctx: IdentityCtx, provider: string, identity: VerifiedIdentity, policy: SocialPolicy,
@@ -42,16 +46,26 @@ export async function resolveSocialAccount(
   if (!user) {
     user = await users.byEmail(identity.email);
     if (user) {
-      if (!policy.allowAutoLink) return { kind: 'error', code: 'account_exists' };
+      if (!policy.allowAutoLink || user.is_superadmin) return { kind: 'error', code: 'account_exists' };
       if (identity.emailVerified !== true) return { kind: 'error', code: 'email_unverified' };
     } else {
       if (!policy.allowSignup && !extras.invite) return { kind: 'error', code: 'signup_disabled' };
       if (identity.emailVerified !== true) return { kind: 'error', code: 'email_unverified' };
       if (policy.termsVersion !== null && extras.acceptedTerms !== policy.termsVersion) return { kind: 'error', code: 'terms_required' };
-      user = await createExternalUser(ctx, identity.email, identity.name, 'social');
+      try {
+        user = await createExternalUser(ctx, identity.email, identity.name, 'social');
+      } catch (error) {
+        if (error instanceof ConflictError) return { kind: 'error', code: 'account_exists' }; // created meanwhile
+        throw error;
+      }
     }
     if (!user.is_active) return { kind: 'error', code: 'account_inactive' };
-    await linkIdentity(ctx, user, provider, identity);
+    try {
+      await linkIdentity(ctx, user, provider, identity);
+    } catch (error) {
+      if (error instanceof ConflictError) return { kind: 'error', code: 'identity_in_use' };
+      throw error;
+    }
   }
   if (!user.is_active) return { kind: 'error', code: 'account_inactive' };
   let orgId: string | null = null;

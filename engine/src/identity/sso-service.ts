@@ -2,6 +2,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../errors';
 import { recordAudit } from '../audit/record';
 import { assertEgressAllowed, STRICT_EGRESS } from '../net/egress';
 import { isoNow, type IdentityCtx } from './context';
+import { assertDomainsFree, syncDomainStatuses, type DomainStatus } from './sso-domains';
 import type { SsoConnectionDoc } from './sso-store';
 import type { OrgRole } from './types';
 
@@ -16,13 +17,23 @@ export interface SsoConnectionInput {
   enabled?: boolean;
 }
 
-/** Presenter: the connection without its secret (`client_secret_set` instead). */
-export function presentSsoConnection(c: SsoConnectionDoc) {
+/**
+ * Presenter: the connection without its secret (`client_secret_set` instead), and `domains`:
+ * each allowed domain's verification (sso-domains.ts DomainStatus; docs/decisions.md "SSO domain
+ * verification").
+ */
+export function presentSsoConnection(c: SsoConnectionDoc, domains: readonly DomainStatus[]) {
   return {
     provider: 'oidc', display_name: c.display_name, issuer: c.issuer, client_id: c.client_id,
     client_secret_set: c.client_secret_sealed !== null, default_role: c.default_role,
     allowed_domains: c.allowed_domains, enabled: c.enabled, created_at: c.created_at, updated_at: c.updated_at,
+    domains: [...domains],
   };
+}
+
+/** The presented connection with its domains' statuses (claims synced from allowed_domains). */
+export async function presentWithDomains(ctx: IdentityCtx, c: SsoConnectionDoc) {
+  return presentSsoConnection(c, await syncDomainStatuses(ctx, c));
 }
 
 /** Lower-cased, de-duplicated domains (null stays null: any domain). */
@@ -53,8 +64,9 @@ async function requireConnection(ctx: IdentityCtx, orgId: string): Promise<SsoCo
 
 /**
  * POST /orgs/{org_id}/sso: creates the org's connection, sealing client_secret (SecretBox) and
- * claiming allowed_domains. 409 a connection exists or a domain is claimed by another org; 422
- * issuer refused. Audited sso.create. Returns the presented connection.
+ * claiming allowed_domains, each pending until verified (sso-domains.ts). 409 a connection exists
+ * or another org holds a domain verified; 422 issuer refused. Audited sso.create. Returns the
+ * presented connection.
  */
 export async function createSsoConnection(ctx: IdentityCtx, orgId: string, input: SsoConnectionInput) {
   const { stores } = ctx.engine;
@@ -66,31 +78,32 @@ export async function createSsoConnection(ctx: IdentityCtx, orgId: string, input
     default_role: input.default_role ?? 'member', allowed_domains: normaliseDomains(input.allowed_domains),
     enabled: input.enabled ?? true, created_at: now, updated_at: now,
   };
-  await stores.sso.claimDomains(orgId, doc.allowed_domains ?? []);
+  await assertDomainsFree(ctx, orgId, doc.allowed_domains ?? []);
   try {
     await stores.sso.insert(doc);
   } catch (error) {
-    await stores.sso.claimDomains(orgId, []);
     if (error instanceof ConflictError) throw new ConflictError('An SSO connection already exists for this organization');
     throw error;
   }
-  await recordAudit(ctx, { orgId, action: 'sso.create', targetType: 'sso_connection', targetId: orgId, before: null, after: presentSsoConnection(doc) });
-  return presentSsoConnection(doc);
+  const presented = await presentWithDomains(ctx, doc);
+  await recordAudit(ctx, { orgId, action: 'sso.create', targetType: 'sso_connection', targetId: orgId, before: null, after: presented });
+  return presented;
 }
 
 /** GET /orgs/{org_id}/sso: the presented connection; 404 none. */
 export async function getSsoConnection(ctx: IdentityCtx, orgId: string) {
-  return presentSsoConnection(await requireConnection(ctx, orgId));
+  return presentWithDomains(ctx, await requireConnection(ctx, orgId));
 }
 
 /**
  * PATCH /orgs/{org_id}/sso: any subset; client_secret replaces the stored one only when sent
- * (null clears it). 404 none; 409 a domain claimed by another org; 422 issuer refused.
+ * (null clears it). A domain dropped from allowed_domains loses its claim and verification; a
+ * new one starts pending. 404 none; 409 another org holds a domain verified; 422 issuer refused.
  * Audited sso.update with before/after (secret-free).
  */
 export async function updateSsoConnection(ctx: IdentityCtx, orgId: string, input: Partial<SsoConnectionInput>) {
   const { stores } = ctx.engine;
-  const before = await requireConnection(ctx, orgId);
+  const before = await presentWithDomains(ctx, await requireConnection(ctx, orgId));
   const changes: Partial<SsoConnectionDoc> = { updated_at: isoNow(ctx) };
   if (input.display_name !== undefined) changes.display_name = input.display_name;
   if (input.issuer !== undefined) changes.issuer = checkIssuer(ctx, input.issuer);
@@ -100,19 +113,20 @@ export async function updateSsoConnection(ctx: IdentityCtx, orgId: string, input
   if (input.enabled !== undefined) changes.enabled = input.enabled;
   if (input.allowed_domains !== undefined) {
     changes.allowed_domains = normaliseDomains(input.allowed_domains);
-    await stores.sso.claimDomains(orgId, changes.allowed_domains ?? []);
+    await assertDomainsFree(ctx, orgId, changes.allowed_domains ?? []);
   }
-  const after = await stores.sso.update(orgId, changes);
-  if (!after) throw new NotFoundError('No SSO connection is configured');
-  await recordAudit(ctx, { orgId, action: 'sso.update', targetType: 'sso_connection', targetId: orgId, before: presentSsoConnection(before), after: presentSsoConnection(after) });
-  return presentSsoConnection(after);
+  const updated = await stores.sso.update(orgId, changes);
+  if (!updated) throw new NotFoundError('No SSO connection is configured');
+  const after = await presentWithDomains(ctx, updated);
+  await recordAudit(ctx, { orgId, action: 'sso.update', targetType: 'sso_connection', targetId: orgId, before, after });
+  return after;
 }
 
-/** DELETE /orgs/{org_id}/sso: disconnects (domains released); 404 none. Audited sso.delete. */
+/** DELETE /orgs/{org_id}/sso: disconnects (claims and verified domains released); 404 none. Audited sso.delete. */
 export async function deleteSsoConnection(ctx: IdentityCtx, orgId: string): Promise<void> {
-  const before = await requireConnection(ctx, orgId);
+  const before = await presentWithDomains(ctx, await requireConnection(ctx, orgId));
   await ctx.engine.stores.sso.remove(orgId);
-  await recordAudit(ctx, { orgId, action: 'sso.delete', targetType: 'sso_connection', targetId: orgId, before: presentSsoConnection(before), after: null });
+  await recordAudit(ctx, { orgId, action: 'sso.delete', targetType: 'sso_connection', targetId: orgId, before, after: null });
 }
 
 /** The e-mail's domain, lower-cased ('' without an @). */
@@ -122,16 +136,18 @@ export function emailDomain(email: string): string {
 }
 
 /**
- * The enabled connection whose claimed domains include the e-mail's domain, or null
- * (POST /auth/sso/discover, and social sign-in's redirect to an org's SSO).
+ * The enabled connection of the org that holds the e-mail's domain *verified*, or null
+ * (POST /auth/sso/discover, and social sign-in's redirect to an org's SSO). A pending claim
+ * routes nobody: otherwise any org could pull a domain's users into its own provider.
  */
 export async function connectionForEmail(ctx: IdentityCtx, email: string): Promise<SsoConnectionDoc | null> {
-  const orgId = await ctx.engine.stores.sso.unsafeOrgForDomain(emailDomain(email));
+  const domain = emailDomain(email);
+  const orgId = domain ? await ctx.engine.stores.sso.unsafeVerifiedOrgForDomain(domain) : null;
   const connection = orgId ? await ctx.engine.stores.sso.get(orgId) : null;
   return connection?.enabled ? connection : null;
 }
 
-/** POST /auth/sso/discover: `{org_id, display_name}`; NotFoundError when no connection's domains match. */
+/** POST /auth/sso/discover: `{org_id, display_name}`; NotFoundError when no org holds the e-mail's domain verified. */
 export async function discoverSso(ctx: IdentityCtx, email: string) {
   const connection = await connectionForEmail(ctx, email);
   if (!connection) throw new NotFoundError('No SSO connection for this e-mail domain');

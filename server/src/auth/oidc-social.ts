@@ -82,10 +82,11 @@ function codeOf(error: unknown, step: 'discovery' | 'exchange'): string {
 
 /**
  * GET /auth/oauth/{provider}/callback: always a redirect, never an error body (identity-api.md
- * "Social sign-in"). Sign-in: `/overview`, `/onboarding`, `/login#mfa_token=...` (TOTP),
- * the claiming org's SSO start, or `/login?oauth_error=<code>`. Link: `/account?linked=<p>` or
- * `/account?oauth_error=<code>`. Test: `/admin/settings/sign-in?tab=<p>&test=<result>`, nothing
- * created or linked, audited social_login.test.
+ * "Social sign-in"). Sign-in: `/overview`, `/onboarding`, `/login#mfa_token=...` (TOTP), the
+ * SSO start of the org holding the e-mail's domain verified, or `/login?oauth_error=<code>`.
+ * Link: `/account?linked=<p>` or `/account?oauth_error=<code>`. Test:
+ * `/admin/settings/sign-in?tab=<p>&test=<result>`, nothing created or linked, audited
+ * social_login.test.
  */
 export async function finishSocial(ids: IdentityServices, engine: EngineContext, ctx: IdentityCtx, req: Request, provider: SocialProvider): Promise<SocialLanding> {
   const token = presentedCookie(req, OAUTH_STATE_COOKIE);

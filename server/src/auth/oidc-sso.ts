@@ -4,6 +4,8 @@ import type { IdentityCtx } from '@planwarden/engine/identity/context';
 import { enabledConnection } from '@planwarden/engine/identity/sso-service';
 import { resolveSsoAccount } from '@planwarden/engine/identity/sso-sign-in';
 import type { EngineContext } from '@planwarden/engine/context';
+import { dnsTxtLookup, type TxtLookup } from '@planwarden/engine/net/dns-txt';
+import type { Config } from '../config/config';
 import { mintSessionFor, type SessionResult } from './account-service';
 import { secureCookies, type IdentityServices } from './identity';
 import { authorizationRequest, discoverProvider, redeemAuthorization, type RelyingParty } from './oidc-client';
@@ -47,9 +49,10 @@ async function stateOf(ids: IdentityServices, req: Request) {
 /**
  * GET /auth/sso/callback: validates the `sso_state` cookie against the query's state, redeems
  * the code (PKCE, nonce, ID token issuer/audience/expiry/signature: oidc-client.ts), resolves
- * the account (engine sso-sign-in.ts: link by verified e-mail, provision at default_role, never
- * downgrade, allowed_domains, deactivated accounts) and mints an ordinary session in the org,
- * marked as SSO-established (it satisfies the org's require_2fa).
+ * the account (engine sso-sign-in.ts: an existing account from elsewhere only through a domain
+ * the org verified, provision at default_role, never downgrade, allowed_domains, deactivated
+ * accounts) and mints an ordinary session in the org, marked as established by this org's SSO:
+ * it satisfies this org's require_2fa only (a switch re-mints without the mark).
  * 400 state missing/expired/tampered or failed exchange; 403 domain not allowed or account
  * refused; 404 connection gone or disabled; 502 provider unreachable.
  */
@@ -60,4 +63,12 @@ export async function finishSso(ids: IdentityServices, engine: EngineContext, ct
   const identity = await redeemAuthorization(config, callbackUrl(ids.config, req, SSO_CALLBACK_PATH), checks);
   const { user } = await resolveSsoAccount(ctx, connection, identity);
   return mintSessionFor(ids, ctx, user, orgId, orgId);
+}
+
+/**
+ * The TXT lookup of domain verification (engine sso-domains.ts): `sso.dns_servers`, or the
+ * system resolver when empty, each try bounded by half of `sso.http_timeout_seconds`.
+ */
+export function verificationLookup(config: Config): TxtLookup {
+  return dnsTxtLookup({ servers: config.sso.dns_servers, timeoutMs: config.sso.http_timeout_seconds * 1000 });
 }

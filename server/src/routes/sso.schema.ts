@@ -30,3 +30,9 @@ export const SsoDiscoverSchema = z.object({ email: z.string().trim().min(3).max(
 
 /** GET /auth/sso/callback: the provider chooses further parameters (iss, session_state, ...). */
 export const SsoCallbackQuery = z.looseObject({ code: z.string().max(4096).optional(), state: z.string().max(4096).optional() });
+
+/**
+ * The `{domain}` of POST /orgs/{org_id}/sso/domains/{domain}/verify and its /admin mirror: an
+ * e-mail domain as allowed_domains takes it, lower-cased.
+ */
+export const SsoDomainParam = Domain.transform((d) => d.toLowerCase().replace(/^@/, ''));

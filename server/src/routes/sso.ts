@@ -1,18 +1,29 @@
+import type { Request } from 'express';
+import { ValidationError } from '@planwarden/engine/errors';
 import { createSsoConnection, deleteSsoConnection, discoverSso, getSsoConnection, updateSsoConnection } from '@planwarden/engine/identity/sso-service';
+import { approveDomain, verifyDomainByDns } from '@planwarden/engine/identity/sso-domains';
 import { identityCtx } from '../auth/identity';
-import { finishSso, startSso } from '../auth/oidc-sso';
+import { finishSso, startSso, verificationLookup } from '../auth/oidc-sso';
 import { dashboardUrl } from '../auth/oidc-flow';
 import { route, type RouteDef } from '../http/route';
 import type { ServerServices } from '../services';
 import { ownOrg } from './org-path';
 import { sessionReply } from './session-reply';
 import { NO_QUERY, param, parseBody } from './shared';
-import { SsoCallbackQuery, SsoConnectionPatchSchema, SsoConnectionSchema, SsoDiscoverSchema } from './sso.schema';
+import { SsoCallbackQuery, SsoConnectionPatchSchema, SsoConnectionSchema, SsoDiscoverSchema, SsoDomainParam } from './sso.schema';
+
+/** The path's `{domain}`, lower-cased; 422 when it is not an e-mail domain. */
+function domainParam(req: Request): string {
+  const result = SsoDomainParam.safeParse(param(req, 'domain'));
+  if (!result.success) throw new ValidationError('domain: an e-mail domain such as example.com');
+  return result.data;
+}
 
 /**
- * identity-api.md "Single sign-on": the org's connection (admin) and the public
- * discover/start/callback flow. The callback lands on the dashboard's `/overview` with the
- * session cookie (docs/decisions.md "SSO").
+ * identity-api.md "Single sign-on": the org's connection (admin), the verification of its
+ * domains (admin by DNS TXT, or a superadmin's approval; docs/decisions.md "SSO domain
+ * verification") and the public discover/start/callback flow. The callback lands on the
+ * dashboard's `/overview` with the session cookie (docs/decisions.md "SSO").
  */
 export function ssoRoutes(services: ServerServices): RouteDef[] {
   const ids = services.identity;
@@ -35,6 +46,14 @@ export function ssoRoutes(services: ServerServices): RouteDef[] {
         await deleteSsoConnection(identityCtx(ctx), ownOrg(ctx, req));
         return { body: { detail: 'SSO connection removed' } };
       },
+    }),
+    route({
+      method: 'post', path: '/orgs/:org_id/sso/domains/:domain/verify', policy: 'admin', body: 'none', query: NO_QUERY,
+      handler: async (ctx, req) => ({ body: await verifyDomainByDns(identityCtx(ctx), ownOrg(ctx, req), domainParam(req), verificationLookup(ids.config)) }),
+    }),
+    route({
+      method: 'post', path: '/admin/organizations/:org_id/sso/domains/:domain/verify', policy: 'superadmin', body: 'none', query: NO_QUERY,
+      handler: async (ctx, req) => ({ body: await approveDomain(identityCtx(ctx), param(req, 'org_id'), domainParam(req)) }),
     }),
     route({
       method: 'post', path: '/auth/sso/discover', policy: 'public', body: 'json', requestBody: SsoDiscoverSchema, query: NO_QUERY,

@@ -94,6 +94,8 @@ import type { createManifest } from '@planwarden/engine/codehost/manifest';
 export type CodehostConfig = ReturnType<typeof presentIntegration>;
 export type CodehostConfigBody = z.input<typeof CodehostConfigSchema>;
 export type CodehostManifest = Awaited<ReturnType<typeof createManifest>>;
+/** POST /orgs/{org_id}/integrations/codehost/install-link (docs/decisions.md "Installation binding"). */
+export interface CodehostInstallLink { install_url: string; expires_at: string }
 
 import type { SettingsService } from '../../../../server/src/config/settings-service';
 /** identity-api.md "Platform settings document": GET/PATCH /admin/settings. */

@@ -8,6 +8,7 @@ import { ConfirmButton } from '../ui/confirm';
 import { CopyButton } from '../ui/copy';
 import { Field, when } from '../ui/page';
 import { ActionResult, Empty, QueryView } from '../ui/states';
+import { SsoDomains } from './sso-domains';
 
 /** Roles a provisioned user may get (never owner: identity-api.md "SSO connection"). */
 export const NON_OWNER_ROLES = ['viewer', 'member', 'admin'] as const;
@@ -62,7 +63,7 @@ export function SingleSignOn() {
               <Field label="Client secret" hint={c?.client_secret_set ? 'Stored, never shown. Type a new one to replace it.' : 'Write-only: never shown again.'}>
                 <input name="client_secret" type="password" autoComplete="off" />
               </Field>
-              <Field label="Allowed e-mail domains" hint="Comma separated; empty allows any domain. A domain belongs to one organization only." error={fieldError(save.error, 'allowed_domains')}>
+              <Field label="Allowed e-mail domains" hint="Comma separated; empty allows any domain. Each domain must be verified (below) before it signs in existing accounts; a verified domain belongs to one organization only." error={fieldError(save.error, 'allowed_domains')}>
                 <input name="allowed_domains" defaultValue={c?.allowed_domains?.join(', ') ?? ''} />
               </Field>
               <Field label="Role of new users"><select name="default_role" defaultValue={c?.default_role ?? 'member'}>{NON_OWNER_ROLES.map((r) => <option key={r}>{r}</option>)}</select></Field>
@@ -70,6 +71,7 @@ export function SingleSignOn() {
               <button type="submit" disabled={save.isPending}>{c ? 'Save connection' : 'Connect'}</button>
             </form>
             <ActionResult error={fieldError(save.error, 'issuer', 'url', 'allowed_domains') ? null : save.error ?? remove.error} success={save.isSuccess ? 'Saved.' : null} />
+            {c ? <SsoDomains connection={c} base={base} queryKey={key} /> : null}
             {c ? (
               <ConfirmButton label="Disconnect single sign-on" question="Disconnect single sign-on?" danger onConfirm={() => remove.mutate()}>
                 <p>Members who signed in through it keep their accounts and memberships but need another way to sign in.</p>
