@@ -27,7 +27,7 @@ import { join } from 'node:path';
 import { factsText } from '../engine/src/checks/run-checks';
 import { mergeFindings } from '../engine/src/checks/merge';
 import { analyseUnit, type AnalysisSettings } from '../engine/src/llm/analyse-unit';
-import { NO_FINDINGS_RULE_ID } from '../engine/src/llm/prompt';
+import { NO_FINDINGS_RULE_ID } from '../engine/src/core/payload';
 import { createProvider } from '../engine/src/llm/providers/index';
 import type { LlmBackend, LlmProvider } from '../engine/src/llm/types';
 import {

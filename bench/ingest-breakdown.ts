@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createAnalyzerRegistry } from '../engine/src/analyzers/registry';
 import { extractPlanJson, planJsonUnits } from '../engine/src/analyzers/terraform/plan-json';
-import { RESOURCE_INDEXES, ResourceStore } from '../engine/src/analysis/resource-store';
+import { RESOURCE_INDEXES, ResourceStore } from '../engine/src/ingest/resource-store';
 import { openStore } from '../engine/src/store/open-store';
-import { legacyPlanJsonUnits } from '../engine/src/analyzers/terraform/testing/legacy-plan-json';
+import { legacyPlanJsonUnits } from '../tests/reference/legacy-plan-json';
 import { median, planOfSize, timed } from './lib';
 
 export interface IngestBreakdown {

@@ -25,8 +25,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { createAnalyzerRegistry } from '../engine/src/analyzers/registry';
-import type { AnalysisUnit } from '../engine/src/analyzers/types';
-import { hashUnit } from '../engine/src/ingest/hash';
+import type { AnalysisUnit } from '../engine/src/core/unit';
+import { hashUnit } from '../engine/src/core/hash';
 import { median, planOfSize, startServerChild, timed, type BenchRow } from './lib';
 
 const MB = 1024 * 1024;

@@ -7,9 +7,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { decodeText } from '../engine/src/ingest/decode';
+import { decodeText } from '../engine/src/core/decode';
 import { extractPlanJson, planJsonUnits } from '../engine/src/analyzers/terraform/plan-json';
-import { RESOURCE_INDEXES, ResourceStore } from '../engine/src/analysis/resource-store';
+import { RESOURCE_INDEXES, ResourceStore } from '../engine/src/ingest/resource-store';
 import { openStore } from '../engine/src/store/open-store';
 import { planOfSize } from './lib';
 

@@ -9,7 +9,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { silentLogger } from '../engine/src/context';
+import { silentLogger } from '../engine/src/core/logger';
 import { loadConfig } from '../server/src/config/config';
 import { startServer } from '../server/src/server';
 import { startFakeProvider } from '../tests/fakes/llm-provider-server';

@@ -10,7 +10,7 @@ import { terraformAnalyzer } from '../engine/src/analyzers/terraform/index';
 import { buildPrompt } from '../engine/src/llm/prompt';
 import { loadBuiltinRuleset } from '../engine/src/rules/ruleset';
 import { selectRules } from '../engine/src/rules/select';
-import type { AnalysisUnit } from '../engine/src/analyzers/types';
+import type { AnalysisUnit } from '../engine/src/core/unit';
 import { corpusFile, corpusFiles } from '../tests/corpus';
 import type { RecordedRequest } from '../tests/fakes/llm-provider-server';
 import { corpusResourceChanges, planOfUnits, type BenchRow } from './lib';

@@ -5,7 +5,7 @@
  */
 import { loadConfig } from '../server/src/config/config';
 import { startServer } from '../server/src/server';
-import { silentLogger } from '../engine/src/context';
+import { silentLogger } from '../engine/src/core/logger';
 import { configureIngestPool } from '../engine/src/ingest/worker-pool';
 
 async function main(): Promise<void> {

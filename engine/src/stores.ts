@@ -1,9 +1,10 @@
 import { JobStore, JOB_INDEXES } from './analysis/job-store';
-import { ResourceStore, RESOURCE_INDEXES } from './analysis/resource-store';
+import { ResourceStore, RESOURCE_INDEXES } from './ingest/resource-store';
 import { FindingStore, FINDING_INDEXES } from './findings/finding-store';
 import { LlmCredentialStore, CREDENTIAL_INDEXES } from './llm/credential-store';
 import { ModelStore, MODEL_INDEXES } from './llm/model-store';
 import type { SecretBox } from './llm/secret-box';
+import type { Stores } from './context/engine-context';
 import { OrgStore, ORG_INDEXES } from './orgs/org-store';
 import type { IndexSpec, Store } from './store/port';
 import { LlmCallStore, LLM_CALL_INDEXES } from './usage/llm-call-store';
@@ -18,7 +19,7 @@ import { RevokedTokenStore, REVOKED_TOKEN_INDEXES } from './identity/revoked-tok
 import { SpanStore, SPAN_INDEXES } from './telemetry/span-store';
 import { FeedbackStore, FEEDBACK_INDEXES } from './findings/feedback-store';
 import { ProposalStore, PROPOSAL_INDEXES } from './findings/proposal-store';
-import { CustomRuleStore, CUSTOM_RULE_INDEXES } from './rules/custom-rule-store';
+import { CustomRuleStore, CUSTOM_RULE_INDEXES } from './custom-rules/custom-rule-store';
 import { ReviewWebhookStore, REVIEW_WEBHOOK_INDEXES } from './notify/review-webhook-store';
 import { ReportTemplateStore, TEMPLATE_INDEXES } from './report/template-store';
 import { ReportLinkStore, REPORT_LINK_INDEXES } from './report/report-link-store';
@@ -29,46 +30,6 @@ import { SsoStore, SSO_INDEXES } from './identity/sso-store';
 import { ScimStore, SCIM_INDEXES } from './identity/scim-store';
 import { SocialIdentityStore, SOCIAL_INDEXES } from './identity/social-store';
 
-/** Every typed store, built once on one storage port. Services call only these. */
-export interface Stores {
-  readonly store: Store;
-  readonly orgs: OrgStore;
-  readonly resources: ResourceStore;
-  readonly findings: FindingStore;
-  readonly jobs: JobStore;
-  readonly llmCalls: LlmCallStore;
-  readonly credentials: LlmCredentialStore;
-  readonly models: ModelStore;
-  readonly users: UserStore;
-  readonly memberships: MembershipStore;
-  readonly apiKeys: ApiKeyStore;
-  readonly invites: InviteStore;
-  readonly teams: TeamStore;
-  readonly audit: AuditStore;
-  readonly spans: SpanStore;
-  readonly feedback: FeedbackStore;
-  readonly proposals: ProposalStore;
-  readonly customRules: CustomRuleStore;
-  readonly reviewWebhooks: ReviewWebhookStore;
-  readonly templates: ReportTemplateStore;
-  readonly reportLinks: ReportLinkStore;
-  readonly runTasks: RunTaskConfigStore;
-  /** The code-hosting integration: configs, pull requests, deliveries, manifest states. */
-  readonly codehost: CodehostStore;
-  readonly channels: ChannelStore;
-  /** Brute-force failure counters shared by every server process on the store. */
-  readonly throttle: AuthThrottleStore;
-  /** Logged-out sessions and redeemed mfa_tokens, by JWT id. */
-  readonly revokedTokens: RevokedTokenStore;
-  /** Org SSO connections and their claimed e-mail domains. */
-  readonly sso: SsoStore;
-  /** SCIM configurations (token hashes) and the identity provider's external ids. */
-  readonly scim: ScimStore;
-  /** Social sign-in identities linked to accounts. */
-  readonly socialIdentities: SocialIdentityStore;
-  /** Seals secrets at rest (TOTP secrets, LLM keys). */
-  readonly box: SecretBox;
-}
 
 const ALL_INDEXES: Record<string, IndexSpec[]>[] = [
   ORG_INDEXES, RESOURCE_INDEXES, FINDING_INDEXES, JOB_INDEXES, LLM_CALL_INDEXES, CREDENTIAL_INDEXES, MODEL_INDEXES,
@@ -102,7 +63,7 @@ function batchesSchema(store: Store): store is BatchSchemaStore {
 /**
  * Creates every collection's indexes (idempotent; run at startup and by storage preparation);
  * returns how many collections. On the SQLite adapter it is one transaction for the whole
- * schema (issue 18: start-up on a fresh data folder); other stores get one ensureIndexes call
+ * schema (start-up time on a fresh data folder); other stores get one ensureIndexes call
  * per collection. Errors: ConflictError when a unique index meets existing duplicates.
  */
 export async function ensureSchema(store: Store, extra: Record<string, IndexSpec[]>[] = []): Promise<number> {

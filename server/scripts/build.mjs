@@ -1,4 +1,4 @@
-// Compiles the team server for `npm start` (issue 18: start-up time and memory at rest, no
+// Compiles the team server for `npm start` (start-up time and memory at rest, no
 // TypeScript compiler in the running process). One esbuild pass: ESM for Node 20, code split
 // into shared chunks, with three entries: main (server/src/main.ts) and the two worker-thread
 // bodies (worker-entries.mjs), whose plain-ESM thread entries are copied beside them.

@@ -1,4 +1,4 @@
-// The worker threads a bundle needs beside its main file: the server's (issue 18: compiled
+// The worker threads a bundle needs beside its main file: the server's (compiled
 // `npm start`, build.mjs) and the desktop main process's (electron.vite.config.ts), one list.
 // Each thread starts a plain-ESM entry (`thread`, copied as is next to the bundle) which imports
 // the compiled body whose URL the bundler `define`s as `define` (see worker-pool.ts and

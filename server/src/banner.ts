@@ -1,6 +1,6 @@
 import { join, resolve } from 'node:path';
 import ipaddr from 'ipaddr.js';
-import type { Logger } from '@planwarden/engine/context';
+import type { Logger } from '@planwarden/engine/core/logger';
 import { SQLITE_FILE_NAME } from '@planwarden/engine/store/open-store';
 import type { Config } from './config/config';
 import { PRODUCT_NAME, VERSION } from './version';

@@ -2,7 +2,8 @@ import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import type { Server } from 'node:http';
 import { createAnalyzerRegistry } from '@planwarden/engine/analyzers/registry';
-import type { EngineContext, Logger } from '@planwarden/engine/context';
+import type { EngineContext } from '@planwarden/engine/context/engine-context';
+import type { Logger } from '@planwarden/engine/core/logger';
 import { CURATED_MODELS } from '@planwarden/engine/llm/cost';
 import { createProvider } from '@planwarden/engine/llm/providers/index';
 import { SecretBox } from '@planwarden/engine/llm/secret-box';
@@ -10,7 +11,8 @@ import type { LlmBackend } from '@planwarden/engine/llm/types';
 import { DEFAULT_ORG_ID } from '@planwarden/engine/orgs/org-store';
 import { openStore } from '@planwarden/engine/store/open-store';
 import { createStores, ensureSchema } from '@planwarden/engine/stores';
-import { ensureRulesSeeded } from '@planwarden/engine/rules/custom-seed';
+import { ensureRulesSeeded } from '@planwarden/engine/custom-rules/custom-seed';
+import { renderNamespaceReport } from '@planwarden/engine/report/namespace-report';
 import { configureTemplateSandbox } from '@planwarden/engine/report/template-sandbox';
 import { configureNotifications } from '@planwarden/engine/notify/signed-delivery';
 import { assertBudget, budgetExhausted } from '@planwarden/engine/usage/usage-service';
@@ -20,15 +22,16 @@ import { PlatformSettingsStore } from '@planwarden/engine/admin/settings-store';
 import { PLATFORM_INDEXES } from '@planwarden/engine/admin/platform-schema';
 import { SwitchableStore } from '@planwarden/engine/store/switchable';
 import { SettingsService } from './config/settings-service';
-import { startPlatformTasks } from './jobs/platform-tasks';
+import { startPlatformTasks } from './tasks/platform-tasks';
 import { createLogger } from './logging';
-import { API_BASE, createApp } from './http/app';
+import { createApp } from './app';
+import { API_BASE } from './http/route';
 import { docsRouter } from './http/docs';
 import { dashboardRouter } from './http/dashboard';
 import { JobRunner } from './jobs/runner';
 import { createMcpEndpoint, MCP_PATH } from './mcp/endpoint';
 import { allRoutes } from './routes/index';
-import { buildIdentityServices } from './auth/identity';
+import { buildIdentityServices } from './auth/build-identity';
 import { ensureDefaultAdmin } from '@planwarden/engine/identity/registration';
 import type { ServerServices } from './services';
 
@@ -126,6 +129,7 @@ export async function buildServer(baseConfig: Config, options: StartOptions = {}
       // analysis-api.md: 402 before any work when the monthly cap is met; a cap reached mid-run ends the job with quota_exceeded.
       assertBudget: (orgId) => assertBudget(engine, orgId, config.usage),
       budgetExhausted: (orgId) => budgetExhausted(engine, orgId),
+      renderReport: async (orgId, namespace, job) => (await renderNamespaceReport(engine, orgId, namespace, { format: 'markdown', includeSuppressed: false, job })).content,
     },
   };
   const routes = allRoutes(services);
@@ -133,7 +137,7 @@ export async function buildServer(baseConfig: Config, options: StartOptions = {}
   const app = createApp({
     engine, log, routes, identity,
     beforeRoutes: [(_req, _res, next) => { settingsService.refresh().then(() => next(), next); }],
-    // The dashboard (issue 9) answers `/` and its client routes; without a build, docs.ts's landing page does.
+    // The dashboard answers `/` and its client routes; without a build, docs.ts's landing page does.
     mounts: [{ path: MCP_PATH, handler: mcp.router }, { path: '/', handler: dashboardRouter({ config }) }, { path: '/', handler: docsRouter(routes, API_BASE) }],
   });
   return { app, services, routes, store, runner, log, mcp, settings: settingsService };

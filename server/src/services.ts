@@ -1,5 +1,5 @@
 import type { AnalysisDeps } from '@planwarden/engine/analysis/analyze-service';
-import type { EngineContext } from '@planwarden/engine/context';
+import type { EngineContext } from '@planwarden/engine/context/engine-context';
 import type { SecretBox } from '@planwarden/engine/llm/secret-box';
 import type { IdentityServices } from './auth/identity';
 import type { Config } from './config/config';

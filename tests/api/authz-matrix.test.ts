@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../server/src/config/config';
 import { POLICIES, type Policy, type RouteDef } from '../../server/src/http/route';
 import { buildServer } from '../../server/src/server';
-import { silentLogger } from '../../engine/src/context';
+import { silentLogger } from '../../engine/src/core/logger';
 import type { TestServer } from '../helpers/test-server';
 import { addedByEmail, BOOTSTRAP_KEY, bootstrap, Client, FakeClock, memberOf, registerUser, startAuthServer } from '../helpers/identity';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AnalysisUnit } from '../../engine/src/analyzers/types';
+import type { AnalysisUnit } from '../../engine/src/core/unit';
 import { listFindings } from '../../engine/src/findings/finding-service';
 import { FINDING_STATUSES, type FindingObservation } from '../../engine/src/findings/finding-store';
 import { DEFAULT_ORG_ID } from '../../engine/src/orgs/org-store';

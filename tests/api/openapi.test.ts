@@ -8,7 +8,7 @@ import { buildServer } from '../../server/src/server';
 import { docsRouter } from '../../server/src/http/docs';
 import { openApiPath } from '../../server/src/http/openapi';
 import { healthRoutes } from '../../server/src/routes/health';
-import { silentLogger } from '../../engine/src/context';
+import { silentLogger } from '../../engine/src/core/logger';
 import { startTestServer, type TestServer } from '../helpers/test-server';
 
 type Doc = { openapi: string; paths: Record<string, Record<string, any>>; components: Record<string, any> };

@@ -1,7 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runJob } from '../../engine/src/analysis/run-job';
-import type { EngineContext, Logger } from '../../engine/src/context';
-import type { ResourceStore } from '../../engine/src/analysis/resource-store';
+import type { EngineContext } from '../../engine/src/context/engine-context';
+import type { Logger } from '../../engine/src/core/logger';
+import type { ResourceStore } from '../../engine/src/ingest/resource-store';
 import { startFakeProvider, type FakeProvider } from '../fakes/llm-provider-server';
 import { corpusFile, startTestServer, waitForJob, type TestServer } from '../helpers/test-server';
 

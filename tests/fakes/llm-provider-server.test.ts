@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { AnalysisUnit } from '../../engine/src/analyzers/types';
-import { AnalysisPayloadSchema } from '../../engine/src/analysis/payload';
+import type { AnalysisUnit } from '../../engine/src/core/unit';
+import { AnalysisPayloadSchema } from '../../engine/src/core/payload';
 import { buildPrompt } from '../../engine/src/llm/prompt';
 import { pickRuleId, startFakeProvider, type FakeProvider } from './llm-provider-server';
 

@@ -14,10 +14,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { createAnalyzerRegistry, type AnalyzerRegistry } from '../../engine/src/analyzers/registry';
-import type { AnalysisUnit } from '../../engine/src/analyzers/types';
+import type { AnalysisUnit } from '../../engine/src/core/unit';
 import { runChecks, type CheckMatch } from '../../engine/src/checks/run-checks';
 import { autoRoute } from '../../engine/src/ingest/auto-route';
-import { looksLikeUnifiedDiff } from '../../engine/src/ingest/diff';
+import { looksLikeUnifiedDiff } from '../../engine/src/core/diff';
 import { listBuiltinRuleVariants, loadBuiltinRuleset, parseRules } from '../../engine/src/rules/ruleset';
 import { selectRules, type SelectedRules } from '../../engine/src/rules/select';
 import { corpusFile } from '../corpus';

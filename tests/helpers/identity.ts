@@ -1,5 +1,5 @@
 import { startTestServer, type TestServer } from './test-server';
-import type { Logger } from '../../engine/src/context';
+import type { Logger } from '../../engine/src/core/logger';
 import type { StartOptions } from '../../server/src/server';
 
 export const BOOTSTRAP_KEY = 'bootstrap-key-for-identity-tests';

@@ -1,6 +1,6 @@
 import { loadConfig, type Config } from '../../server/src/config/config';
 import { startServer, type RunningServer, type StartOptions } from '../../server/src/server';
-import { silentLogger } from '../../engine/src/context';
+import { silentLogger } from '../../engine/src/core/logger';
 import type { FakeProvider } from '../fakes/llm-provider-server';
 
 export { CORPUS_DIR, corpusFile, corpusFiles } from '../corpus';

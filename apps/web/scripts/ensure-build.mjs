@@ -1,5 +1,5 @@
 // The dashboard's build check of `npm start` (server/scripts/start.mjs calls it in its own
-// process, issue 18: one Node start-up, not a `prestart` process before it): builds apps/web
+// process: one Node start-up, not a `prestart` process before it): builds apps/web
 // when its dist is missing or older than its sources, so `npm start` serves a current dashboard
 // with no extra step.
 import { spawnSync } from 'node:child_process';

@@ -111,7 +111,7 @@ function App() {
 }
 
 // A cold load of /findings fetches its code and first page alongside GET /auth/me instead of
-// after it (issue 9 budget: interactive within 1.5 s with 10,000 findings).
+// after it (budget: interactive within 1.5 s with 10,000 findings).
 if (window.location.pathname === '/findings') {
   void import('./pages/findings');
   prefetchFindings(queryClient, new URLSearchParams(window.location.search));

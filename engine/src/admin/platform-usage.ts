@@ -1,4 +1,4 @@
-import type { EngineContext } from '../context';
+import type { EngineContext } from '../context/engine-context';
 import { metricsSummary } from '../telemetry/spans';
 import { roundUsd } from '../usage/pricing';
 import { monthWindow } from '../usage/usage-service';

@@ -1,4 +1,4 @@
-import type { EngineContext } from '../context';
+import type { EngineContext } from '../context/engine-context';
 import type { SweepStep } from './sweep-store';
 
 /** identity-api.md "Platform settings" retention (days; defaults 30/730/180/730/90/730). */

@@ -1,4 +1,4 @@
-import { ConflictError } from '../errors';
+import { ConflictError } from '../core/errors';
 import type { Collection, IndexSpec, Store } from '../store/port';
 
 /**

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { EngineContext } from '../context';
-import { NotImplementedError, UpstreamError } from '../errors';
+import type { EngineContext } from '../context/engine-context';
+import { NotImplementedError, UpstreamError } from '../core/errors';
 import { ensureSchema } from '../stores';
 import type { Store } from '../store/port';
 import { openStore, type OpenStoreOptions } from '../store/open-store';

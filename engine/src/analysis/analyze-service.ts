@@ -1,17 +1,16 @@
 import { z } from 'zod';
-import type { EngineContext } from '../context';
-import { BadRequestError, PayloadTooLargeError, ValidationError, NotImplementedError, UpstreamError } from '../errors';
+import type { EngineContext } from '../context/engine-context';
+import { BadRequestError, PayloadTooLargeError, ValidationError, NotImplementedError, UpstreamError } from '../core/errors';
 import { LLM_BACKENDS, type LlmBackend, type LlmProvider } from '../llm/types';
 import { requireAnalyzer } from './analyzer-access';
 import { recordIngest } from './ingest-service';
 import type { JobDoc } from './job-store';
-import { renderNamespaceReport } from './namespace-report';
 import { runJob, type RunSettings } from './run-job';
 import { assertRuleVariant } from './ruleset-service';
 
 /**
  * analysis-api.md "Server-side analysis" request body. `llm_backend` omitted (with `model`) =
- * no model: only the rules' deterministic checks run, inline (issue 15; docs/decisions.md).
+ * no model: only the rules' deterministic checks run, inline (docs/decisions.md "Checks only").
  */
 export const AnalyzeRequestSchema = z.object({
   llm_backend: z.enum(LLM_BACKENDS as [LlmBackend, ...LlmBackend[]]).optional(),
@@ -38,6 +37,18 @@ export interface AnalysisDeps {
   readonly budgetExhausted?: (orgId: string) => Promise<boolean>;
   /** Backoff sleep of the retry loop (tests inject a zero-delay one). */
   readonly sleep?: (ms: number) => Promise<void>;
+  /**
+   * The namespace's Markdown report after a sync analysis (report/namespace-report.ts, wired by
+   * the composition root: the report layer sits above this one, docs/architecture.md "Layers").
+   */
+  readonly renderReport: (orgId: string, namespace: string, job: SyncReportJob) => Promise<string>;
+}
+
+/** The finished job a sync analysis reports on (analysis-api.md "Server-side analysis", 200 body). */
+export interface SyncReportJob {
+  readonly job_id: string;
+  readonly status: JobDoc['status'];
+  readonly quota_exceeded: boolean;
 }
 
 /**
@@ -128,12 +139,10 @@ export async function startAnalysis(deps: AnalysisDeps, orgId: string, analyzerN
   if (final.status === 'failed') {
     throw new UpstreamError(final.error ?? 'LLM analysis failed', { job_id: final.job_id });
   }
-  const report = await renderNamespaceReport(ctx, orgId, namespace, {
-    format: 'markdown', includeSuppressed: false, job: { job_id: final.job_id, status: final.status, quota_exceeded: final.quota_exceeded },
-  });
+  const reportMarkdown = await deps.renderReport(orgId, namespace, { job_id: final.job_id, status: final.status, quota_exceeded: final.quota_exceeded });
   const response: Record<string, unknown> = {
     job_id: final.job_id,
-    report_markdown: report.content,
+    report_markdown: reportMarkdown,
     resource_count: final.resource_count,
     quota_exceeded: final.quota_exceeded,
   };

@@ -1,6 +1,6 @@
-import type { Analyzer } from '../analyzers/types';
-import type { EngineContext } from '../context';
-import { NotFoundError } from '../errors';
+import type { Analyzer } from '../core/unit';
+import type { EngineContext } from '../context/engine-context';
+import { NotFoundError } from '../core/errors';
 
 /**
  * The analyzer `name` as the org sees it. Throws NotFoundError (404) when it is unknown or

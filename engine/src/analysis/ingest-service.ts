@@ -1,10 +1,10 @@
 import { BUILT_IN_ANALYZERS } from '../analyzers/registry';
-import type { Analyzer, AnalysisUnit } from '../analyzers/types';
-import type { EngineContext } from '../context';
-import { NotImplementedError, ValidationError } from '../errors';
+import type { Analyzer, AnalysisUnit } from '../core/unit';
+import type { EngineContext } from '../context/engine-context';
+import { NotImplementedError, ValidationError } from '../core/errors';
 import { autoRoute, type AutoRouteResult } from '../ingest/auto-route';
 import { ingestPoolSize, runIngestJob, WORKER_MIN_CHARS } from '../ingest/worker-pool';
-import { decodeText } from '../ingest/decode';
+import { decodeText } from '../core/decode';
 import { assertNotEmpty, assertUnitsFound } from '../ingest/ingest-checks';
 import { analyzerEnabledPredicate, requireAnalyzer } from './analyzer-access';
 import type { DetectionEntry } from './job-store';
@@ -28,7 +28,7 @@ export function assertNamespace(namespace: string): void {
 const BUILT_IN = new Set<Analyzer>(BUILT_IN_ANALYZERS);
 
 /**
- * Large bodies of built-in analyzers are split in the ingest worker pool (issue 18: parsing,
+ * Large bodies of built-in analyzers are split in the ingest worker pool (parsing,
  * splitting and hashing a 10 MB plan must not stall the event loop); small ones, and analyzers
  * registered by the embedding code (a worker only knows the built-ins), run on this thread.
  */
@@ -145,10 +145,10 @@ export async function ingestAuto(ctx: EngineContext, orgId: string, namespace: s
 /**
  * ingestWithAnalyzer (`analyzerName` given) or ingestAuto (null) for a caller that only needs the
  * units' JSON text and hashes (the HTTP ingest reply, the analyze endpoints): a large input on a
- * SQLite file store is split, recorded and serialised in the ingest worker (issue 18). `body`:
- * the text, or the request's bytes as received (decode.ts decodes them where they are split; a
- * large body's bytes are transferred to the worker, leaving the caller's view empty). Same errors
- * as those two.
+ * SQLite file store is split, recorded and serialised in the ingest worker (docs/decisions.md
+ * "Ingest off the event loop, second round"). `body`: the text, or the request's bytes as
+ * received (decode.ts decodes them where they are split; a large body's bytes are transferred to
+ * the worker, leaving the caller's view empty). Same errors as those two.
  */
 export async function recordIngest(ctx: EngineContext, orgId: string, analyzerName: string | null, namespace: string, body: string | Uint8Array): Promise<RecordedIngest> {
   const target = analyzerName === null

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { EngineContext } from '../context';
-import { ConflictError, NotFoundError, ValidationError } from '../errors';
+import type { EngineContext } from '../context/engine-context';
+import { ConflictError, NotFoundError, ValidationError } from '../core/errors';
 import type { AnalysisDeps } from './analyze-service';
 import { CHECKS_ONLY_BACKEND, requireCatalogueModel, resolveApiKey } from './analyze-service';
 import { TERMINAL_JOB_STATUSES, type JobDoc, type JobStatus } from './job-store';

@@ -201,3 +201,10 @@ export class JobStore {
     return count;
   }
 }
+
+// The composition root (stores.ts) builds this store into EngineContext.stores (context/engine-context.ts "Stores").
+declare module '../context/engine-context' {
+  interface Stores {
+    readonly jobs: JobStore;
+  }
+}

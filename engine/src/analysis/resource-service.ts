@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import type { EngineContext } from '../context';
-import { AppError, NotFoundError, ValidationError } from '../errors';
+import type { EngineContext } from '../context/engine-context';
+import { AppError, NotFoundError, ValidationError } from '../core/errors';
 import { recordTriage } from '../findings/triage';
 import { assertNamespace } from './ingest-service';
 import { requireAnalyzer } from './analyzer-access';
-import { AnalysisPayloadSchema, type AnalysisPayload } from './payload';
-import type { ResourceDoc } from './resource-store';
+import { AnalysisPayloadSchema, type AnalysisPayload } from '../core/payload';
+import type { ResourceDoc } from '../ingest/resource-store';
 import { analyzerRuleIds, assertKnownRuleType, resolveRuleset, resourceRuleset, unitRuleVariant } from './ruleset-service';
 import { unknownRuleIds, verifyEvidence } from '../llm/parse-output';
 import { contextLines } from '../llm/prompt-context';
@@ -38,13 +38,13 @@ export async function nextResource(ctx: EngineContext, orgId: string, namespace:
   let rules: string | null = null;
   try {
     const analyzer = await requireAnalyzer(ctx, orgId, resource.analyzer);
-    // Only the rules that apply to the unit (issue 15), as the server-side path sends them.
+    // Only the rules that apply to the unit (docs/decisions.md "Rule selection"), as the server-side path sends them.
     rules = resourceRuleset(await resolveRuleset(ctx, orgId, analyzer, unitRuleVariant(analyzer, resource, ruleType)), resource).text;
   } catch (error) {
     // Unknown/disabled analyzer or no rules for it: the spec's `rules: null`.
     if (!(error instanceof AppError)) throw error;
   }
-  // The companions the server-side prompt shows after the unit (issue 15 "Plan context"), as the
+  // The companions the server-side prompt shows after the unit (docs/decisions.md "Plan context"), as the
   // same fenced text: a client agent judges the unit with what the model would see.
   const context = contextLines(resource.metadata.context).join('\n').trim();
   return { hash: resource.hash, value: resource.value, rules, context: context === '' ? null : context, analysis: null };
@@ -54,7 +54,7 @@ export async function nextResource(ctx: EngineContext, orgId: string, namespace:
  * PUT /resource/{hash}/analysis: validates and stores an analysis and creates or refreshes
  * the triage record of every finding. Throws ValidationError (422) for a missing or empty
  * summary/findings and NotFoundError (404) for an unknown resource.
- * A client's analysis (source 'client') is held to the server path's rules (issue 15): a
+ * A client's analysis (source 'client') is held to the server path's rules (docs/decisions.md "Rule ids"): a
  * rule_id that no ruleset of the unit's analyzer declares is refused with 422 naming it, and
  * evidence lines that are not lines of the unit body are dropped, lowering the finding's
  * confidence one step (llm/parse-output.ts verifyEvidence).
@@ -81,7 +81,7 @@ export async function submitAnalysis(ctx: EngineContext, orgId: string, hash: st
 }
 
 /**
- * The digest an analysis is recorded (and reused) with (issue 15 "Plan context"): the ruleset
+ * The digest an analysis is recorded (and reused) with (docs/decisions.md "Plan context"): the ruleset
  * digest alone for a unit without companions (so analyses stored before plan context stay
  * valid), else hex SHA-256 over the ruleset digest and `metadata.context_digest`
  * (analyzers/terraform/plan-context.ts). A unit whose companions changed therefore no longer

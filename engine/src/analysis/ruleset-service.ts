@@ -1,9 +1,9 @@
-import type { Analyzer } from '../analyzers/types';
-import type { AnalyzerRegistry, EngineContext } from '../context';
-import { NotFoundError, NotImplementedError, ValidationError } from '../errors';
-import { applySeedOverrides } from '../rules/custom-builtin';
-import type { CustomRuleDoc } from '../rules/custom-rule-store';
-import { ensureRulesSeeded } from '../rules/custom-seed';
+import type { Analyzer } from '../core/unit';
+import type { AnalyzerRegistry, EngineContext } from '../context/engine-context';
+import { NotFoundError, NotImplementedError, ValidationError } from '../core/errors';
+import { applySeedOverrides } from '../custom-rules/custom-builtin';
+import type { CustomRuleDoc } from '../custom-rules/custom-rule-store';
+import { ensureRulesSeeded } from '../custom-rules/custom-seed';
 import { composeRuleset, loadBuiltinRuleset, rulesetBlocks, rulesetDigest, type CustomRuleSection, type RuleDef } from '../rules/ruleset';
 import { planAction, selectRules, type SelectableUnit } from '../rules/select';
 

@@ -1,18 +1,18 @@
-import type { AnalysisUnit, UnitAction } from '../analyzers/types';
-import type { EngineContext } from '../context';
-import { AppError } from '../errors';
+import type { AnalysisUnit, UnitAction } from '../core/unit';
+import type { EngineContext } from '../context/engine-context';
+import { AppError } from '../core/errors';
 import { analyseUnit, UnitAnalysisError } from '../llm/analyse-unit';
 import type { LlmProvider } from '../llm/types';
-import type { AnalysisPayload } from './payload';
+import type { AnalysisPayload } from '../core/payload';
 import type { JobDoc } from './job-store';
-import type { ResourceDoc } from './resource-store';
+import type { ResourceDoc } from '../ingest/resource-store';
 import { calibrationText, DEFAULT_RULE_HEALTH_SETTINGS, type RuleHealthSettings } from '../findings/rule-health';
 import { analysisDigest, saveAnalysis } from './resource-service';
 import { meterUnitCalls } from '../usage/meter-unit';
 import { resolveRuleset, resourceRuleset, unitRuleVariant, type ResolvedRuleset } from './ruleset-service';
 import { factsText, runChecks } from '../checks/run-checks';
 import { checksOnlyDigest, deterministicPayload, mergeFindings } from '../checks/merge';
-import { requiresReviewRuleIds } from '../rules/custom-rule-service';
+import { requiresReviewRuleIds } from '../custom-rules/custom-rule-service';
 
 export interface RunSettings {
   readonly max_concurrent_units: number;
@@ -25,7 +25,7 @@ export interface RunSettings {
 }
 
 export interface RunJobOptions {
-  /** null = no model: only the rules' deterministic checks run (analysis-api.md decision, issue 15). */
+  /** null = no model: only the rules' deterministic checks run (docs/decisions.md "Checks only"). */
   readonly provider: LlmProvider | null;
   readonly pricing: { input_price_per_1m_usd: number; output_price_per_1m_usd: number };
   readonly settings: RunSettings;
@@ -67,7 +67,7 @@ export async function runJob(ctx: EngineContext, job: JobDoc, options: RunJobOpt
   const rulesets = new Map<string, Promise<ResolvedRuleset>>();
   // Trusted reviewer verdicts on calibrating rules, computed once per run (docs/decisions.md "calibration").
   const calibration = await calibrationText(ctx, orgId, options.settings.rule_health ?? DEFAULT_RULE_HEALTH_SETTINGS);
-  // The org's requires_review rules, read once per run like the rulesets (issue 18: not per unit).
+  // The org's requires_review rules, read once per run like the rulesets (not per unit; docs/decisions.md "Job runner costs").
   let reviewRules: Promise<ReadonlySet<string>> | null = null;
   const save = async (resource: ResourceDoc, payload: AnalysisPayload, digest: string) =>
     saveAnalysis(ctx, orgId, resource, payload, 'server', digest, await (reviewRules ??= requiresReviewRuleIds(ctx, orgId)));

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { blackholeAnalyzer } from './blackhole/index';
 import { createAnalyzerRegistry } from './registry';
 import { terraformAnalyzer } from './terraform/index';
-import type { Analyzer } from './types';
+import type { Analyzer } from '../core/unit';
 
 const stub = (name: string, isFallback = false): Analyzer => ({
   name, description: name, version: '0.0.1', fileGlobs: [], defaultRuleVariant: null, isFallback,

@@ -11,7 +11,7 @@ import { dockerfileAnalyzer } from './dockerfile/index';
 import { githubActionsAnalyzer } from './github-actions/index';
 import { kubernetesAnalyzer } from './kubernetes/index';
 import { terraformAnalyzer } from './terraform/index';
-import type { Analyzer } from './types';
+import type { Analyzer } from '../core/unit';
 
 export const BUILT_IN_ANALYZERS: readonly Analyzer[] = [
   terraformAnalyzer,

@@ -82,3 +82,10 @@ export class AuditStore {
     return this.events.find(filter, { sort: { timestamp: -1, event_id: -1 }, skip: query.offset, limit: query.limit });
   }
 }
+
+// The composition root (stores.ts) builds this store into EngineContext.stores (context/engine-context.ts "Stores").
+declare module '../context/engine-context' {
+  interface Stores {
+    readonly audit: AuditStore;
+  }
+}

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { IdentityCtx } from '../identity/context';
+import type { IdentityCtx } from '../context/identity-context';
 import type { AuditEventDoc } from './audit-store';
 
 export interface AuditInput {

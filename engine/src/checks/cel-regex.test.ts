@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { listBuiltinRuleVariants, loadBuiltinRuleset, parseRules, type RuleDef } from '../rules/ruleset';
-import { linearPatternError } from '../linear-regex';
-import type { AnalysisUnit } from '../analyzers/types';
+import { linearPatternError } from '../core/linear-regex';
+import type { AnalysisUnit } from '../core/unit';
 import { BUILTIN_NON_RE2_PATTERNS, celMatches } from './cel-regex';
 import { compileCheck, runChecks } from './run-checks';
 

@@ -7,7 +7,7 @@
  * itself names for `matches` (docs/decisions.md "Tenant patterns run on a linear-time engine").
  */
 import { Environment } from '@marcbachmann/cel-js';
-import { tryLinearPattern } from '../linear-regex';
+import { tryLinearPattern } from '../core/linear-regex';
 
 /**
  * Patterns of the shipped built-in rules that RE2 cannot compile (a backreference), matched with

@@ -1,10 +1,10 @@
 /**
- * Deterministic findings in the stored analysis (issue 15): alone when no model runs, merged
+ * Deterministic findings in the stored analysis: alone when no model runs, merged
  * with the model's findings otherwise.
  */
 import { createHash } from 'node:crypto';
-import { NO_FINDINGS_RULE_ID, type AnalysisPayload } from '../analysis/payload';
-import type { AnalysisUnit } from '../analyzers/types';
+import { NO_FINDINGS_RULE_ID, type AnalysisPayload } from '../core/payload';
+import type { AnalysisUnit } from '../core/unit';
 import { checkFinding, type CheckMatch } from './run-checks';
 
 /**

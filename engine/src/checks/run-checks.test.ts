@@ -55,7 +55,7 @@ describe('deterministic checks', () => {
   });
 });
 
-describe('the `companions` variable (issue 15 "Plan context")', () => {
+describe('the `companions` variable (plan context: the resources that configure the unit)', () => {
   const bucket = { address: 'aws_s3_bucket.b', mode: 'managed', type: 'aws_s3_bucket', name: 'b', change: { actions: ['create'], before: null, after: { bucket: 'logs-x' }, after_unknown: {} } };
   const pab = (acls: boolean) => ({ address: 'aws_s3_bucket_public_access_block.b', mode: 'managed', type: 'aws_s3_bucket_public_access_block', name: 'b', change: { actions: ['create'], before: null, after: { bucket: 'logs-x', block_public_acls: acls }, after_unknown: {} } });
   const bucketUnit = (changes: unknown[]) => planJsonUnits({ format_version: '1.2', resource_changes: changes }, 'terraform').find((u) => u.type === 'aws_s3_bucket')!;

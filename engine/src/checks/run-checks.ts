@@ -1,5 +1,5 @@
 /**
- * Deterministic checks (issue 15): a rule may carry `Check (CEL): <expression>`, a Common
+ * Deterministic checks (docs/decisions.md "Checks only"): a rule may carry `Check (CEL): <expression>`, a Common
  * Expression Language condition (cel-spec; evaluated by @marcbachmann/cel-js, no code of ours)
  * over the unit. A match is a finding with HIGH confidence and its evidence lines, made without a
  * model call; the same matches are stated to the model as known facts.
@@ -24,8 +24,8 @@
  *   whoever wrote the rule: cel-regex.ts).
  * An expression that fails to evaluate (a missing key, a type mismatch) does not match.
  */
-import type { Finding } from '../analysis/payload';
-import type { AnalysisUnit } from '../analyzers/types';
+import type { Finding } from '../core/payload';
+import type { AnalysisUnit } from '../core/unit';
 import type { RuleDef } from '../rules/ruleset';
 import { celPattern, parseCel, type CelProgram } from './cel-regex';
 

@@ -1,4 +1,4 @@
-import type { EngineContext } from '../context';
+import type { EngineContext } from '../context/engine-context';
 import type { AppIdentity, CodehostSettings } from './client';
 import type { CodehostIntegrationDoc } from './codehost-store';
 

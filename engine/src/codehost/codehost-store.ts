@@ -1,4 +1,4 @@
-import { ConflictError } from '../errors';
+import { ConflictError } from '../core/errors';
 import type { Collection, IndexSpec, Store } from '../store/port';
 import { OnceLedger, type ClaimDoc } from './once-ledger';
 
@@ -209,5 +209,13 @@ export class CodehostStore {
     const doc = await this.states.findOneAndUpdate({ state_sha256: stateSha256 }, { $set: { expires_at: '' } }, { returnDocument: 'before' });
     if (!doc || doc.expires_at === '' || doc.expires_at <= now) return null;
     return doc;
+  }
+}
+
+// The composition root (stores.ts) builds this store into EngineContext.stores (context/engine-context.ts "Stores").
+declare module '../context/engine-context' {
+  interface Stores {
+    /** The code-hosting integration: configs, pull requests, deliveries, manifest states. */
+    readonly codehost: CodehostStore;
   }
 }

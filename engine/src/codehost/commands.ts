@@ -1,4 +1,4 @@
-import type { EngineContext } from '../context';
+import type { EngineContext } from '../context/engine-context';
 import { appendFeedback } from '../findings/feedback-service';
 import type { ReasonCode, Verdict } from '../findings/feedback-store';
 import type { CodehostSettings } from './client';

@@ -1,4 +1,4 @@
-import { SEVERITY_ORDER } from '../analysis/payload';
+import { SEVERITY_ORDER } from '../core/payload';
 import type { DetectionEntry } from '../analysis/job-store';
 import type { FindingDoc } from '../findings/finding-store';
 import type { CommitState, GateOutcome } from '../integrations/gate';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { recordAudit } from '../audit/record';
-import { BadRequestError, ForbiddenError, NotFoundError, NotImplementedError, UpstreamError } from '../errors';
-import type { Actor, IdentityCtx } from '../identity/context';
+import { BadRequestError, ForbiddenError, NotFoundError, NotImplementedError, UpstreamError } from '../core/errors';
+import type { Actor, IdentityCtx } from '../context/identity-context';
 import { appIdentityFor } from './app-identity';
 import type { CodehostDeps, HostInstallation } from './client';
 import type { BindingProof, CodehostIntegrationDoc, InstallationBindingDoc } from './codehost-store';

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { requireCatalogueModel, resolveApiKey } from '../analysis/analyze-service';
-import type { EngineContext } from '../context';
-import { NotFoundError } from '../errors';
-import type { IdentityCtx } from '../identity/context';
+import type { EngineContext } from '../context/engine-context';
+import { NotFoundError } from '../core/errors';
+import type { IdentityCtx } from '../context/identity-context';
 import { LLM_BACKENDS, type LlmBackend } from '../llm/types';
 import type { CodehostIntegrationDoc, InstallationBindingDoc } from './codehost-store';
 import { bindByConfigPost, InstallationIdSchema } from './installation-binding';

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { BadRequestError, NotImplementedError } from '../errors';
+import { BadRequestError, NotImplementedError } from '../core/errors';
 import type { CodehostDeps, CodehostSettings } from './client';
 
 /**

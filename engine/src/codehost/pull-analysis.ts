@@ -1,9 +1,9 @@
 import { requireCatalogueModel, resolveApiKey } from '../analysis/analyze-service';
 import { ingestAuto, type AutoIngestResult } from '../analysis/ingest-service';
 import type { JobDoc } from '../analysis/job-store';
-import type { AnalysisUnit } from '../analyzers/types';
-import type { EngineContext } from '../context';
-import { NotImplementedError, PayloadTooLargeError, ValidationError } from '../errors';
+import type { AnalysisUnit } from '../core/unit';
+import type { EngineContext } from '../context/engine-context';
+import { NotImplementedError, PayloadTooLargeError, ValidationError } from '../core/errors';
 import { fireNeedsReview } from '../notify/review-webhook';
 import type { CodehostDeps, PullRef } from './client';
 import type { CodehostIntegrationDoc } from './codehost-store';

@@ -1,5 +1,5 @@
 import type { JobDoc } from '../analysis/job-store';
-import type { EngineContext } from '../context';
+import type { EngineContext } from '../context/engine-context';
 import { commitState, evaluateGate, type GateOutcome } from '../integrations/gate';
 import { notifyChannels } from '../notify/channel-delivery';
 import { PR_GATE_BLOCKED } from '../notify/events';

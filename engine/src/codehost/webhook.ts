@@ -1,5 +1,5 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { ConflictError, NotImplementedError, UnauthorizedError, ValidationError } from '../errors';
+import { ConflictError, NotImplementedError, UnauthorizedError, ValidationError } from '../core/errors';
 import { webhookSecretFor } from './app-identity';
 import type { CodehostDeps } from './client';
 import type { CodehostIntegrationDoc } from './codehost-store';

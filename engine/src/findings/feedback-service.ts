@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { EngineContext } from '../context';
-import { NotFoundError } from '../errors';
-import type { IdentityCtx } from '../identity/context';
+import type { EngineContext } from '../context/engine-context';
+import { NotFoundError } from '../core/errors';
+import type { IdentityCtx } from '../context/identity-context';
 import type { FindingDoc, FindingStatus } from './finding-store';
 import { REASON_CODES, VERDICTS, type FeedbackDoc, type FeedbackFilter, type FeedbackSource, type ReasonCode, type Verdict } from './feedback-store';
 import { sortableId } from './ids';

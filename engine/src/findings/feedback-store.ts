@@ -1,5 +1,5 @@
 import type { Collection, Filter, IndexSpec, Store } from '../store/port';
-import type { Severity } from '../analysis/payload';
+import type { Severity } from '../core/payload';
 
 /** analysis-api.md "Feedback record" verdicts. */
 export type Verdict = 'confirmed' | 'rejected' | 'severity_wrong' | 'missed' | 'unclear';
@@ -75,5 +75,12 @@ export class FeedbackStore {
   /** The whole log of the org, oldest first (rule health and proposals aggregate it). */
   all(orgId: string): Promise<FeedbackDoc[]> {
     return this.feedback.find({ org_id: orgId }, { sort: { created_at: 1, feedback_id: 1 } });
+  }
+}
+
+// The composition root (stores.ts) builds this store into EngineContext.stores (context/engine-context.ts "Stores").
+declare module '../context/engine-context' {
+  interface Stores {
+    readonly feedback: FeedbackStore;
   }
 }

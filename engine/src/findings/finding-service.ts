@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { SEVERITY_ORDER, type Severity } from '../analysis/payload';
-import type { EngineContext } from '../context';
-import { NotFoundError } from '../errors';
+import { SEVERITY_ORDER, type Severity } from '../core/payload';
+import type { EngineContext } from '../context/engine-context';
+import { NotFoundError } from '../core/errors';
 import { recordAudit } from '../audit/record';
-import type { IdentityCtx } from '../identity/context';
+import type { IdentityCtx } from '../context/identity-context';
 import { fireNeedsReview } from '../notify/review-webhook';
 import { appendFeedback, feedbackActor, verdictForStatus } from './feedback-service';
 import { REASON_CODES, type ReasonCode } from './feedback-store';

@@ -1,6 +1,6 @@
 import type { Collection, Filter, IndexSpec, Store } from '../store/port';
-import type { Confidence, Severity } from '../analysis/payload';
-import { ConflictError } from '../errors';
+import type { Confidence, Severity } from '../core/payload';
+import { ConflictError } from '../core/errors';
 
 /** analysis-api.md "Finding status". */
 export type FindingStatus = 'open' | 'needs_review' | 'acknowledged' | 'suppressed' | 'false_positive';
@@ -171,4 +171,11 @@ function listQuery(orgId: string, filter: FindingListFilter): Filter {
   if (filter.rule_id) query.rule_id = filter.rule_id;
   if (filter.resource_hashes) query.resource_hash = { $in: filter.resource_hashes };
   return query;
+}
+
+// The composition root (stores.ts) builds this store into EngineContext.stores (context/engine-context.ts "Stores").
+declare module '../context/engine-context' {
+  interface Stores {
+    readonly findings: FindingStore;
+  }
 }

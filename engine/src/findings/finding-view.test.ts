@@ -28,7 +28,7 @@ const observation = (i: number): FindingObservation => ({
   initialStatus: i % 2 ? 'open' : 'needs_review',
 });
 
-/** What the route sent before issue 18: every record parsed, presented and re-serialised. */
+/** What the route sent before serving the stored text: every record parsed, presented and re-serialised. */
 const roundTrip = (stored: string) => JSON.stringify(presentFinding(JSON.parse(stored) as FindingDoc));
 
 describe('finding JSON from the stored text', () => {
@@ -73,7 +73,7 @@ describe('finding JSON from the stored text', () => {
   });
 
   it('takes the round trip for records in another layout, never leaking a field the API does not return', async () => {
-    // The layout observe wrote before issue 18 (an upsert: filter fields first, last_seen and occurrence_count last).
+    // The layout an older observe wrote (an upsert: filter fields first, last_seen and occurrence_count last).
     const o = observation(1);
     await raw.updateOne(
       { org_id: ORG, resource_hash: 'old', rule_id: o.rule_id },

@@ -1,7 +1,7 @@
 /**
  * The API view of a triage record (analysis-api.md "Finding record"), as an object
  * (presentFinding) or, for GET /findings, as JSON text taken from the stored record without a
- * parse/stringify round trip (issue 18).
+ * parse/stringify round trip (docs/decisions.md "Raw-JSON reads").
  *
  * A record written by FindingStore.observe has the stored layout of newFindingDoc:
  * `{"_id":…,"org_id":…,"confidence":…,"resource_hash":…, … ,"updated_at":…}`. Its text from

@@ -1,9 +1,9 @@
-import { SEVERITY_ORDER, type Severity } from '../analysis/payload';
-import type { EngineContext } from '../context';
-import { ConflictError, NotFoundError } from '../errors';
+import { SEVERITY_ORDER, type Severity } from '../core/payload';
+import type { EngineContext } from '../context/engine-context';
+import { ConflictError, NotFoundError } from '../core/errors';
 import { recordAudit } from '../audit/record';
-import type { IdentityCtx } from '../identity/context';
-import { presentCustomRule } from '../rules/custom-rule-service';
+import type { IdentityCtx } from '../context/identity-context';
+import { presentCustomRule } from '../custom-rules/custom-rule-service';
 import type { FeedbackDoc } from './feedback-store';
 import { sortableId } from './ids';
 import type { ProposalChanges, ProposalDoc, ProposalEvidence, ProposalStatus } from './proposal-store';

@@ -1,5 +1,5 @@
 import type { Collection, Filter, IndexSpec, Store } from '../store/port';
-import type { Severity } from '../analysis/payload';
+import type { Severity } from '../core/payload';
 
 /** analysis-api.md "Rule proposal status"; `withdrawn` is our value for "evidence no longer supports it". */
 export type ProposalStatus = 'pending' | 'applied' | 'dismissed' | 'withdrawn';
@@ -75,5 +75,12 @@ export class ProposalStore {
   /** Updates only when the proposal is still in `from` (a concurrent decision wins once). */
   transition(orgId: string, proposalId: string, from: ProposalStatus, changes: Partial<ProposalDoc>): Promise<ProposalDoc | null> {
     return this.proposals.findOneAndUpdate({ org_id: orgId, proposal_id: proposalId, status: from }, { $set: changes }, { returnDocument: 'after' });
+  }
+}
+
+// The composition root (stores.ts) builds this store into EngineContext.stores (context/engine-context.ts "Stores").
+declare module '../context/engine-context' {
+  interface Stores {
+    readonly proposals: ProposalStore;
   }
 }

@@ -1,6 +1,6 @@
-import { SEVERITY_ORDER, type Severity } from '../analysis/payload';
-import type { EngineContext } from '../context';
-import { builtinRuleEntries } from '../rules/custom-builtin';
+import { SEVERITY_ORDER, type Severity } from '../core/payload';
+import type { EngineContext } from '../context/engine-context';
+import { builtinRuleEntries } from '../custom-rules/custom-builtin';
 import type { FeedbackDoc } from './feedback-store';
 
 /**

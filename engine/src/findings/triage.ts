@@ -1,7 +1,7 @@
-import type { EngineContext } from '../context';
-import { NO_FINDINGS_RULE_ID, type AnalysisPayload } from '../analysis/payload';
+import type { EngineContext } from '../context/engine-context';
+import { NO_FINDINGS_RULE_ID, type AnalysisPayload } from '../core/payload';
 import { fireNeedsReview } from '../notify/review-webhook';
-import { requiresReviewRuleIds } from '../rules/custom-rule-service';
+import { requiresReviewRuleIds } from '../custom-rules/custom-rule-service';
 
 /**
  * Creates or refreshes the triage record of every finding of an analysis
@@ -10,7 +10,7 @@ import { requiresReviewRuleIds } from '../rules/custom-rule-service';
  * The model's all-clear (`NO-FINDINGS`) creates no record. A record newly created in
  * needs_review fires the review webhook (trigger auto; best effort, not awaited).
  * `reviewRules`: the org's requires_review rule ids (requiresReviewRuleIds) when the caller
- * already holds them (the run loop reads them once per run, issue 18); else they are read here,
+ * already holds them (the run loop reads them once per run; docs/decisions.md "Job runner costs"); else they are read here,
  * and only when a finding's status depends on them.
  * Returns the records newly created in needs_review.
  */

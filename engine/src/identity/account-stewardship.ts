@@ -1,5 +1,5 @@
-import { ForbiddenError } from '../errors';
-import type { IdentityCtx } from './context';
+import { ForbiddenError } from '../core/errors';
+import type { IdentityCtx } from '../context/identity-context';
 import { ORG_ROLE_RANK, type MembershipDoc, type OrgRole, type UserDoc } from './types';
 
 /**

@@ -1,6 +1,6 @@
-import { NotFoundError } from '../errors';
+import { NotFoundError } from '../core/errors';
 import type { OrgDoc } from '../orgs/org-store';
-import type { IdentityCtx } from './context';
+import type { IdentityCtx } from '../context/identity-context';
 import { presentWithDomains } from './sso-service';
 
 /** identity-api.md "Organization summary (admin views)": sso_enabled only for a configured and enabled connection. */

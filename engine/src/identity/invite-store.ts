@@ -42,3 +42,10 @@ export class InviteStore {
     return this.invites.findOneAndUpdate({ org_id: orgId, invite_id: inviteId }, { $set: changes }, { returnDocument: 'after' });
   }
 }
+
+// The composition root (stores.ts) builds this store into EngineContext.stores (context/engine-context.ts "Stores").
+declare module '../context/engine-context' {
+  interface Stores {
+    readonly invites: InviteStore;
+  }
+}

@@ -1,6 +1,6 @@
-import { ForbiddenError, NotFoundError } from '../errors';
+import { ForbiddenError, NotFoundError } from '../core/errors';
 import { recordAudit } from '../audit/record';
-import { isoNow, type IdentityCtx } from './context';
+import { isoNow, type IdentityCtx } from '../context/identity-context';
 import { randomId, randomToken, sha256Hex } from './secrets';
 import { ORG_ROLE_RANK, type ApiKeyDoc, type OrgRole } from './types';
 

@@ -39,3 +39,10 @@ export class ApiKeyStore {
     return this.keys.findOneAndUpdate({ org_id: orgId, key_id: keyId }, { $set: { is_active: false, revoked_at: now } }, { returnDocument: 'after' });
   }
 }
+
+// The composition root (stores.ts) builds this store into EngineContext.stores (context/engine-context.ts "Stores").
+declare module '../context/engine-context' {
+  interface Stores {
+    readonly apiKeys: ApiKeyStore;
+  }
+}

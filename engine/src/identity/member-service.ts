@@ -1,7 +1,7 @@
-import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../errors';
+import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../core/errors';
 import { recordAudit } from '../audit/record';
 import { assertMayPlaceInOrg, assertOrgAdministersAccount } from './account-stewardship';
-import { isoNow, type IdentityCtx } from './context';
+import { isoNow, type IdentityCtx } from '../context/identity-context';
 import { hashPassword, randomPassword } from './secrets';
 import type { MembershipDoc, OrgRole, UserDoc } from './types';
 

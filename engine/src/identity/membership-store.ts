@@ -59,3 +59,10 @@ export class MembershipStore {
     return this.rows.find({ user_id: userId }, { sort: { created_at: 1, org_id: 1 } });
   }
 }
+
+// The composition root (stores.ts) builds this store into EngineContext.stores (context/engine-context.ts "Stores").
+declare module '../context/engine-context' {
+  interface Stores {
+    readonly memberships: MembershipStore;
+  }
+}

@@ -1,8 +1,8 @@
-import { ConflictError, ForbiddenError, NotFoundError } from '../errors';
+import { ConflictError, ForbiddenError, NotFoundError } from '../core/errors';
 import type { OrgDoc } from '../orgs/org-store';
 import { seedBuiltinTemplates } from '../report/template-service';
-import { seedBuiltinRules } from '../rules/custom-seed';
-import { isoNow, type IdentityCtx } from './context';
+import { seedBuiltinRules } from '../custom-rules/custom-seed';
+import { isoNow, type IdentityCtx } from '../context/identity-context';
 import { randomId } from './secrets';
 import type { MembershipDoc, OrgRole } from './types';
 

@@ -1,5 +1,5 @@
-import { BadRequestError, ConflictError, ForbiddenError } from '../errors';
-import { isoNow, type IdentityCtx } from './context';
+import { BadRequestError, ConflictError, ForbiddenError } from '../core/errors';
+import { isoNow, type IdentityCtx } from '../context/identity-context';
 import { resolveInviteToken, redeemInvite } from './invite-service';
 import { createOrganization } from './org-service';
 import { hashPassword, randomId } from './secrets';

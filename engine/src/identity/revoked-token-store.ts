@@ -1,4 +1,4 @@
-import { ConflictError } from '../errors';
+import { ConflictError } from '../core/errors';
 import type { Collection, IndexSpec, Store } from '../store/port';
 import type { RevokedTokenDoc } from './types';
 
@@ -49,5 +49,13 @@ export class RevokedTokenStore {
   /** Undoes `consume` (the redemption failed on a wrong code, so the token stays usable). */
   async release(tokenId: string): Promise<void> {
     await this.docs.deleteOne({ token_id: tokenId });
+  }
+}
+
+// The composition root (stores.ts) builds this store into EngineContext.stores (context/engine-context.ts "Stores").
+declare module '../context/engine-context' {
+  interface Stores {
+    /** Logged-out sessions and redeemed mfa_tokens, by JWT id. */
+    readonly revokedTokens: RevokedTokenStore;
   }
 }

@@ -1,7 +1,7 @@
-import { ConflictError, NotFoundError, UnauthorizedError, ForbiddenError, ValidationError } from '../errors';
+import { ConflictError, NotFoundError, UnauthorizedError, ForbiddenError, ValidationError } from '../core/errors';
 import { recordAudit } from '../audit/record';
-import { linearPatternError } from '../linear-regex';
-import { isoNow, type IdentityCtx } from './context';
+import { linearPatternError } from '../core/linear-regex';
+import { isoNow, type IdentityCtx } from '../context/identity-context';
 import type { GroupRoleMapping, ScimConfigDoc } from './scim-store';
 import { randomToken, sha256Hex } from './secrets';
 import type { OrgRole } from './types';

@@ -1,4 +1,4 @@
-import { BadRequestError } from '../errors';
+import { BadRequestError } from '../core/errors';
 
 /**
  * SCIM filters (RFC 7644 §3.4.2.2): `attrPath op value`, `attrPath pr`, `and`, `or`, `not (...)`,

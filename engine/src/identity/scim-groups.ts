@@ -1,6 +1,6 @@
-import { BadRequestError, ConflictError, NotFoundError } from '../errors';
+import { BadRequestError, ConflictError, NotFoundError } from '../core/errors';
 import { recordAudit } from '../audit/record';
-import { isoNow, type IdentityCtx } from './context';
+import { isoNow, type IdentityCtx } from '../context/identity-context';
 import { applyScimPatch, type PatchOperation } from './scim-patch';
 import { listResponse, SCIM, type ScimListQuery } from './scim-resources';
 import { recomputeRoles } from './scim-roles';

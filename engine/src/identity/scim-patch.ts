@@ -1,4 +1,4 @@
-import { BadRequestError } from '../errors';
+import { BadRequestError } from '../core/errors';
 import { matchesScimFilter, parseScimFilter, type ScimFilter } from './scim-filter';
 
 /**

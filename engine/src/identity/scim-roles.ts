@@ -1,5 +1,5 @@
-import { tryLinearPattern } from '../linear-regex';
-import { isoNow, type IdentityCtx } from './context';
+import { tryLinearPattern } from '../core/linear-regex';
+import { isoNow, type IdentityCtx } from '../context/identity-context';
 import type { ScimConfigDoc } from './scim-store';
 import type { OrgRole } from './types';
 

@@ -82,3 +82,11 @@ export class ScimStore {
     await this.links.deleteOne({ org_id: orgId, kind, id });
   }
 }
+
+// The composition root (stores.ts) builds this store into EngineContext.stores (context/engine-context.ts "Stores").
+declare module '../context/engine-context' {
+  interface Stores {
+    /** SCIM configurations (token hashes) and the identity provider's external ids. */
+    readonly scim: ScimStore;
+  }
+}

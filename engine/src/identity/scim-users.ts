@@ -1,7 +1,7 @@
-import { ConflictError, NotFoundError, BadRequestError } from '../errors';
+import { ConflictError, NotFoundError, BadRequestError } from '../core/errors';
 import { recordAudit } from '../audit/record';
 import { assertMayPlaceInOrg } from './account-stewardship';
-import { isoNow, type IdentityCtx } from './context';
+import { isoNow, type IdentityCtx } from '../context/identity-context';
 import { applyScimPatch, scimBoolean, type PatchOperation } from './scim-patch';
 import { listResponse, SCIM, type ScimListQuery } from './scim-resources';
 import type { ScimConfigDoc } from './scim-store';

@@ -1,5 +1,5 @@
-import { ConflictError, NotFoundError } from '../errors';
-import { isoNow, type IdentityCtx } from './context';
+import { ConflictError, NotFoundError } from '../core/errors';
+import { isoNow, type IdentityCtx } from '../context/identity-context';
 import { acceptInviteToken } from './invite-service';
 import { connectionForEmail } from './sso-service';
 import { createExternalUser, type VerifiedIdentity } from './sso-sign-in';

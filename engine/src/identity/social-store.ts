@@ -44,3 +44,11 @@ export class SocialIdentityStore {
     return (await this.rows.deleteOne({ user_id: userId, provider })) > 0;
   }
 }
+
+// The composition root (stores.ts) builds this store into EngineContext.stores (context/engine-context.ts "Stores").
+declare module '../context/engine-context' {
+  interface Stores {
+    /** Social sign-in identities linked to accounts. */
+    readonly socialIdentities: SocialIdentityStore;
+  }
+}

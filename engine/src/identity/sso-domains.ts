@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { recordAudit } from '../audit/record';
-import { ConflictError, NotFoundError, UpstreamError, ValidationError } from '../errors';
+import { ConflictError, NotFoundError, UpstreamError, ValidationError } from '../core/errors';
 import type { TxtLookup } from '../net/dns-txt';
-import { isoNow, type IdentityCtx } from './context';
+import { isoNow, type IdentityCtx } from '../context/identity-context';
 import type { SsoConnectionDoc, SsoDomainClaimDoc, SsoVerifiedDomainDoc } from './sso-store';
 
 /**

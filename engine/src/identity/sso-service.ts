@@ -1,7 +1,7 @@
-import { ConflictError, NotFoundError, ValidationError } from '../errors';
+import { ConflictError, NotFoundError, ValidationError } from '../core/errors';
 import { recordAudit } from '../audit/record';
 import { assertEgressAllowed, STRICT_EGRESS } from '../net/egress';
-import { isoNow, type IdentityCtx } from './context';
+import { isoNow, type IdentityCtx } from '../context/identity-context';
 import { assertDomainsFree, syncDomainStatuses, type DomainStatus } from './sso-domains';
 import type { SsoConnectionDoc } from './sso-store';
 import type { OrgRole } from './types';

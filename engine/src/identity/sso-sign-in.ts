@@ -1,6 +1,6 @@
-import { ConflictError, ForbiddenError } from '../errors';
+import { ConflictError, ForbiddenError } from '../core/errors';
 import { assertOrgAdministersAccount } from './account-stewardship';
-import { isoNow, type IdentityCtx } from './context';
+import { isoNow, type IdentityCtx } from '../context/identity-context';
 import { insertNewUser } from './registration';
 import { domainVerifiedBy } from './sso-domains';
 import { emailDomain } from './sso-service';

@@ -1,4 +1,4 @@
-import { ConflictError } from '../errors';
+import { ConflictError } from '../core/errors';
 import type { Collection, IndexSpec, Store } from '../store/port';
 import type { OrgRole } from './types';
 
@@ -133,5 +133,13 @@ export class SsoStore {
   /** Which org holds `domain` (lower-cased) verified, or null. Cross-tenant: pre-authentication lookup. */
   async unsafeVerifiedOrgForDomain(domain: string): Promise<string | null> {
     return (await this.verified.findOne({ domain: domain.toLowerCase() }))?.org_id ?? null;
+  }
+}
+
+// The composition root (stores.ts) builds this store into EngineContext.stores (context/engine-context.ts "Stores").
+declare module '../context/engine-context' {
+  interface Stores {
+    /** Org SSO connections and their claimed e-mail domains. */
+    readonly sso: SsoStore;
   }
 }

@@ -1,6 +1,6 @@
-import { ConflictError, NotFoundError } from '../errors';
+import { ConflictError, NotFoundError } from '../core/errors';
 import { recordAudit } from '../audit/record';
-import { isoNow, type IdentityCtx } from './context';
+import { isoNow, type IdentityCtx } from '../context/identity-context';
 import type { TeamDoc } from './types';
 
 /** Presenter: identity-api.md "Team". */

@@ -67,3 +67,10 @@ export class TeamStore {
     await this.members.deleteMany({ org_id: orgId, user_id: userId });
   }
 }
+
+// The composition root (stores.ts) builds this store into EngineContext.stores (context/engine-context.ts "Stores").
+declare module '../context/engine-context' {
+  interface Stores {
+    readonly teams: TeamStore;
+  }
+}

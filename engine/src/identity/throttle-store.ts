@@ -1,4 +1,4 @@
-import { ConflictError } from '../errors';
+import { ConflictError } from '../core/errors';
 import type { Collection, IndexSpec, Store } from '../store/port';
 import type { AuthThrottleDoc } from './types';
 
@@ -113,5 +113,13 @@ export class AuthThrottleStore {
   /** Forgets `key` (a success). */
   async clear(key: string): Promise<void> {
     await this.docs.deleteOne({ key });
+  }
+}
+
+// The composition root (stores.ts) builds this store into EngineContext.stores (context/engine-context.ts "Stores").
+declare module '../context/engine-context' {
+  interface Stores {
+    /** Brute-force failure counters shared by every server process on the store. */
+    readonly throttle: AuthThrottleStore;
   }
 }

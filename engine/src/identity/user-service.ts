@@ -1,6 +1,6 @@
-import { NotFoundError } from '../errors';
+import { NotFoundError } from '../core/errors';
 import { recordAudit } from '../audit/record';
-import { isoNow, type IdentityCtx } from './context';
+import { isoNow, type IdentityCtx } from '../context/identity-context';
 import type { MembershipDoc, UserDoc } from './types';
 
 /** Presenter: identity-api.md "UserInfo" (never hashes, secrets or codes). */

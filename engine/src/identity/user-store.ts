@@ -80,3 +80,10 @@ export class UserStore {
     return this.users.count({});
   }
 }
+
+// The composition root (stores.ts) builds this store into EngineContext.stores (context/engine-context.ts "Stores").
+declare module '../context/engine-context' {
+  interface Stores {
+    readonly users: UserStore;
+  }
+}

@@ -1,9 +1,9 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../errors';
+import { ValidationError } from '../core/errors';
 import { createAnalyzerRegistry } from '../analyzers/registry';
-import type { Analyzer } from '../analyzers/types';
+import type { Analyzer } from '../core/unit';
 import { autoRoute, REASON_DISABLED, REASON_UNRECOGNISED } from './auto-route';
 import { CORPUS } from '../../../tests/corpus';
 

@@ -24,11 +24,11 @@
  * Units carry `metadata.analyzer`; duplicate hashes are dropped (first kept).
  */
 import micromatch from 'micromatch';
-import { ValidationError } from '../errors';
+import { ValidationError } from '../core/errors';
 import { guessFileKind } from '../analyzers/blackhole/file-kind';
-import type { AnalysisUnit, Analyzer, DiffFile } from '../analyzers/types';
-import { decodeText } from './decode';
-import { imageText, looksLikeUnifiedDiff, parseUnifiedDiff } from './diff';
+import type { AnalysisUnit, Analyzer, DiffFile } from '../core/unit';
+import { decodeText } from '../core/decode';
+import { imageText, looksLikeUnifiedDiff, parseUnifiedDiff } from '../core/diff';
 
 /** analysis-api.md "Detection entry". */
 export interface DetectionEntry {

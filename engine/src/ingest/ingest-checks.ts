@@ -2,8 +2,8 @@
  * The checks an ingest makes wherever it runs (the event loop or the ingest worker), so both
  * answer the same 422 (analysis-api.md "Ingest and client-led analysis": 422 empty body).
  */
-import type { AnalysisUnit } from '../analyzers/types';
-import { ValidationError } from '../errors';
+import type { AnalysisUnit } from '../core/unit';
+import { ValidationError } from '../core/errors';
 
 /** Throws ValidationError (422) for a body that is empty or only whitespace once decoded. */
 export function assertNotEmpty(raw: string): void {

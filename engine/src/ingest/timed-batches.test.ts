@@ -10,7 +10,7 @@ function iterationCounter(): { now: () => number; stop: () => void } {
   return { now: () => n, stop: () => { on = false; } };
 }
 
-describe('time-sliced work (issue 18: no stalls)', () => {
+describe('time-sliced work (no event-loop stalls)', () => {
   it('runs one slice per event-loop iteration however many runs share the loop', async () => {
     const loop = iterationCounter();
     const seen: number[] = [];

@@ -1,5 +1,5 @@
 /**
- * Batches sized by elapsed time (issue 18): long synchronous work, such as writing the units of
+ * Batches sized by elapsed time: long synchronous work, such as writing the units of
  * a 10 MB plan to SQLite, split so that the event loop gets a turn every few milliseconds
  * whatever the machine's speed, with as few batches (hence transactions) as that allows.
  */
@@ -22,7 +22,7 @@ function schedule(): void {
  * Resolves in a later event-loop iteration, one waiter per iteration across the whole process
  * (FIFO): long work that yields with this (store batches, streamed replies) runs one slice per
  * iteration however many requests do it at once, so I/O callbacks (a /health request) wait for
- * one slice, not one slice per concurrent ingest (issue 18). An immediate scheduled from an
+ * one slice, not one slice per concurrent ingest. An immediate scheduled from an
  * immediate runs in the next iteration, after the poll phase.
  */
 export function nextTurn(): Promise<void> {

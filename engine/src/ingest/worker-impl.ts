@@ -3,17 +3,18 @@
  * auto-routing over the built-in analyzers, on a raw body and replies with the units. A job that
  * names a SQLite file (`record`) also records the units there, through this thread's own
  * connection, and replies with their JSON text instead of the objects: the event loop then never
- * writes, deserialises or serialises a large plan's units (issue 18). Runs in a worker thread
- * only; the analyzers and the store are the same modules the server uses inline.
+ * writes, deserialises or serialises a large plan's units (docs/decisions.md "Ingest off the
+ * event loop, second round"). Runs in a worker thread only; the analyzers and the store are the
+ * same modules the server uses inline.
  */
 import { BUILT_IN_ANALYZERS } from '../analyzers/registry';
-import type { AnalysisUnit } from '../analyzers/types';
-import { ResourceStore } from '../analysis/resource-store';
-import { AppError } from '../errors';
+import type { AnalysisUnit } from '../core/unit';
+import { ResourceStore } from './resource-store';
+import { AppError } from '../core/errors';
 import type { ThreadAccess } from '../store/port';
 import { SqliteStore } from '../store/sqlite/store';
 import { autoRoute, type AutoRouteResult } from './auto-route';
-import { decodeText } from './decode';
+import { decodeText } from '../core/decode';
 import { assertNotEmpty, assertUnitsFound } from './ingest-checks';
 
 /** Where and how a job records its units (ResourceStore.addUnits) before replying. */

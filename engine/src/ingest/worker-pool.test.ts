@@ -1,13 +1,13 @@
 /**
- * Issue 18: large bodies are split in the ingest worker pool. The units, routing facts and
+ * Large bodies are split in the ingest worker pool. The units, routing facts and
  * errors a caller sees are the same as when the analyzer runs on the calling thread.
  */
 import { describe, expect, it } from 'vitest';
 import { corpusFile } from '../../../tests/corpus';
 import { BUILT_IN_ANALYZERS } from '../analyzers/registry';
-import { ValidationError } from '../errors';
+import { ValidationError } from '../core/errors';
 import { autoRoute } from './auto-route';
-import { decodeText } from './decode';
+import { decodeText } from '../core/decode';
 import { runIngestJob, WORKER_MIN_CHARS } from './worker-pool';
 
 const terraform = BUILT_IN_ANALYZERS.find((a) => a.name === 'terraform')!;

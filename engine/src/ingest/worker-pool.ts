@@ -1,5 +1,5 @@
 /**
- * A small bounded pool of worker threads for ingestion (issue 18: no event-loop stalls while
+ * A small bounded pool of worker threads for ingestion (no event-loop stalls while
  * large plans are parsed, split and hashed). At most `size` threads (default: one less than the
  * cores, at least 1, at most 2), started on first use and stopped after `IDLE_MS` without work;
  * jobs beyond that wait in FIFO order. Each thread runs one job at a time (worker-impl.ts).
@@ -7,8 +7,8 @@
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import * as errors from '../errors';
-import type { AnalysisUnit } from '../analyzers/types';
+import * as errors from '../core/errors';
+import type { AnalysisUnit } from '../core/unit';
 import type { AutoRouteResult } from './auto-route';
 import type { IngestJob, IngestReply, WorkerFailure } from './worker-impl';
 
@@ -19,7 +19,7 @@ const COMPILED_IMPL = typeof __PLANWARDEN_INGEST_WORKER_IMPL__ === 'string' ? __
 const IDLE_MS = 30_000;
 /**
  * Old-generation cap of a worker (one job at a time). A 10 MiB plan (the ingest limit) splits in
- * 160 MB of old space (raw text, parsed plan and units together; measured, issue 18); the cap
+ * 160 MB of old space (raw text, parsed plan and units together; measured); the cap
  * leaves more than twice that, and keeps V8 collecting well before the server's memory budget
  * (a lower cap is also a smaller peak RSS).
  */
@@ -173,7 +173,7 @@ const pool = new IngestPool(DEFAULT_SIZE);
 
 /**
  * Sets the number of ingest threads (0: split every body on the calling thread, as before
- * issue 18; used by the benchmark's same-run baseline). Threads over a smaller size stop when
+ * the pool existed; used by the benchmark's same-run baseline). Threads over a smaller size stop when
  * their job ends or they idle out.
  */
 export function configureIngestPool(size: number): void {

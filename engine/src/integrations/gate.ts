@@ -1,5 +1,5 @@
-import { SEVERITY_ORDER, type Severity } from '../analysis/payload';
-import type { EngineContext } from '../context';
+import { SEVERITY_ORDER, type Severity } from '../core/payload';
+import type { EngineContext } from '../context/engine-context';
 
 /** The gate over a set of analysed resources: what blocks, and the counts a message shows. */
 export interface GateOutcome {

@@ -1,8 +1,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { requireCatalogueModel, resolveApiKey } from '../analysis/analyze-service';
-import type { Severity } from '../analysis/payload';
-import type { EngineContext } from '../context';
-import { BadRequestError, NotFoundError, UnauthorizedError } from '../errors';
+import type { Severity } from '../core/payload';
+import type { EngineContext } from '../context/engine-context';
+import { BadRequestError, NotFoundError, UnauthorizedError } from '../core/errors';
 import type { LlmBackend } from '../llm/types';
 import type { RunTaskConfigDoc } from './run-task-store';
 

@@ -1,6 +1,6 @@
 import { startAnalysis, type AnalysisDeps } from '../analysis/analyze-service';
 import { TERMINAL_JOB_STATUSES, type JobDoc } from '../analysis/job-store';
-import type { EngineContext } from '../context';
+import type { EngineContext } from '../context/engine-context';
 import { egressFetch, STRICT_EGRESS, assertEgressAllowed } from '../net/egress';
 import { mintReportLink } from '../report/report-link-service';
 import { evaluateGate, gateCounts } from './gate';

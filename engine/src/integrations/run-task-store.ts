@@ -1,4 +1,4 @@
-import type { Severity } from '../analysis/payload';
+import type { Severity } from '../core/payload';
 import type { Collection, IndexSpec, Store } from '../store/port';
 
 /**
@@ -46,5 +46,12 @@ export class RunTaskConfigStore {
 
   async delete(orgId: string): Promise<boolean> {
     return (await this.configs.deleteOne({ org_id: orgId })) > 0;
+  }
+}
+
+// The composition root (stores.ts) builds this store into EngineContext.stores (context/engine-context.ts "Stores").
+declare module '../context/engine-context' {
+  interface Stores {
+    readonly runTasks: RunTaskConfigStore;
   }
 }

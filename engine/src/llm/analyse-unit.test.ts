@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { AnalysisUnit } from '../analyzers/types';
+import type { AnalysisUnit } from '../core/unit';
 import { startFakeProvider, type FakeProvider } from '../../../tests/fakes/llm-provider-server';
 import { analyseUnit, UnitAnalysisError, type AnalysisSettings } from './analyse-unit';
 import { createProvider } from './providers/index';

@@ -3,9 +3,9 @@
  * analysis", "Limits": llm_timeout_seconds, llm_max_attempts, llm_retry_backoff_seconds,
  * llm_max_output_tokens; DESIGN.md "LLM providers").
  */
-import { UpstreamError } from '../errors';
-import type { AnalysisPayload } from '../analysis/payload';
-import type { AnalysisUnit } from '../analyzers/types';
+import { UpstreamError } from '../core/errors';
+import type { AnalysisPayload } from '../core/payload';
+import type { AnalysisUnit } from '../core/unit';
 import { OutputParseError, parseAnalysisOutput } from './parse-output';
 import { analysisOutputSchema } from './output-schema';
 import { buildPrompt } from './prompt';

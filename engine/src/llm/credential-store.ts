@@ -46,3 +46,10 @@ export class LlmCredentialStore {
     return (await this.credentials.deleteOne({ org_id: orgId, provider })) > 0;
   }
 }
+
+// The composition root (stores.ts) builds this store into EngineContext.stores (context/engine-context.ts "Stores").
+declare module '../context/engine-context' {
+  interface Stores {
+    readonly credentials: LlmCredentialStore;
+  }
+}

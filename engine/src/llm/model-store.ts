@@ -1,4 +1,4 @@
-import { ConflictError } from '../errors';
+import { ConflictError } from '../core/errors';
 import type { Collection, IndexSpec, Store } from '../store/port';
 
 /** analysis-api.md "Allowed model": the platform-wide catalogue. */
@@ -71,5 +71,12 @@ export class ModelStore {
     if (deleted === 0) return false;
     await this.removals.updateOne({ llm_backend: backend, model }, { $set: { removed_at: now } }, { upsert: true });
     return true;
+  }
+}
+
+// The composition root (stores.ts) builds this store into EngineContext.stores (context/engine-context.ts "Stores").
+declare module '../context/engine-context' {
+  interface Stores {
+    readonly models: ModelStore;
   }
 }

@@ -1,13 +1,13 @@
 /**
  * The JSON Schema of the analysis payload a model must return (analysis-api.md "Analysis payload
- * (body of PUT)"), with `rule_id` an enum of the rules sent plus NO-FINDINGS (issue 15 "Enforced
- * output"). One schema serves the three backends: OpenAI strict structured output
+ * (body of PUT)"), with `rule_id` an enum of the rules sent plus NO-FINDINGS (docs/decisions.md
+ * "Rule ids"). One schema serves the three backends: OpenAI strict structured output
  * (`response_format: {type: 'json_schema', strict: true}`), an Anthropic tool's `input_schema`,
  * Ollama's `format`. It keeps to the subset OpenAI's strict mode accepts: every property
  * required, `additionalProperties: false`, no length or pattern keywords (the zod schema in
  * analysis/payload.ts still checks those on the way in).
  */
-import { NO_FINDINGS_RULE_ID } from './prompt';
+import { NO_FINDINGS_RULE_ID } from '../core/payload';
 
 /** Name of the schema (OpenAI `json_schema.name`, Anthropic tool name). */
 export const OUTPUT_SCHEMA_NAME = 'submit_analysis';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AnalysisUnit } from '../analyzers/types';
+import type { AnalysisUnit } from '../core/unit';
 import { extractJson, OutputParseError, parseAnalysisOutput } from './parse-output';
 
 const UNIT: AnalysisUnit = {
@@ -98,7 +98,7 @@ describe('parseAnalysisOutput', () => {
   });
 });
 
-describe('rule ids outside the ruleset sent (issue 15)', () => {
+describe('rule ids outside the ruleset sent', () => {
   it('refuses a finding whose rule_id was not sent, naming it; NO-FINDINGS is always allowed', () => {
     const allowed = new Set(['RDS-001']);
     expect(() => parseAnalysisOutput(reply([finding({ rule_id: 'RDS-999' })]), UNIT, allowed)).toThrow(/outside the ruleset sent: RDS-999/);

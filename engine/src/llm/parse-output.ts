@@ -3,9 +3,9 @@
  * PUT)"): JSON extraction, light normalisation, zod validation, evidence verification.
  */
 import type { ZodError } from 'zod';
-import { AnalysisPayloadSchema, type AnalysisPayload, type Confidence } from '../analysis/payload';
-import type { AnalysisUnit } from '../analyzers/types';
-import { NO_FINDINGS_RULE_ID } from './prompt';
+import { AnalysisPayloadSchema, type AnalysisPayload, type Confidence } from '../core/payload';
+import type { AnalysisUnit } from '../core/unit';
+import { NO_FINDINGS_RULE_ID } from '../core/payload';
 
 /** The model's reply is not a valid analysis payload. Retryable within llm_max_attempts. */
 export class OutputParseError extends Error {
@@ -58,7 +58,7 @@ export function parseAnalysisOutput(text: string, unit: AnalysisUnit, allowedRul
 
 /**
  * The distinct rule ids of `payload`'s findings that are neither in `allowed` nor NO-FINDINGS,
- * in finding order (issue 15: an invented rule id is refused on every path).
+ * in finding order (an invented rule id is refused on every path; docs/decisions.md "Rule ids").
  */
 export function unknownRuleIds(payload: AnalysisPayload, allowed: ReadonlySet<string>): string[] {
   const ids = payload.findings.map((f) => f.rule_id).filter((id) => id !== NO_FINDINGS_RULE_ID && !allowed.has(id));

@@ -1,5 +1,5 @@
 /**
- * The plan-context section of the user prompt (issue 15 "Plan context"): the unit's companions
+ * The plan-context section of the user prompt (docs/decisions.md "Plan context"): the unit's companions
  * (metadata.context, analyzers/terraform/plan-context.ts) shown after the unit body as read-only,
  * untrusted context, within CONTEXT_TOKEN_BUDGET tokens (o200k_base, llm/tokens.ts).
  */
@@ -57,7 +57,7 @@ export function contextLines(context: unknown, budget: number = CONTEXT_TOKEN_BU
 /**
  * True when every text fits in `budget` whatever its token count: an o200k_base token covers at
  * least one UTF-8 byte, so tokens <= bytes, and the sum of (bytes + 1) bounds what counting would
- * give. The usual small context then needs no tokenizer (issue 18); the result is the same.
+ * give. The usual small context then needs no tokenizer (docs/decisions.md "Job runner costs"); the result is the same.
  */
 function fitsWithoutCounting(texts: readonly string[], budget: number): boolean {
   let bound = 0;

@@ -1,9 +1,9 @@
 /**
- * Issue 18 (per-unit overhead): the prompt is tokenised only when something reads the count
+ * Per-unit overhead (docs/decisions.md "Job runner costs"): the prompt is tokenised only when something reads the count
  * (Ollama's num_ctx, the plan-context budget), and the shortcuts give the same prompt as counting.
  */
 import { describe, expect, it } from 'vitest';
-import type { AnalysisUnit } from '../analyzers/types';
+import type { AnalysisUnit } from '../core/unit';
 import { analyseUnit } from './analyse-unit';
 import { contextLines } from './prompt-context';
 import { countTokens } from './tokens';
@@ -39,7 +39,7 @@ function recordingProvider(backend: LlmBackend): { provider: LlmProvider; reques
   return { provider, requests };
 }
 
-describe('prompt token counting (issue 18)', () => {
+describe('prompt token counting', () => {
   it.each(LLM_BACKENDS)('%s: the count goes only to the backend that reads it', async (backend) => {
     const { provider, requests } = recordingProvider(backend);
     const settings = { maxAttempts: 1, backoffSeconds: 0, timeoutSeconds: 5, maxOutputTokens: 256 };

@@ -1,15 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { AnalysisUnit } from '../analyzers/types';
-import {
-  buildPrompt,
-  CALIBRATION_BEGIN,
-  extractUnitBody,
-  NO_FINDINGS_RULE_ID,
-  RULESET_BEGIN,
-  RULESET_END,
-  UNIT_BODY_END,
-  unitBodyFences,
-} from './prompt';
+import type { AnalysisUnit } from '../core/unit';
+import { buildPrompt, CALIBRATION_BEGIN, extractUnitBody, RULESET_BEGIN, RULESET_END, UNIT_BODY_END, unitBodyFences } from './prompt';
+import { NO_FINDINGS_RULE_ID } from '../core/payload';
 import { CONTEXT_TOKEN_BUDGET, UNIT_CONTEXT_BEGIN, UNIT_CONTEXT_END } from './prompt-context';
 import { countTokens } from './tokens';
 
@@ -84,7 +76,7 @@ describe('buildPrompt', () => {
   });
 });
 
-describe('known facts (issue 15)', () => {
+describe('known facts (deterministic check matches)', () => {
   it('go in the user part after the metadata; the system part does not change', () => {
     const plain = buildPrompt({ rules: RULES, unit: buildUnit() });
     const withFacts = buildPrompt({ rules: RULES, unit: buildUnit(), facts: '- K8S-001 (Privileged containers): deterministic check matched' });
@@ -95,7 +87,7 @@ describe('known facts (issue 15)', () => {
   });
 });
 
-describe('plan context (issue 15)', () => {
+describe('plan context (companions shown after the unit body)', () => {
   const pab = { address: 'aws_s3_bucket_public_access_block.b', type: 'aws_s3_bucket_public_access_block', action: 'create', values: { block_public_acls: false, bucket: 'logs-x', tags: null } };
   const bucket = (context: unknown[]) => buildUnit({ type: 'aws_s3_bucket', name: 'aws_s3_bucket.b', body: '+ resource "aws_s3_bucket" "b" {\n    + bucket = "logs-x"\n}', metadata: { context } });
   const contextBlock = (user: string) => {

@@ -5,11 +5,10 @@
  * Output contract: analysis-api.md "Analysis payload (body of PUT)".
  */
 import { createHash } from 'node:crypto';
-import type { AnalysisUnit } from '../analyzers/types';
+import type { AnalysisUnit } from '../core/unit';
+import { NO_FINDINGS_RULE_ID } from '../core/payload';
 import { contextLines } from './prompt-context';
 
-/** rule_id of the single INFO finding a model returns when no rule applies (the payload needs >= 1 finding). */
-export const NO_FINDINGS_RULE_ID = 'NO-FINDINGS';
 
 /** Marker lines around the ruleset in the system part. */
 export const RULESET_BEGIN = '<<<RULESET_BEGIN>>>';

@@ -5,12 +5,12 @@
  */
 import { Tiktoken } from 'js-tiktoken/lite';
 import o200kRanks from 'js-tiktoken/ranks/o200k_base';
-import type { LlmBackend } from './types';
+import type { LlmBackend, PromptTokens } from './types';
 
 let encoding: Tiktoken | null = null;
 
 /**
- * Only the o200k_base ranks are imported (issue 18: js-tiktoken's main entry holds every
+ * Only the o200k_base ranks are imported (js-tiktoken's main entry holds every
  * encoding, ~10 MB of memory in the server at rest, of which this is a quarter). Same encoder
  * as `getEncoding('o200k_base')`.
  */
@@ -26,7 +26,7 @@ export function countTokens(text: string): number {
 
 /**
  * Backends whose provider reads `LlmRequest.promptTokens` (Ollama: `num_ctx` and its truncation
- * check, providers/ollama.ts). For the others the prompt is not tokenised at all (issue 18: the
+ * check, providers/ollama.ts). For the others the prompt is not tokenised at all (docs/decisions.md "Job runner costs": the
  * count cost ~5 ms of CPU per unit and nothing read it).
  */
 const PROMPT_TOKEN_BACKENDS: ReadonlySet<LlmBackend> = new Set<LlmBackend>(['ollama']);
@@ -34,12 +34,6 @@ const PROMPT_TOKEN_BACKENDS: ReadonlySet<LlmBackend> = new Set<LlmBackend>(['oll
 /** True when a provider of `backend` uses counted prompt tokens (see PROMPT_TOKEN_BACKENDS). */
 export function backendUsesPromptTokens(backend: LlmBackend): boolean {
   return PROMPT_TOKEN_BACKENDS.has(backend);
-}
-
-/** Token counts of a prompt's two parts. */
-export interface PromptTokens {
-  readonly system: number;
-  readonly user: number;
 }
 
 /** Counts both parts of a prompt; the system part (shared by many units) is memoised by its text. */

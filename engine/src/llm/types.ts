@@ -2,7 +2,12 @@
  * One interface over the three LLM backends (DESIGN.md "LLM providers").
  */
 import type { OutputSchema } from './output-schema';
-import type { PromptTokens } from './tokens';
+
+/** Token counts of a prompt's two parts. */
+export interface PromptTokens {
+  readonly system: number;
+  readonly user: number;
+}
 
 export type LlmBackend = 'openai' | 'anthropic' | 'ollama';
 export const LLM_BACKENDS: readonly LlmBackend[] = ['openai', 'anthropic', 'ollama'];

@@ -3,7 +3,7 @@ import http, { type IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { ValidationError } from '../errors';
+import { ValidationError } from '../core/errors';
 
 /**
  * The one egress policy for every URL a tenant sets (review webhook, notification channels,

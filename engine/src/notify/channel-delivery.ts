@@ -1,4 +1,4 @@
-import type { EngineContext } from '../context';
+import type { EngineContext } from '../context/engine-context';
 import type { ChannelDoc, DeliveryOutcome } from './channel-store';
 import { postJson } from './signed-delivery';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import type { EngineContext } from '../context';
-import { ConflictError, NotFoundError, ValidationError } from '../errors';
+import type { EngineContext } from '../context/engine-context';
+import { ConflictError, NotFoundError, ValidationError } from '../core/errors';
 import { assertEgressAllowed, STRICT_EGRESS } from '../net/egress';
 import { deliverToChannel } from './channel-delivery';
 import type { ChannelDoc } from './channel-store';

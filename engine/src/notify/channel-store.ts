@@ -72,3 +72,10 @@ export class ChannelStore {
     return (await this.channels.deleteOne({ org_id: orgId, channel_id: channelId })) > 0;
   }
 }
+
+// The composition root (stores.ts) builds this store into EngineContext.stores (context/engine-context.ts "Stores").
+declare module '../context/engine-context' {
+  interface Stores {
+    readonly channels: ChannelStore;
+  }
+}

@@ -1,4 +1,4 @@
-import type { EngineContext } from '../context';
+import type { EngineContext } from '../context/engine-context';
 
 /**
  * The notification event catalogue (analysis-api.md "Outbound: notification channels",

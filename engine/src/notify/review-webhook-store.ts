@@ -41,3 +41,10 @@ export class ReviewWebhookStore {
     return (await this.hooks.deleteOne({ org_id: orgId })) > 0;
   }
 }
+
+// The composition root (stores.ts) builds this store into EngineContext.stores (context/engine-context.ts "Stores").
+declare module '../context/engine-context' {
+  interface Stores {
+    readonly reviewWebhooks: ReviewWebhookStore;
+  }
+}

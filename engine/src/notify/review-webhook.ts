@@ -1,6 +1,6 @@
-import type { EngineContext } from '../context';
-import { NotFoundError } from '../errors';
-import type { FindingDoc } from '../findings/finding-store';
+import type { EngineContext } from '../context/engine-context';
+import { NotFoundError } from '../core/errors';
+import type { Severity } from '../core/payload';
 import { assertEgressAllowed, STRICT_EGRESS } from '../net/egress';
 import { notifyChannels } from './channel-delivery';
 import { FINDING_NEEDS_REVIEW } from './events';
@@ -49,6 +49,18 @@ export async function deleteReviewWebhook(ctx: EngineContext, orgId: string) {
 }
 
 /**
+ * The fields of a triage record (findings/finding-store.ts FindingDoc) that a needs_review
+ * notification carries; declared here so that notify/ names nothing of the findings layer above it.
+ */
+export interface ReviewSubject {
+  readonly resource_hash: string;
+  readonly rule_id: string;
+  readonly resource_address: string;
+  readonly severity: Severity;
+  readonly title: string;
+}
+
+/**
  * Fires `finding.needs_review` for `finding`, best effort: to the org's enabled review webhook
  * (never throws, never retries, gives up after `notifications.timeout_seconds`; the delivery
  * goes through the egress policy, a refused URL or resolved address is logged and nothing is
@@ -58,7 +70,7 @@ export async function deleteReviewWebhook(ctx: EngineContext, orgId: string) {
  * and settles when every attempt is over).
  * Webhook body: `{event, org_id, resource_hash, rule_id, resource_address, severity, title, namespaces, trigger, timestamp}`.
  */
-export function fireNeedsReview(ctx: EngineContext, orgId: string, finding: FindingDoc, trigger: 'auto' | 'manual'): Promise<void> {
+export function fireNeedsReview(ctx: EngineContext, orgId: string, finding: ReviewSubject, trigger: 'auto' | 'manual'): Promise<void> {
   const webhook = deliver(ctx, orgId, finding, trigger).catch((error: unknown) => {
     ctx.log.warn({ err: error, org_id: orgId, rule_id: finding.rule_id }, 'review webhook delivery failed');
   });
@@ -71,7 +83,7 @@ export function fireNeedsReview(ctx: EngineContext, orgId: string, finding: Find
   return Promise.all([webhook, channels]).then(() => undefined);
 }
 
-async function deliver(ctx: EngineContext, orgId: string, finding: FindingDoc, trigger: 'auto' | 'manual'): Promise<void> {
+async function deliver(ctx: EngineContext, orgId: string, finding: ReviewSubject, trigger: 'auto' | 'manual'): Promise<void> {
   const config = await ctx.stores.reviewWebhooks.get(orgId);
   if (!config || !config.enabled) return;
   const body = JSON.stringify({

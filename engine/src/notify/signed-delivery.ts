@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import type { EngineContext } from '../context';
+import type { EngineContext } from '../context/engine-context';
 import { EgressRefusedError, egressFetch, STRICT_EGRESS } from '../net/egress';
 
 /**

@@ -122,3 +122,10 @@ export class OrgStore {
     await this.analyzerSettings.updateOne({ org_id: orgId, analyzer }, { $set: { enabled, updated_at: now } }, { upsert: true });
   }
 }
+
+// The composition root (stores.ts) builds this store into EngineContext.stores (context/engine-context.ts "Stores").
+declare module '../context/engine-context' {
+  interface Stores {
+    readonly orgs: OrgStore;
+  }
+}

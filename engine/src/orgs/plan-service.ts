@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { NotFoundError, ValidationError } from '../errors';
+import { NotFoundError, ValidationError } from '../core/errors';
 import { recordAudit } from '../audit/record';
-import type { IdentityCtx } from '../identity/context';
+import type { IdentityCtx } from '../context/identity-context';
 import type { OrgDoc } from './org-store';
 
 /** identity-api.md "Organization summary" contract fields (all optional). */

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 /**
  * Report formats, template limits and the built-in template sources (analysis-api.md "Reports
  * and report links", "Report templates"), apart from render.ts so that importing them does not
- * load LiquidJS and sanitize-html (issue 18: start-up; render.ts is imported on first use).
+ * load LiquidJS and sanitize-html (start-up time: render.ts is imported on first use).
  */
 
 export type ReportFormat = 'markdown' | 'markdown_light' | 'html';

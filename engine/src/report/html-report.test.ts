@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { compileBuiltinHtml, HTML_TEMPLATE_SHA256 } from './html-report';
 import { buildReportModel, type ReportInput, type ReportInputResource } from './model';
-import { buildFinding, buildResource } from './report-fixtures';
+import { buildFinding, buildResource } from '../../../tests/helpers/report-fixtures';
 import { BUILTIN_TEMPLATES, renderBuiltinWithLiquid, renderReport } from './render';
 
 const HTML_SOURCE = BUILTIN_TEMPLATES.find((t) => t.format === 'html')!.source;

@@ -4,7 +4,7 @@ import type { ReportFinding, ReportModel, ReportResource } from './model';
 /**
  * The built-in HTML report (resources/templates/html.liquid) as plain TypeScript, for speed:
  * LiquidJS's generator-driven interpreter spends 1.5-3.5 s on 10k findings, this writes the same
- * bytes about ten times faster (~150 ms; bench/report.bench.ts, issue 6).
+ * bytes about ten times faster (~150 ms; bench/report.bench.ts).
  *
  * html.liquid stays the source of truth: it is what POST .../report-templates/seed-builtin
  * hands to orgs, and this renderer is used only while the loaded template is byte-identical to

@@ -1,4 +1,4 @@
-import { SEVERITY_ORDER, type Confidence, type Severity } from '../analysis/payload';
+import { SEVERITY_ORDER, type Confidence, type Severity } from '../core/payload';
 
 /**
  * The report view model: the one object every report template (built-in or an org's own) sees

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildReportModel, type ReportInput } from './model';
-import { buildFinding, buildResource } from './report-fixtures';
+import { buildFinding, buildResource } from '../../../tests/helpers/report-fixtures';
 import { BUILTIN_TEMPLATES, codeFence, mdCell, mdCode, mdText, renderReport, templatesDir, validateTemplateSource } from './render';
 
 const HOSTILE_TITLE = '<script>alert(1)</script> | pipe ``` backticks ```';

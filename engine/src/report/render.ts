@@ -1,6 +1,6 @@
 import { CaptureTag, Context, Liquid, toValue, toValueSync, type Emitter, type FS, type Template } from 'liquidjs';
 import sanitizeHtml from 'sanitize-html';
-import { ValidationError } from '../errors';
+import { ValidationError } from '../core/errors';
 import { compileBuiltinHtml } from './html-report';
 import { BUILTIN_FILES, BUILTIN_TEMPLATES, REPORT_FORMATS, TEMPLATE_LIMITS, type RenderedReport, type ReportFormat } from './formats';
 import { buildReportModel, type ReportModel } from './model';

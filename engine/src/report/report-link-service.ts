@@ -1,11 +1,11 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { renderNamespaceReport, type ReportFormat } from '../analysis/namespace-report';
+import { renderNamespaceReport, type ReportFormat } from './namespace-report';
 import { assertNamespace } from '../analysis/ingest-service';
-import type { EngineContext } from '../context';
-import { NotFoundError } from '../errors';
+import type { EngineContext } from '../context/engine-context';
+import { NotFoundError } from '../core/errors';
 import { recordAudit } from '../audit/record';
-import type { IdentityCtx } from '../identity/context';
+import type { IdentityCtx } from '../context/identity-context';
 import type { ReportLinkDoc } from './report-link-store';
 import { creatorLane, sandboxLane, type LaneActor } from './template-sandbox-lane';
 import { resolveTemplate } from './template-service';

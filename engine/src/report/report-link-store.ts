@@ -62,3 +62,10 @@ export class ReportLinkStore {
     return this.links.findOne({ token_sha256: tokenSha256 });
   }
 }
+
+// The composition root (stores.ts) builds this store into EngineContext.stores (context/engine-context.ts "Stores").
+declare module '../context/engine-context' {
+  interface Stores {
+    readonly reportLinks: ReportLinkStore;
+  }
+}

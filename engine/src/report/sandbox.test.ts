@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../errors';
+import { ValidationError } from '../core/errors';
 import { buildReportModel, type ReportModel } from './model';
 import { renderReport, TEMPLATE_LIMITS, validateTemplateSource, type ReportFormat } from './render';
 

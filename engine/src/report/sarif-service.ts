@@ -1,8 +1,8 @@
 import type * as Sarif from 'sarif';
-import { loadNamespaceReportData, type ReportInputOptions } from '../analysis/report-input';
+import { loadNamespaceReportData, type ReportInputOptions } from './report-input';
 import { resolveRuleset } from '../analysis/ruleset-service';
-import type { EngineContext } from '../context';
-import { AppError } from '../errors';
+import type { EngineContext } from '../context/engine-context';
+import { AppError } from '../core/errors';
 import { parseRules, type RuleDef } from '../rules/ruleset';
 import { buildReportModel } from './model';
 import { buildSarifLog } from './sarif';

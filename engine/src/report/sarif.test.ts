@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { sarifSchemaErrors } from '../../../tests/helpers/sarif-schema';
 import { parseRules } from '../rules/ruleset';
 import { buildReportModel } from './model';
-import { buildFinding, buildResource } from './report-fixtures';
+import { buildFinding, buildResource } from '../../../tests/helpers/report-fixtures';
 import { buildSarifLog, lookForText, SARIF_FINGERPRINT_KEY, unitLocation, type SarifInput } from './sarif';
 
 const RULES = parseRules([

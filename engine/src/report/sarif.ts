@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type * as Sarif from 'sarif';
-import type { Severity } from '../analysis/payload';
+import type { Severity } from '../core/payload';
 import type { RuleDef } from '../rules/ruleset';
 import type { ReportFinding, ReportFindingStatus, ReportModel } from './model';
 

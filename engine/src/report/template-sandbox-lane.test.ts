@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore } from '../store/open-store';
 import type { Store } from '../store/port';
-import { createStores, ensureSchema, type Stores } from '../stores';
+import { createStores, ensureSchema } from '../stores';
+import { type Stores } from '../context/engine-context';
 import { SecretBox } from '../llm/secret-box';
 import { creatorLane, sandboxLane } from './template-sandbox-lane';
 

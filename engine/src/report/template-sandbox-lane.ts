@@ -1,4 +1,4 @@
-import type { EngineContext } from '../context';
+import type { EngineContext } from '../context/engine-context';
 
 /**
  * Which fairness lane of the template sandbox (template-sandbox-queue.ts) a render queues in:

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TooManyRequestsError } from '../errors';
+import { TooManyRequestsError } from '../core/errors';
 import { FairQueue } from './template-sandbox-queue';
 
 const limits = { poolSize: 2, maxConcurrentPerLane: 1, maxQueuedPerLane: 2, maxQueued: 5 };

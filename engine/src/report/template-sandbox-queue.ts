@@ -1,8 +1,8 @@
-import { TooManyRequestsError } from '../errors';
+import { TooManyRequestsError } from '../core/errors';
 
 /**
- * Fair admission for the template sandbox (issue 14: one tenant's template renders must not
- * stall another's reports). Pure bookkeeping, no threads: template-sandbox.ts asks it which job
+ * Fair admission for the template sandbox (one tenant's template renders must not stall
+ * another's reports). Pure bookkeeping, no threads: template-sandbox.ts asks it which job
  * to run next whenever a worker is free. Jobs queue in lanes; a lane is whoever is responsible
  * for a render: an account, not an org (template-sandbox-lane.ts), since orgs are free to
  * create and a lane per org would let one account multiply its share.

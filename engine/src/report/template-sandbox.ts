@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import { ValidationError } from '../errors';
+import { ValidationError } from '../core/errors';
 import type { ReportModel } from './model';
 import { TEMPLATE_LIMITS, type RenderedReport, type ReportFormat } from './formats';
 import type { SandboxJob, SandboxReply } from './template-sandbox-impl';
@@ -15,7 +15,7 @@ const COMPILED_IMPL = typeof __PLANWARDEN_TEMPLATE_WORKER_IMPL__ === 'string' ? 
 
 /**
  * Org templates run off the main thread (analysis-api.md "Report templates": rendering is
- * sandboxed; issue 4: a template that loops forever, builds a huge string or reaches for
+ * sandboxed; a template that loops forever, builds a huge string or reaches for
  * anything but its variables fails with 422 quickly and never stalls the server).
  *
  * LiquidJS's own limits (render/parse/memory, own properties only; report/render.ts) still
@@ -23,10 +23,11 @@ const COMPILED_IMPL = typeof __PLANWARDEN_TEMPLATE_WORKER_IMPL__ === 'string' ? 
  * serves requests never runs template code, a heap cap (`resourceLimits`) and a wall-clock
  * watchdog that terminates the worker (then replaced) if a render outlives its budget.
  *
- * Issue 14: a pool of workers shared fairly between lanes (template-sandbox-queue.ts): each
- * lane (the account responsible for the render, template-sandbox-lane.ts) has a concurrency cap
- * and a bounded queue, so one account's slow templates delay only its own renders, however many
- * orgs it spreads them over, and its overflow answers 429 with Retry-After.
+ * A pool of workers shared fairly between lanes (template-sandbox-queue.ts; docs/decisions.md
+ * "Template sandbox fairness lanes"): each lane (the account responsible for the render,
+ * template-sandbox-lane.ts) has a concurrency cap and a bounded queue, so one account's slow
+ * templates delay only its own renders, however many orgs it spreads them over, and its overflow
+ * answers 429 with Retry-After.
  */
 
 /** Watchdog: LiquidJS's renderLimit plus this grace, then the worker is terminated. */

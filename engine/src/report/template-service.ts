@@ -1,13 +1,13 @@
 import { z } from 'zod';
-import type { EngineContext } from '../context';
-import { ConflictError, NotFoundError, ValidationError } from '../errors';
+import type { EngineContext } from '../context/engine-context';
+import { ConflictError, NotFoundError, ValidationError } from '../core/errors';
 import { recordAudit } from '../audit/record';
-import type { IdentityCtx } from '../identity/context';
+import type { IdentityCtx } from '../context/identity-context';
 import { BUILTIN_TEMPLATES, REPORT_FORMATS, TEMPLATE_LIMITS, type ReportFormat } from './formats';
 import { validateUntrusted } from './template-sandbox';
 import { sandboxLane, type LaneActor } from './template-sandbox-lane';
 import type { ReportTemplateDoc } from './template-store';
-import { renderNamespaceReport } from '../analysis/namespace-report';
+import { renderNamespaceReport } from './namespace-report';
 
 /** analysis-api.md "Report templates": CRUD, one default per org and format, seed-builtin. */
 

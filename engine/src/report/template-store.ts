@@ -64,3 +64,10 @@ export class ReportTemplateStore {
     return (await this.templates.deleteOne({ org_id: orgId, template_id: templateId })) > 0;
   }
 }
+
+// The composition root (stores.ts) builds this store into EngineContext.stores (context/engine-context.ts "Stores").
+declare module '../context/engine-context' {
+  interface Stores {
+    readonly templates: ReportTemplateStore;
+  }
+}

@@ -2,8 +2,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SEVERITY_ORDER } from '../analysis/payload';
-import { NotFoundError, ValidationError } from '../errors';
+import { SEVERITY_ORDER } from '../core/payload';
+import { NotFoundError, ValidationError } from '../core/errors';
 import {
   clearRulesetCache,
   composeRuleset,

@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SEVERITY_ORDER, type Severity } from '../analysis/payload';
-import { NotFoundError, ValidationError } from '../errors';
+import { SEVERITY_ORDER, type Severity } from '../core/payload';
+import { NotFoundError, ValidationError } from '../core/errors';
 
 /**
  * Built-in Markdown rulesets and their composition with an org's custom rules

@@ -29,7 +29,7 @@ describe('selectRules', () => {
     expect(selectRules(AWS, plan('aws_s3_bucket_object')).ruleIds).toContain('TF-AWS-S3-PUBLIC-ACL'); // renamed aws_s3_object
   });
 
-  it('gives every cloud type the corpus lacked a rule for its own rules (issue 15)', () => {
+  it('gives every cloud type the corpus lacked a rule for its own rules', () => {
     const own = (variant: string, type: string) => selectRules(loadBuiltinRuleset('terraform', variant), plan(type)).rules.filter((r) => r.applies_to.some((a) => a !== '*'));
     expect(own('aws', 'aws_lambda_function').map((r) => r.rule_id)).toEqual(expect.arrayContaining(['TF-AWS-LAMBDA-RUNTIME-DEPRECATED', 'TF-AWS-LAMBDA-ENV-KMS-MISSING']));
     expect(own('aws', 'aws_cloudwatch_log_group').length).toBeGreaterThan(0);

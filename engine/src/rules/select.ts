@@ -1,5 +1,5 @@
 /**
- * Per-unit rule selection (issue 15 "Send only the rules that apply"): of an org's composed
+ * Per-unit rule selection (send only the rules that apply; docs/decisions.md "Rule selection"): of an org's composed
  * ruleset, the rules whose `Applies to:` names the unit's type (or an alias of it), the wildcard
  * rules (`*`, and custom rules, which name no type), minus configuration-only rules
  * (`Inputs: configuration`) and rules about other plan actions (`Actions: destroy`) for units
@@ -121,7 +121,7 @@ const parsedCache = new Map<string, ParsedRuleset>();
 const PARSED_CACHE_MAX = 16;
 
 /**
- * The ruleset parsed once per text (issue 18: a run selects for each new unit type, and parsing
+ * The ruleset parsed once per text (a run selects for each new unit type, and parsing
  * 98 rules each time cost ~1 ms). Throws like parseRules; a failure is not cached.
  */
 function parsedRuleset(ruleset: string): ParsedRuleset {

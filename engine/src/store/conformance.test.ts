@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConflictError } from '../errors';
+import { ConflictError } from '../core/errors';
 import { openStore } from './open-store';
 import type { Collection, Doc, Store } from './port';
 

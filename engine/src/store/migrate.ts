@@ -1,9 +1,9 @@
 /**
- * Offline copy of every collection from one store to another through the storage port (issue 13,
- * beyond the spec: `npm run admin -- migrate --to <mongodb-uri>`), so a team moving from the
+ * Offline copy of every collection from one store to another through the storage port
+ * (beyond the spec: `npm run admin -- migrate --to <mongodb-uri>`), so a team moving from the
  * SQLite file to MongoDB keeps its history. The same code runs for any pair of adapters.
  */
-import { ConflictError } from '../errors';
+import { ConflictError } from '../core/errors';
 import type { Doc, Filter, IndexSpec, Store } from './port';
 
 /** What one collection's copy did. */

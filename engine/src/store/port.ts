@@ -102,7 +102,7 @@ export interface Collection<T extends Doc = Doc> {
 }
 
 /**
- * How another thread of this process can open the same database (issue 18: the ingest worker
+ * How another thread of this process can open the same database (the ingest worker
  * records the units it split itself, so a 10 MB plan's writes never run on the event loop).
  */
 export interface ThreadAccess {

@@ -1,8 +1,8 @@
 /** The span write buffer (span-store.ts): batched, flushed before reads, never failing the caller. */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { silentLogger } from '../context';
+import { silentLogger } from '../core/logger';
 import { SqliteStore } from '../store/sqlite/store';
-import type { Stores } from '../stores';
+import type { Stores } from '../context/engine-context';
 import { SpanStore, type SpanDoc } from './span-store';
 import { recordSpan } from './spans';
 

@@ -1,4 +1,4 @@
-import type { Logger } from '../context';
+import type { Logger } from '../core/logger';
 import type { Collection, Filter, IndexSpec, Store } from '../store/port';
 
 export type SpanType = 'request' | 'ingest' | 'analysis';
@@ -145,5 +145,12 @@ export class SpanStore {
     if (query.userId) filter.user_id = query.userId;
     if (query.keyId) filter.key_id = query.keyId;
     return this.spans.find(filter, { sort: { timestamp: -1, span_id: -1 }, skip: query.offset, limit: query.limit });
+  }
+}
+
+// The composition root (stores.ts) builds this store into EngineContext.stores (context/engine-context.ts "Stores").
+declare module '../context/engine-context' {
+  interface Stores {
+    readonly spans: SpanStore;
   }
 }

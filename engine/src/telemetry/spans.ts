@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { EngineContext } from '../context';
+import type { EngineContext } from '../context/engine-context';
 import type { SpanDoc, SpanType } from './span-store';
 
 export interface SpanInput {

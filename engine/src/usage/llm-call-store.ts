@@ -74,3 +74,10 @@ export class LlmCallStore {
     return this.calls.find({ org_id: orgId, created_at: { $gte: from, $lt: to } });
   }
 }
+
+// The composition root (stores.ts) builds this store into EngineContext.stores (context/engine-context.ts "Stores").
+declare module '../context/engine-context' {
+  interface Stores {
+    readonly llmCalls: LlmCallStore;
+  }
+}

@@ -1,4 +1,4 @@
-import type { EngineContext } from '../context';
+import type { EngineContext } from '../context/engine-context';
 import type { CallRecord } from '../llm/analyse-unit';
 import { costUsd } from '../llm/cost';
 

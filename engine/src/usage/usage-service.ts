@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import type { EngineContext } from '../context';
-import { NotFoundError, PaymentRequiredError } from '../errors';
+import type { EngineContext } from '../context/engine-context';
+import { NotFoundError, PaymentRequiredError } from '../core/errors';
 import { recordAudit } from '../audit/record';
-import type { IdentityCtx } from '../identity/context';
+import type { IdentityCtx } from '../context/identity-context';
 import type { OrgDoc } from '../orgs/org-store';
 import { CHEAPEST_TIER_USD, paidCostUsd, roundUsd } from './pricing';
 

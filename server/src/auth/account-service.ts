@@ -1,5 +1,5 @@
-import { BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError } from '@planwarden/engine/errors';
-import { isoNow, type IdentityCtx } from '@planwarden/engine/identity/context';
+import { BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError } from '@planwarden/engine/core/errors';
+import { isoNow, type IdentityCtx } from '@planwarden/engine/context/identity-context';
 import { hashPassword, sha256Hex, verifyPassword } from '@planwarden/engine/identity/secrets';
 import type { OrgRole, UserDoc } from '@planwarden/engine/identity/types';
 import { landingMembership, presentUser } from '@planwarden/engine/identity/user-service';

@@ -1,9 +1,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request } from 'express';
-import { ForbiddenError, UnauthorizedError } from '@planwarden/engine/errors';
+import { ForbiddenError, UnauthorizedError } from '@planwarden/engine/core/errors';
 import { sha256Hex } from '@planwarden/engine/identity/secrets';
 import { DEFAULT_ORG_ID } from '@planwarden/engine/orgs/org-store';
-import type { Stores } from '@planwarden/engine/stores';
+import type { Stores } from '@planwarden/engine/context/engine-context';
 import type { Principal } from '../http/request-context';
 import { sourceKey, type BruteForceGuard } from './brute-force';
 import { clientIp, ipAllowed } from './ip';

@@ -1,5 +1,5 @@
 import ipaddr from 'ipaddr.js';
-import { TooManyRequestsError } from '@planwarden/engine/errors';
+import { TooManyRequestsError } from '@planwarden/engine/core/errors';
 import { sha256Hex } from '@planwarden/engine/identity/secrets';
 import type { AuthThrottleStore } from '@planwarden/engine/identity/throttle-store';
 import type { Config } from '../config/config';

@@ -1,11 +1,9 @@
-import type { EngineContext } from '@planwarden/engine/context';
-import type { IdentityCtx } from '@planwarden/engine/identity/context';
+import type { IdentityCtx } from '@planwarden/engine/context/identity-context';
 import type { Config } from '../config/config';
 import type { RequestContext } from '../http/request-context';
-import { Authenticator } from './authenticate';
-import { BruteForceGuard } from './brute-force';
-import { primeDummyHash } from './login';
-import { SessionSigner, jwtSecretMaterial } from './sessions';
+import type { Authenticator } from './authenticate';
+import type { BruteForceGuard } from './brute-force';
+import type { SessionSigner } from './sessions';
 
 /** The identity side's long-lived parts, built once at startup. */
 export interface IdentityServices {
@@ -13,22 +11,6 @@ export interface IdentityServices {
   readonly signer: SessionSigner;
   readonly guard: BruteForceGuard;
   readonly authenticator: Authenticator;
-}
-
-/**
- * Builds the signer (JWT secret from config or the data dir), the brute-force guard (counters in
- * the store, thresholds read live from `config.rate_limit`) and the authenticator, and starts
- * hashing the dummy password unknown e-mails are checked against.
- */
-export function buildIdentityServices(config: Config, engine: EngineContext): IdentityServices {
-  const signer = new SessionSigner(jwtSecretMaterial(config), engine.now);
-  const guard = new BruteForceGuard(engine.stores.throttle, () => config.rate_limit, engine.now);
-  void primeDummyHash();
-  const authenticator = new Authenticator({
-    stores: engine.stores, signer, guard,
-    settings: () => ({ apiKey: config.auth.api_key, enabled: config.auth.enabled, trustProxy: config.server.trust_proxy }),
-  });
-  return { config, signer, guard, authenticator };
 }
 
 /** The identity services' context for one request: the engine plus the actor the audit log records. */

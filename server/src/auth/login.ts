@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { UnauthorizedError } from '@planwarden/engine/errors';
-import { isoNow, type IdentityCtx } from '@planwarden/engine/identity/context';
+import { UnauthorizedError } from '@planwarden/engine/core/errors';
+import { isoNow, type IdentityCtx } from '@planwarden/engine/context/identity-context';
 import { hashPassword, sha256Hex, verifyPassword } from '@planwarden/engine/identity/secrets';
 import type { UserDoc } from '@planwarden/engine/identity/types';
 import { mintSessionFor, type SessionResult } from './account-service';

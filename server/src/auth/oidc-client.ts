@@ -1,5 +1,5 @@
 import * as oidc from 'openid-client';
-import { BadRequestError, UpstreamError } from '@planwarden/engine/errors';
+import { BadRequestError, UpstreamError } from '@planwarden/engine/core/errors';
 import { egressFetch, type EgressPolicy } from '@planwarden/engine/net/egress';
 import type { VerifiedIdentity } from '@planwarden/engine/identity/sso-sign-in';
 

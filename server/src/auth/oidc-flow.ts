@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import { STRICT_EGRESS } from '@planwarden/engine/net/egress';
-import type { EngineContext } from '@planwarden/engine/context';
+import type { EngineContext } from '@planwarden/engine/context/engine-context';
 import type { Config } from '../config/config';
 import type { OidcTransport } from './oidc-client';
 

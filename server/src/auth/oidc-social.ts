@@ -1,8 +1,8 @@
 import type { Request } from 'express';
-import { AppError, NotFoundError, UpstreamError } from '@planwarden/engine/errors';
-import type { EngineContext } from '@planwarden/engine/context';
+import { AppError, NotFoundError, UpstreamError } from '@planwarden/engine/core/errors';
+import type { EngineContext } from '@planwarden/engine/context/engine-context';
 import { recordAudit } from '@planwarden/engine/audit/record';
-import type { IdentityCtx } from '@planwarden/engine/identity/context';
+import type { IdentityCtx } from '@planwarden/engine/context/identity-context';
 import { connectionForEmail } from '@planwarden/engine/identity/sso-service';
 import { linkIdentity, resolveSocialAccount } from '@planwarden/engine/identity/social-service';
 import type { Config } from '../config/config';

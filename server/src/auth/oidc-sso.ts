@@ -1,9 +1,9 @@
 import type { Request } from 'express';
-import { BadRequestError } from '@planwarden/engine/errors';
-import type { IdentityCtx } from '@planwarden/engine/identity/context';
+import { BadRequestError } from '@planwarden/engine/core/errors';
+import type { IdentityCtx } from '@planwarden/engine/context/identity-context';
 import { enabledConnection } from '@planwarden/engine/identity/sso-service';
 import { resolveSsoAccount } from '@planwarden/engine/identity/sso-sign-in';
-import type { EngineContext } from '@planwarden/engine/context';
+import type { EngineContext } from '@planwarden/engine/context/engine-context';
 import { dnsTxtLookup, type TxtLookup } from '@planwarden/engine/net/dns-txt';
 import type { Config } from '../config/config';
 import { mintSessionFor, type SessionResult } from './account-service';

@@ -1,7 +1,7 @@
-import { AppError, ForbiddenError, LockedError, NotFoundError, UnauthorizedError } from '@planwarden/engine/errors';
+import { AppError, ForbiddenError, LockedError, NotFoundError, UnauthorizedError } from '@planwarden/engine/core/errors';
 import type { MembershipDoc } from '@planwarden/engine/identity/types';
 import type { OrgDoc } from '@planwarden/engine/orgs/org-store';
-import type { Stores } from '@planwarden/engine/stores';
+import type { Stores } from '@planwarden/engine/context/engine-context';
 import type { RouteDef } from '../http/route';
 import { ROLE_RANK, type Principal, type Role } from '../http/request-context';
 

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { EngineContext } from '@planwarden/engine/context';
-import { silentLogger } from '@planwarden/engine/context';
+import type { EngineContext } from '@planwarden/engine/context/engine-context';
+import { silentLogger } from '@planwarden/engine/core/logger';
 import { recordAudit } from '@planwarden/engine/audit/record';
 import { setSuperadmin } from '@planwarden/engine/identity/registration';
 import { SecretBox } from '@planwarden/engine/llm/secret-box';
@@ -37,7 +37,7 @@ function flags(args: readonly string[], known: readonly string[]): Record<string
 }
 
 /**
- * `migrate --to <mongodb-uri> [--database <name>]` (issue 13, beyond the spec): prepares the
+ * `migrate --to <mongodb-uri> [--database <name>]` (beyond the spec): prepares the
  * target's schema, then copies every collection the schema declares (tenant and platform) from
  * `source` through the storage port, printing one line per collection. Idempotent and resumable
  * (store/migrate.ts); every copied batch is re-read from the target. Returns the exit code: 2 bad

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { basename, isAbsolute, relative, resolve, sep } from 'node:path';
-import { decodeText } from '@planwarden/engine/ingest/decode';
+import { decodeText } from '@planwarden/engine/core/decode';
 import type { LlmBackend } from '@planwarden/engine/llm/types';
 import { serializeSarif } from '@planwarden/engine/report/sarif';
 import { setTimeout as sleep } from 'node:timers/promises';

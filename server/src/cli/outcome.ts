@@ -1,5 +1,5 @@
 import type * as Sarif from 'sarif';
-import { SEVERITY_ORDER, type Severity } from '@planwarden/engine/analysis/payload';
+import { SEVERITY_ORDER, type Severity } from '@planwarden/engine/core/payload';
 import { pathToUri } from '@planwarden/engine/report/sarif';
 
 /**

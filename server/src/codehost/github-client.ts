@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { App } from '@octokit/app';
 import { Octokit } from '@octokit/core';
 import { CodeHostHttpError, type AppIdentity, type CodeHostClient, type HostComment, type HostInstallation, type ManifestConversion, type PullRef } from '@planwarden/engine/codehost/client';
-import type { Logger } from '@planwarden/engine/context';
+import type { Logger } from '@planwarden/engine/core/logger';
 
 /**
  * The GitHub implementation of the engine's CodeHostClient (DESIGN.md "the code host": a GitHub

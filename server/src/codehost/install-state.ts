@@ -1,6 +1,6 @@
 import { INSTALL_STATE_TTL_MINUTES } from '@planwarden/engine/codehost/installation-binding';
-import { BadRequestError } from '@planwarden/engine/errors';
-import type { Actor } from '@planwarden/engine/identity/context';
+import { BadRequestError } from '@planwarden/engine/core/errors';
+import type { Actor } from '@planwarden/engine/context/identity-context';
 import type { SessionSigner } from '../auth/sessions';
 
 /**

@@ -1,4 +1,4 @@
-import { ConflictError, ValidationError } from '@planwarden/engine/errors';
+import { ConflictError, ValidationError } from '@planwarden/engine/core/errors';
 import type { PlatformSettingsDoc, PlatformSettingsStore } from '@planwarden/engine/admin/settings-store';
 import type { SecretBox } from '@planwarden/engine/llm/secret-box';
 import { ConfigSchema, type Config } from './config';

@@ -1,7 +1,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 
 /**
- * Several middleware functions as one (issue 18: per-request cost). Runs `handlers` in order,
+ * Several middleware functions as one (per-request cost). Runs `handlers` in order,
  * each getting a `next` that starts the following one; the last one's `next()` is the caller's
  * `next`, and `next(error)` anywhere skips the rest and hands the error to the caller's `next`.
  * Same semantics as listing them in one Express `use`/route call, without a router layer (and

@@ -12,7 +12,7 @@ const RESERVED = /^\/(api|mcp|health)(\/|$)/;
 const CSP_ORIGIN = /^https?:\/\/(?:[a-z0-9-]+(?:\.[a-z0-9-]+)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/;
 
 /**
- * The dashboard's Content-Security-Policy (issue 9): scripts from this origin only (no
+ * The dashboard's Content-Security-Policy (docs/decisions.md "Dashboard CSP and bench"): scripts from this origin only (no
  * 'unsafe-inline', no eval), API calls to this origin, images from here and data: (QR codes),
  * no plugins, no framing by other sites. Inline styles are allowed for the layout libraries'
  * computed style attributes; the report frame is sandboxed without scripts. Forms may post to
@@ -49,7 +49,7 @@ export interface DashboardOptions {
 }
 
 /**
- * Serves the built dashboard (issue 9) at `/`: hashed assets under /assets (cached a year),
+ * Serves the built dashboard (docs/decisions.md "Dashboard") at `/`: hashed assets under /assets (cached a year),
  * other files of dist/, and index.html for every other GET/HEAD that accepts HTML (the SPA's
  * client routes: /login, /findings?namespace=…, /admin/settings/sign-in …), never for /api,
  * /mcp or /health. When dist/index.html is missing (the build has not run) every request

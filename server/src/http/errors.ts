@@ -1,7 +1,7 @@
 import type { ErrorRequestHandler } from 'express';
 import { ZodError } from 'zod';
-import { AppError, TooManyRequestsError } from '@planwarden/engine/errors';
-import type { Logger } from '@planwarden/engine/context';
+import { AppError, TooManyRequestsError } from '@planwarden/engine/core/errors';
+import type { Logger } from '@planwarden/engine/core/logger';
 
 /** Body-parser errors carry a `type` and a `status`; we map them without reading messages. */
 function bodyParserError(error: unknown): { status: number; detail: string } | null {

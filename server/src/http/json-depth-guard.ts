@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { assertJsonDepth } from '@planwarden/engine/ingest/json-depth';
+import { assertJsonDepth } from '@planwarden/engine/core/json-depth';
 import type { RouteDef } from './route';
 
 /**

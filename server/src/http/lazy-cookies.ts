@@ -16,7 +16,7 @@ function parseNow(req: Request): void {
 
 /**
  * cookie-parser's `req.cookies` / `req.signedCookies` for every request of `app`, parsed on
- * first read instead of by a middleware on every request (issue 18: most API calls carry an API
+ * first read instead of by a middleware on every request (most API calls carry an API
  * key or no cookie, and never read them). The getters sit on `app.request`, the prototype of
  * the app's requests, so a request that never reads a cookie costs nothing. The values are
  * cookie-parser's own (same decoding, `j:` JSON cookies); assigning either property sets it as

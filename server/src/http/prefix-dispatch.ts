@@ -21,7 +21,7 @@ function requestFirstSegment(url: string): string {
 }
 
 /**
- * Routes grouped by their first path segment (issue 18: Express tries every route's path
+ * Routes grouped by their first path segment (docs/decisions.md "Request pipeline": Express tries every route's path
  * matcher in order, ~200 of them, before reaching a late one). Each literal first segment gets
  * a router holding, in declaration order, its own routes and every route whose first segment is
  * a parameter (those can match any path); a request goes to the router of its first segment, or

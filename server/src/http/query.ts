@@ -1,6 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { z } from 'zod';
-import { BadRequestError, ValidationError } from '@planwarden/engine/errors';
+import { BadRequestError, ValidationError } from '@planwarden/engine/core/errors';
 
 /**
  * Query parameters every route accepts whatever it declares: the ones the auth layer reads

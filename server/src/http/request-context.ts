@@ -1,4 +1,5 @@
-import type { EngineContext, Logger } from '@planwarden/engine/context';
+import type { EngineContext } from '@planwarden/engine/context/engine-context';
+import type { Logger } from '@planwarden/engine/core/logger';
 
 /** identity-api.md "Rules by role": viewer < member < admin < owner. */
 export type Role = 'viewer' | 'member' | 'admin' | 'owner';

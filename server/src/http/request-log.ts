@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import type { Logger } from '@planwarden/engine/context';
+import type { Logger } from '@planwarden/engine/core/logger';
 
 /** Path parameters that are bearer secrets (invitation and shared-report tokens): never logged. */
 const SECRET_PARAM = /^:token$/;

@@ -24,7 +24,7 @@ export interface Reply {
   readonly contentType?: string;
   readonly headers?: Record<string, string>;
   /**
-   * Streams the body instead of sending `body` (issue 18: the ingest reply echoes every unit):
+   * Streams the body instead of sending `body` (the ingest reply echoes every unit):
    * the app sets the status, headers and `contentType` (default application/json), calls this
    * with a writer, then ends the response. Everything that can fail with an error status must
    * have failed before the first write; a failure after it aborts the connection.
@@ -79,3 +79,6 @@ export interface SpanFacts {
 export function route(def: RouteDef): RouteDef {
   return def;
 }
+
+/** Where the API is mounted (the spec's {base_url}). */
+export const API_BASE = '/api/v1';

@@ -1,4 +1,4 @@
-import type { EngineContext } from '@planwarden/engine/context';
+import type { EngineContext } from '@planwarden/engine/context/engine-context';
 import type { JobDoc } from '@planwarden/engine/analysis/job-store';
 import { runJob, type RunSettings } from '@planwarden/engine/analysis/run-job';
 import { CHECKS_ONLY_BACKEND } from '@planwarden/engine/analysis/analyze-service';

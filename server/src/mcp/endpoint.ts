@@ -6,7 +6,7 @@ import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { Logger } from '@planwarden/engine/context';
+import type { Logger } from '@planwarden/engine/core/logger';
 import { clientIp } from '../auth/ip';
 import type { Principal } from '../http/request-context';
 import type { RouteDef } from '../http/route';

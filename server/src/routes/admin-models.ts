@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { NotFoundError } from '@planwarden/engine/errors';
+import { NotFoundError } from '@planwarden/engine/core/errors';
 import { LLM_BACKENDS, type LlmBackend } from '@planwarden/engine/llm/types';
 import { route, type RouteDef } from '../http/route';
 import { presentModel } from './models';

@@ -4,12 +4,12 @@ import { platformMetrics, platformUsage } from '@planwarden/engine/admin/platfor
 import {
   defaultStorageDeps, prepareDocdb, PrepareDocdbSchema, storageStatus, StorageSwitchSchema, switchStorage,
 } from '@planwarden/engine/admin/storage-admin';
-import { cancelOrgDeletion, purgePendingOrgs, requestOrgDeletion } from '@planwarden/engine/orgs/offboarding';
+import { cancelOrgDeletion, purgePendingOrgs, requestOrgDeletion } from '@planwarden/engine/admin/offboarding';
 import { PlanPatchSchema, setPlan } from '@planwarden/engine/orgs/plan-service';
 import { analysesStarted } from '@planwarden/engine/usage/usage-service';
 import { identityCtx } from '../auth/identity';
 import { route, type RouteDef } from '../http/route';
-import { jobsSweepStatus, retentionStatus, runJobsSweep, runRetention } from '../jobs/platform-tasks';
+import { jobsSweepStatus, retentionStatus, runJobsSweep, runRetention } from '../tasks/platform-tasks';
 import type { ServerServices } from '../services';
 import { DaysQuery } from './identity.schema';
 import { booleanQuery, NO_QUERY, param, parseBody, parseQuery } from './shared';

@@ -1,4 +1,4 @@
-import { NotFoundError } from '@planwarden/engine/errors';
+import { NotFoundError } from '@planwarden/engine/core/errors';
 import { recordAudit } from '@planwarden/engine/audit/record';
 import { resetPassword, resetTwoFactor } from '@planwarden/engine/identity/member-service';
 import { setSuperadmin } from '@planwarden/engine/identity/registration';

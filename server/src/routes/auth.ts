@@ -1,4 +1,4 @@
-import { ForbiddenError } from '@planwarden/engine/errors';
+import { ForbiddenError } from '@planwarden/engine/core/errors';
 import { acceptInviteToken, acceptPendingInvitation, pendingInvitations } from '@planwarden/engine/identity/invite-service';
 import { register } from '@planwarden/engine/identity/registration';
 import { presentUser } from '@planwarden/engine/identity/user-service';

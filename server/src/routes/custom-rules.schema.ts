@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { booleanQuery } from './shared';
 
-export { CreateCustomRuleSchema, UpdateCustomRuleSchema } from '@planwarden/engine/rules/custom-rule-service';
-export { CreateCategorySchema, UpdateCategorySchema } from '@planwarden/engine/rules/custom-category-service';
+export { CreateCustomRuleSchema, UpdateCustomRuleSchema } from '@planwarden/engine/custom-rules/custom-rule-service';
+export { CreateCategorySchema, UpdateCategorySchema } from '@planwarden/engine/custom-rules/custom-category-service';
 
 /** GET /orgs/{org_id}/rules query (analysis-api.md "Custom rules"). */
 export const CustomRulesQuerySchema = z.object({

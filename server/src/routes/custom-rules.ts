@@ -1,8 +1,8 @@
 import type { Request } from 'express';
-import { createCategory, deleteCategory, getCategory, listCategories, updateCategory } from '@planwarden/engine/rules/custom-category-service';
+import { createCategory, deleteCategory, getCategory, listCategories, updateCategory } from '@planwarden/engine/custom-rules/custom-category-service';
 import {
   createCustomRule, deleteCustomRule, getCustomRule, listCustomRules, seedBuiltinRulesFor, updateCustomRule,
-} from '@planwarden/engine/rules/custom-rule-service';
+} from '@planwarden/engine/custom-rules/custom-rule-service';
 import { identityCtx } from '../auth/identity';
 import { route, type Policy, type RouteDef } from '../http/route';
 import type { RequestContext } from '../http/request-context';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SeveritySchema } from '@planwarden/engine/analysis/payload';
+import { SeveritySchema } from '@planwarden/engine/core/payload';
 import { FINDING_STATUSES, type FindingStatus } from '@planwarden/engine/findings/finding-store';
 import { FEEDBACK_SOURCES, VERDICTS, type FeedbackSource, type Verdict } from '@planwarden/engine/findings/feedback-store';
 import { PROPOSAL_STATUSES, type ProposalStatus } from '@planwarden/engine/findings/proposal-store';

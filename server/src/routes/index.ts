@@ -47,25 +47,25 @@ export function allRoutes(services: ServerServices): RouteDef[] {
     ...memberRoutes(),
     ...teamRoutes(),
     ...inviteRoutes(services),
-    // identity-api.md "Single sign-on" (issue 12).
+    // identity-api.md "Single sign-on".
     ...ssoRoutes(services),
     ...scimConfigRoutes(services),
     ...scimProtocolRoutes(services),
     ...socialRoutes(services),
     ...metricsRoutes(),
     ...adminRoutes(),
-    // identity-api.md platform settings and administration, analysis-api.md /admin/models (issue 13).
+    // identity-api.md platform settings and administration, analysis-api.md /admin/models.
     ...adminSettingsRoutes(services.settings),
     ...adminPlatformRoutes(services),
     ...adminModelRoutes(),
     ...adminCustomRuleRoutes(),
     ...modelRoutes(),
-    // analysis-api.md issue 4: findings, feedback, rule health, custom rules, templates, usage (fixed paths).
+    // analysis-api.md: findings, feedback, rule health, custom rules, templates, usage (fixed paths).
     ...findingRoutes(services),
     ...ruleHealthRoutes(services),
     ...reviewWebhookRoutes(),
     ...runTaskRoutes(services),
-    // analysis-api.md "Code-hosting integration", "Notification channels" (issue 11).
+    // analysis-api.md "Code-hosting integration", "Notification channels".
     ...codehostRoutes(services),
     ...notificationRoutes(),
     ...customRuleRoutes(),

@@ -1,6 +1,6 @@
 import { recordIngest, type RecordedIngest } from '@planwarden/engine/analysis/ingest-service';
 import { WORKER_MIN_CHARS } from '@planwarden/engine/ingest/worker-pool';
-import { AnalysisPayloadSchema } from '@planwarden/engine/analysis/payload';
+import { AnalysisPayloadSchema } from '@planwarden/engine/core/payload';
 import { getResource, listNamespaceResources, listNamespaces, nextResource, submitAnalysis } from '@planwarden/engine/analysis/resource-service';
 import type { Request } from 'express';
 import { route, type BodyWriter, type RouteDef } from '../http/route';
@@ -12,7 +12,7 @@ import { NO_QUERY, param, parseQuery, rawText } from './shared';
 export { INGEST_MAX_BYTES };
 
 /**
- * The request body for recordIngest, with the request's reference to it dropped (issue 18: the
+ * The request body for recordIngest, with the request's reference to it dropped (the
  * server holds one copy of a 10 MB ingest, and not for longer than needed): a large body as its
  * bytes (decoded where it is split: in the ingest worker, off the event loop), a small one
  * decoded here (shared.ts rawText: 422 when empty).
@@ -25,7 +25,7 @@ function takeBody(req: Request): string | Uint8Array {
 }
 
 /**
- * The 201 reply of an ingest: `prefix + JSON.stringify(units) + suffix`, streamed (issue 18),
+ * The 201 reply of an ingest: `prefix + JSON.stringify(units) + suffix`, streamed,
  * from the worker's JSON text when it recorded the units, else unit by unit.
  */
 function unitsReply(recorded: RecordedIngest, prefix = '', suffix = ''): (out: BodyWriter) => Promise<void> {

@@ -11,7 +11,7 @@ const CHUNK_CHARS = 256 * 1024;
  * one go, but item by item: a chunk is written after SLICE_MS of serialisation (or CHUNK_CHARS),
  * then it waits for its turn (nextTurn: one slice per event-loop iteration across all requests) and for a full socket to drain (BodyWriter), so a 10 MB ingest reply
  * (analysis-api.md "Ingest": it echoes every unit) never holds the event loop, nor is it ever
- * held in memory whole (issue 18). Items must be JSON-serialisable plain data. Rejects when the
+ * held in memory whole. Items must be JSON-serialisable plain data. Rejects when the
  * client went away (BodyWriter).
  */
 export async function writeJsonArray(items: readonly unknown[], out: BodyWriter, prefix = '', suffix = ''): Promise<void> {

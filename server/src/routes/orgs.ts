@@ -1,4 +1,4 @@
-import { NotFoundError } from '@planwarden/engine/errors';
+import { NotFoundError } from '@planwarden/engine/core/errors';
 import { leaveOrganization } from '@planwarden/engine/identity/member-service';
 import { createOrganization, getOrganization, presentOrgInfo } from '@planwarden/engine/identity/org-service';
 import { currentUser, mintSessionFor } from '../auth/account-service';

@@ -2,7 +2,7 @@ import type { Request } from 'express';
 import { renderOrgReport } from '@planwarden/engine/report/report-link-service';
 import { serializeSarif } from '@planwarden/engine/report/sarif';
 import { buildNamespaceSarif, SARIF_CONTENT_TYPE } from '@planwarden/engine/report/sarif-service';
-import { API_BASE } from '../http/app';
+import { API_BASE } from '../http/route';
 import { identityCtx } from '../auth/identity';
 import { route, type RouteDef } from '../http/route';
 import type { ServerServices } from '../services';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SeveritySchema } from '@planwarden/engine/analysis/payload';
+import { SeveritySchema } from '@planwarden/engine/core/payload';
 import { LLM_BACKENDS, type LlmBackend } from '@planwarden/engine/llm/types';
 
 /**

@@ -1,6 +1,6 @@
 import { deleteRunTask, getRunTask, putRunTask, verifyRunTaskRequest } from '@planwarden/engine/integrations/run-task-config';
 import { acceptRunTask } from '@planwarden/engine/integrations/run-task-process';
-import { ValidationError } from '@planwarden/engine/errors';
+import { ValidationError } from '@planwarden/engine/core/errors';
 import { route, type RouteDef } from '../http/route';
 import type { ServerServices } from '../services';
 import { ownOrg } from './org-path';

@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import { ZodError, type z } from 'zod';
-import { AppError, LockedError, NotFoundError } from '@planwarden/engine/errors';
-import type { IdentityCtx } from '@planwarden/engine/identity/context';
+import { AppError, LockedError, NotFoundError } from '@planwarden/engine/core/errors';
+import type { IdentityCtx } from '@planwarden/engine/context/identity-context';
 import { authenticateScimToken } from '@planwarden/engine/identity/scim-config-service';
 import { createScimGroup, deleteScimGroup, getScimGroup, listScimGroups, patchScimGroup, replaceScimGroup } from '@planwarden/engine/identity/scim-groups';
 import { ScimPatchSchema, scimError, type ScimListQuery } from '@planwarden/engine/identity/scim-resources';

@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import { z } from 'zod';
-import { NotFoundError, ValidationError } from '@planwarden/engine/errors';
-import { decodeText } from '@planwarden/engine/ingest/decode';
+import { NotFoundError, ValidationError } from '@planwarden/engine/core/errors';
+import { decodeText } from '@planwarden/engine/core/decode';
 import type { RequestContext } from '../http/request-context';
 
 /**

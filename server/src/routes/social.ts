@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import { z } from 'zod';
-import { ValidationError } from '@planwarden/engine/errors';
+import { ValidationError } from '@planwarden/engine/core/errors';
 import { listIdentities, unlinkIdentity } from '@planwarden/engine/identity/social-service';
 import { currentUser } from '../auth/account-service';
 import { identityCtx } from '../auth/identity';

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { ValidationError } from '@planwarden/engine/errors';
+import { ValidationError } from '@planwarden/engine/core/errors';
 import { createSsoConnection, deleteSsoConnection, discoverSso, getSsoConnection, updateSsoConnection } from '@planwarden/engine/identity/sso-service';
 import { approveDomain, verifyDomainByDns } from '@planwarden/engine/identity/sso-domains';
 import { identityCtx } from '../auth/identity';

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Logger } from '@planwarden/engine/context';
-import { silentLogger } from '@planwarden/engine/context';
+import type { Logger } from '@planwarden/engine/core/logger';
+import { silentLogger } from '@planwarden/engine/core/logger';
 import { loadConfig, type Config } from '@planwarden/server/config/config';
 import { buildServer } from '@planwarden/server/server';
 import type { ServerServices } from '@planwarden/server/services';

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 
 /**
- * The one IPC channel between the renderer and the main process (issue 10 "How it is put
- * together"). The preload validates what the renderer sends and what comes back; the main
- * process validates again before injecting the request into the Express app. Plain data only
- * (structured-clone safe): no functions, no streams, no Buffers.
+ * The one IPC channel between the renderer and the main process (docs/decisions.md
+ * "Desktop: one IPC channel, no port"). The preload validates what the renderer sends and what
+ * comes back; the main process validates again before injecting the request into the Express
+ * app. Plain data only (structured-clone safe): no functions, no streams, no Buffers.
  */
 export const BRIDGE_CHANNEL = 'planwarden:request';
 

@@ -38,7 +38,7 @@ function flatHeaders(headers: Record<string, string | number | string[] | undefi
 }
 
 /**
- * Creates the request bridge (issue 10): the renderer's requests reach the in-process Express
+ * Creates the request bridge: the renderer's requests reach the in-process Express
  * app through light-my-request, without a socket, so no other process or web page can call the
  * local API. Input: anything (it is validated with BridgeRequestSchema); an invalid shape
  * answers 400 `{detail}`, a path outside `/api/` 404, an unexpected failure 500 — the promise

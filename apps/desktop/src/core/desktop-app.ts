@@ -47,7 +47,7 @@ export interface DesktopApp {
 }
 
 /**
- * Everything the desktop main process runs besides Electron itself (issue 10), as a plain Node
+ * Everything the desktop main process runs besides Electron itself, as a plain Node
  * module: the local engine on SQLite under `userDataDir` (boot.ts), the input journal, the
  * keychain (`<userDataDir>/credentials.json`, sealed by `safeStorage`), the sync service
  * (`<userDataDir>/sync/`), and the desktop-only routes wired to them:

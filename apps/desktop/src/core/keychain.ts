@@ -22,7 +22,7 @@ export class KeychainUnavailableError extends Error {
 const FileSchema = z.object({ version: z.literal(1), entries: z.record(z.string(), z.string()) });
 
 /**
- * Cloud-provider keys sealed with the OS keychain through Electron's `safeStorage` (issue 10):
+ * Cloud-provider keys sealed with the OS keychain through Electron's `safeStorage` (docs/decisions.md "Desktop keys"):
  * `<file>` holds `{version: 1, entries: {name: base64 ciphertext}}`, mode 0600, replaced
  * atomically. Nothing is written when encryption is unavailable: `set` throws
  * KeychainUnavailableError, `get` answers null.

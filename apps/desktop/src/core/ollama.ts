@@ -38,7 +38,7 @@ export function ollamaBaseUrl(host: string | null | undefined): string {
 }
 
 /**
- * Finds the local models (issue 10 "What the user can do"): `GET {host}/api/tags` with a
+ * Finds the local models: `GET {host}/api/tags` with a
  * timeout. Never throws: Ollama absent, refusing, answering garbage or timing out gives
  * `not_running` with how to install it; an empty list gives `no_model` with how to pull one.
  */

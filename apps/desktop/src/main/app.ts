@@ -7,7 +7,7 @@
 import { app, BrowserWindow, dialog, ipcMain, Menu, safeStorage } from 'electron';
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import { decodeText } from '@planwarden/engine/ingest/decode';
+import { decodeText } from '@planwarden/engine/core/decode';
 import { BRIDGE_CHANNEL } from '../core/bridge-schema';
 import { startDesktopApp, type DesktopApp } from '../core/desktop-app';
 import { buildMenu } from './menu';

@@ -9,7 +9,7 @@ function openExternally(url: string): void {
   if (/^https?:\/\//i.test(url)) void shell.openExternal(url);
 }
 
-/** Refuses navigation away from the app and every new window (issue 10 "Hardening"). */
+/** Refuses navigation away from the app and every new window (hardening). */
 export function lockDown(contents: WebContents): void {
   contents.on('will-navigate', (event, url) => {
     if (!url.startsWith(`${RENDERER_ORIGIN}/`)) {

@@ -29,7 +29,7 @@ function InstallSteps({ running }: { running: boolean }) {
 }
 
 /**
- * The Ollama panel of the desktop settings (issue 10): where Ollama was looked for (OLLAMA_HOST or
+ * The Ollama panel of the desktop settings: where Ollama was looked for (OLLAMA_HOST or
  * 127.0.0.1:11434), the models installed there (GET /api/tags, via GET /api/desktop/ollama, which
  * also adds them to the Analyse page's list), or plainly how to install Ollama or pull a model.
  */

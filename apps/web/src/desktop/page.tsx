@@ -11,7 +11,7 @@ const TABS = [
 ];
 
 /**
- * The desktop app's own settings (issue 10), at /desktop?tab=sync|ollama: sync to a team org and
+ * The desktop app's own settings, at /desktop?tab=sync|ollama: sync to a team org and
  * the local models. Its nav entry appears only in the desktop (isDesktop: the desktop renderer's
  * transport says so); opened in a browser on the team server, it says it is not available there.
  */

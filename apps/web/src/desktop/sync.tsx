@@ -134,7 +134,7 @@ function SyncLog({ log }: { log: readonly SyncLogEntry[] }) {
 }
 
 /**
- * The Sync panel of the desktop settings (issue 10 "Sync to a team org"): team server URL and
+ * The Sync panel of the desktop settings (docs/decisions.md "Desktop sync"): team server URL and
  * service key (PUT /api/desktop/sync/settings), namespaces to push, Push / Pull, the queue and
  * the sync log (GET /api/desktop/sync, refreshed while something is queued).
  */

@@ -60,7 +60,7 @@ function BulkBar({ targets, onDone }: { targets: Finding[]; onDone: () => void }
 }
 
 /**
- * `/findings`: the triage workbench (issue 9). Filters in the URL, a sortable virtualised
+ * `/findings`: the triage workbench. Filters in the URL, a sortable virtualised
  * table, bulk triage, keyboard triage (j/k, one-key statuses, `?`), and the finding detail.
  */
 export default function Findings() {

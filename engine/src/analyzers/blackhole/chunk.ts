@@ -3,7 +3,7 @@
  * lines per unit (~400 lines ≈ 4-8k tokens of typical config, well inside one LLM call together
  * with the ruleset, and few enough lines for evidence quoting to stay precise).
  */
-import type { DiffHunk } from '../types';
+import type { DiffHunk } from '../../core/unit';
 
 export const BLACKHOLE_MAX_LINES = 400;
 

@@ -5,11 +5,11 @@
  * per ≤ 400-line group of hunks (chunk.ts). Action: a blob is reviewed as new content (`create`);
  * a diff file follows its status (added → create, deleted → destroy, otherwise update).
  */
-import { ValidationError } from '../../errors';
-import { decodeText } from '../../ingest/decode';
-import { renderHunks } from '../../ingest/diff';
-import { hashUnit } from '../../ingest/hash';
-import type { AnalysisUnit, Analyzer, DiffFile, UnitAction } from '../types';
+import { ValidationError } from '../../core/errors';
+import { decodeText } from '../../core/decode';
+import { renderHunks } from '../../core/diff';
+import { hashUnit } from '../../core/hash';
+import type { AnalysisUnit, Analyzer, DiffFile, UnitAction } from '../../core/unit';
 import { lineRanges, packHunks } from './chunk';
 import { guessFileKind } from './file-kind';
 

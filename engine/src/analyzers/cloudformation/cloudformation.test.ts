@@ -1,8 +1,8 @@
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../../errors';
+import { ValidationError } from '../../core/errors';
 import { corpusFile, corpusFiles } from '../../../../tests/corpus';
-import { expectCorpusUnits } from '../common/testing';
+import { expectCorpusUnits } from '../../../../tests/helpers/analyzer-testing';
 import { cloudformationAnalyzer } from './index';
 
 /** Logical ids counted independently: the raw text with every `!Tag` stripped, parsed plainly. */

@@ -4,10 +4,10 @@
  * included) or JSON, and templates inside unified diffs: one unit per resource (template.ts;
  * diff handling and its limits in ../common/diff-units.ts).
  */
-import { ValidationError } from '../../errors';
-import { decodeText } from '../../ingest/decode';
+import { ValidationError } from '../../core/errors';
+import { decodeText } from '../../core/decode';
 import { diffFileUnits } from '../common/diff-units';
-import type { AnalysisUnit, Analyzer, DiffFile } from '../types';
+import type { AnalysisUnit, Analyzer, DiffFile } from '../../core/unit';
 import { sniffTemplate, templateUnits } from './template';
 
 export const CLOUDFORMATION_ANALYZER_NAME = 'cloudformation';

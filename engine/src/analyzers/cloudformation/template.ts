@@ -12,8 +12,8 @@
  *   intrinsics in long form) for deterministic checks (not hashed).
  */
 import { isMap, isScalar, type Node, type YAMLMap } from 'yaml';
-import { ValidationError } from '../../errors';
-import type { AnalysisUnit } from '../types';
+import { ValidationError } from '../../core/errors';
+import type { AnalysisUnit } from '../../core/unit';
 import { fileHeader, makeUnit } from '../common/unit';
 import { isEmptyDocument, pairSpan, parseYamlSource, sliceLines, type YamlSource } from '../common/yaml-source';
 import { CFN_TAGS } from './intrinsics';

@@ -13,9 +13,9 @@
  * - A file whose complete image the analyzer rejects (ValidationError) also falls back to that
  *   one unit, so no change is dropped. A file without hunks (binary, pure rename) has no unit.
  */
-import { ValidationError } from '../../errors';
-import { imageText, renderHunks } from '../../ingest/diff';
-import type { AnalysisUnit, DiffFile, UnitAction } from '../types';
+import { ValidationError } from '../../core/errors';
+import { imageText, renderHunks } from '../../core/diff';
+import type { AnalysisUnit, DiffFile, UnitAction } from '../../core/unit';
 import { makeUnit, withAction } from './unit';
 
 export interface DiffIngestOptions {

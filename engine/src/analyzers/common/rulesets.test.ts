@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SEVERITY_ORDER } from '../../analysis/payload';
+import { SEVERITY_ORDER } from '../../core/payload';
 import { listBuiltinRuleVariants, loadBuiltinRuleset, parseRules } from '../../rules/ruleset';
 import { createAnalyzerRegistry } from '../registry';
 

@@ -2,8 +2,8 @@
  * Unit construction shared by the analyzers that read whole files (kubernetes, dockerfile,
  * github-actions, cloudformation): one place computes the hash (ingest/hash.ts composition).
  */
-import { hashUnit } from '../../ingest/hash';
-import type { AnalysisUnit, UnitAction } from '../types';
+import { hashUnit } from '../../core/hash';
+import type { AnalysisUnit, UnitAction } from '../../core/unit';
 
 export interface UnitFields {
   readonly type: string;

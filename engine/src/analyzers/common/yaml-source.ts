@@ -6,7 +6,7 @@
  * the body.
  */
 import { isScalar, LineCounter, parseAllDocuments, type Document, type Node, type Tags } from 'yaml';
-import { ValidationError } from '../../errors';
+import { ValidationError } from '../../core/errors';
 
 export interface YamlSource {
   /** The source split on LF (CRLF/CR normalised). */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../../errors';
+import { ValidationError } from '../../core/errors';
 import { corpusFile, corpusFiles } from '../../../../tests/corpus';
-import { expectCorpusUnits } from '../common/testing';
+import { expectCorpusUnits } from '../../../../tests/helpers/analyzer-testing';
 import { dockerfileAnalyzer } from './index';
 
 /** Stages counted independently: lines that start with FROM. */

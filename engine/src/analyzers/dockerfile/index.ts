@@ -3,10 +3,10 @@
  * Reads Dockerfiles/Containerfiles and those inside unified diffs: one unit per build stage
  * (stages.ts; diff handling and its limits in ../common/diff-units.ts).
  */
-import { ValidationError } from '../../errors';
-import { decodeText } from '../../ingest/decode';
+import { ValidationError } from '../../core/errors';
+import { decodeText } from '../../core/decode';
 import { diffFileUnits } from '../common/diff-units';
-import type { AnalysisUnit, Analyzer, DiffFile } from '../types';
+import type { AnalysisUnit, Analyzer, DiffFile } from '../../core/unit';
 import { sniffDockerfile, stageUnits } from './stages';
 
 export const DOCKERFILE_ANALYZER_NAME = 'dockerfile';

@@ -10,8 +10,8 @@
  * - `metadata.values` (for deterministic checks; not hashed): the global `ARG`s and the stage's
  *   instructions, in order, as `{instruction, args}` (upper-cased keyword, arguments joined).
  */
-import { ValidationError } from '../../errors';
-import type { AnalysisUnit } from '../types';
+import { ValidationError } from '../../core/errors';
+import type { AnalysisUnit } from '../../core/unit';
 import { fileHeader, makeUnit } from '../common/unit';
 import { readInstructions, type DockerfileStructure, type Instruction } from './instructions';
 

@@ -1,8 +1,8 @@
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../../errors';
+import { ValidationError } from '../../core/errors';
 import { corpusFile, corpusFiles } from '../../../../tests/corpus';
-import { expectCorpusUnits } from '../common/testing';
+import { expectCorpusUnits } from '../../../../tests/helpers/analyzer-testing';
 import { githubActionsAnalyzer } from './index';
 import { NO_PERMISSIONS_NOTE } from './workflow';
 

@@ -4,10 +4,10 @@
  * the workflow's triggers and top-level permissions as context (workflow.ts; diff handling and
  * its limits in ../common/diff-units.ts).
  */
-import { ValidationError } from '../../errors';
-import { decodeText } from '../../ingest/decode';
+import { ValidationError } from '../../core/errors';
+import { decodeText } from '../../core/decode';
 import { diffFileUnits } from '../common/diff-units';
-import type { AnalysisUnit, Analyzer, DiffFile } from '../types';
+import type { AnalysisUnit, Analyzer, DiffFile } from '../../core/unit';
 import { sniffWorkflow, workflowUnits } from './workflow';
 
 export const GITHUB_ACTIONS_ANALYZER_NAME = 'github-actions';

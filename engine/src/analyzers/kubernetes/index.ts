@@ -3,10 +3,10 @@
  * Reads Kubernetes manifests (multi-document YAML, Helm-rendered output, JSON) and manifests
  * inside unified diffs. Units and their limits: manifest.ts, ../common/diff-units.ts.
  */
-import { ValidationError } from '../../errors';
-import { decodeText } from '../../ingest/decode';
+import { ValidationError } from '../../core/errors';
+import { decodeText } from '../../core/decode';
 import { diffFileUnits } from '../common/diff-units';
-import type { AnalysisUnit, Analyzer, DiffFile } from '../types';
+import type { AnalysisUnit, Analyzer, DiffFile } from '../../core/unit';
 import { manifestUnits, sniffManifest } from './manifest';
 
 export const KUBERNETES_ANALYZER_NAME = 'kubernetes';

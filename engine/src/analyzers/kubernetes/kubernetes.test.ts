@@ -1,8 +1,8 @@
 import { parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../../errors';
+import { ValidationError } from '../../core/errors';
 import { corpusFile, corpusFiles } from '../../../../tests/corpus';
-import { expectCorpusUnits } from '../common/testing';
+import { expectCorpusUnits } from '../../../../tests/helpers/analyzer-testing';
 import { kubernetesAnalyzer } from './index';
 
 /** Objects of a manifest counted by the yaml package alone: non-empty documents. */

@@ -12,8 +12,8 @@
  * - `metadata.values` is the object as plain data (for deterministic checks; not hashed).
  */
 import { isMap, isSeq, type Document, type Node } from 'yaml';
-import { ValidationError } from '../../errors';
-import type { AnalysisUnit } from '../types';
+import { ValidationError } from '../../core/errors';
+import type { AnalysisUnit } from '../../core/unit';
 import { fileHeader, makeUnit } from '../common/unit';
 import { isEmptyDocument, parseYamlSource, sliceLines, type LineSpan, type YamlSource } from '../common/yaml-source';
 

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { parseUnifiedDiff } from '../../ingest/diff';
-import type { AnalysisUnit } from '../types';
+import { parseUnifiedDiff } from '../../core/diff';
+import type { AnalysisUnit } from '../../core/unit';
 import { terraformAnalyzer } from './index';
 import { CORPUS } from '../../../../tests/corpus';
 

@@ -20,8 +20,8 @@
  * unknown) go to one fragment unit per file so no change is silently dropped.
  */
 import { maskedTextUnit } from './masked-unit';
-import { renderHunks, type DiffLine } from '../../ingest/diff';
-import type { AnalysisUnit, DiffFile, UnitAction } from '../types';
+import { renderHunks, type DiffLine } from '../../core/diff';
+import type { AnalysisUnit, DiffFile, UnitAction } from '../../core/unit';
 import { findTopLevelBlocks, type BlockSpan, type LineSegment } from './hcl-blocks';
 
 interface Item extends DiffLine {

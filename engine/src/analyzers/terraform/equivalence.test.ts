@@ -1,12 +1,12 @@
 /**
- * Behaviour lock for the ingest performance work (issue 6): the optimised plan-JSON pipeline
+ * Behaviour lock for the ingest performance work: the optimised plan-JSON pipeline
  * (plan-values.ts, render-change.ts, plan-json.ts, ingest/hash.ts) must produce exactly the
  * units — body, name, type, action, hash, metadata — of the frozen pre-optimisation copy in
  * testing/legacy-plan-json.ts, on every corpus plan and on generated changes that stress
  * sensitive/unknown masks of every shape, JSON-in-string attributes, heredocs and array diffs.
- * GOLDEN of infracost-aws-modules-tf014-large.json was re-recorded for issue 15: its plain-text
+ * GOLDEN of infracost-aws-modules-tf014-large.json was re-recorded for secret masking: its plain-text
  * RDS password is now masked, which changes two bodies (and their hashes) and adds
- * `plaintext_secrets` to their metadata. The metadata keys added for issue 15 (`plaintext_secrets`,
+ * `plaintext_secrets` to their metadata. The metadata keys added after the reference froze (`plaintext_secrets`,
  * `values`, `context`, `context_digest`) are set aside before comparing and hashing.
  */
 import { createHash } from 'node:crypto';
@@ -14,10 +14,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { decodeText } from '../../ingest/decode';
+import { decodeText } from '../../core/decode';
 import { extractPlanJson, planJsonUnits } from './plan-json';
 import { maskPlanSecrets } from './plan-secrets';
-import { legacyPlanJsonUnits } from './testing/legacy-plan-json';
+import { legacyPlanJsonUnits } from '../../../../tests/reference/legacy-plan-json';
 import { CORPUS } from '../../../../tests/corpus';
 
 const CORPUS_DIR = fileURLToPath(new URL('tfplan-json/', CORPUS));
@@ -31,7 +31,7 @@ const GOLDEN: Record<string, string> = {
   'checkov-aws-replace-create-delete.json': 'a43697192a3660edf76167f73a82e675e937bfb0c516deb61479d6556c40127b', // 1 units
   'checkov-aws-utf16le-bom-windows.json': 'ddcab99103cd2e708ee1ba5cd3410932dac16f7758d2c123cffee65c08c91ec1', // 1 units
   'checkov-gcp-modules.json': '3ffaeea667eccafd86807db7f70790091323500837ad9876be58878a5a9577d6', // 11 units
-  'infracost-aws-modules-tf014-large.json': '0c0ec05e0ad3d2a4684c2371fde2d9115314ba9f8184afe9a3bbba4fbdc00e63', // 26 units (issue 15: password masked)
+  'infracost-aws-modules-tf014-large.json': '0c0ec05e0ad3d2a4684c2371fde2d9115314ba9f8184afe9a3bbba4fbdc00e63', // 26 units (password masked)
   'infracost-azure-firewall.json': '0e08d28b4c2b297d56476ab646ad5371157494734d956e1702e6805a6e79a315', // 11 units
   'infracost-setup-terraform-wrapper-noise.json': '0aeec1b544810b4f289471ad382a08d1d0661c830f97ce3b351f6ae46d3ab565', // 2 units
   'terraform-equivalence-fully-populated-complex-update.json': 'fccdc3e1db2045a58dd9c19eb0f5786b2b8e97f1909e98ef71362f57df82f797', // 1 units
@@ -63,7 +63,7 @@ describe('optimised plan-JSON pipeline = frozen reference', () => {
 
   it.each(plans.map((p) => [p.file, p.plan] as const))('corpus %s: identical units', (file, plan) => {
     const now = planJsonUnits(plan, 'terraform');
-    // Plain-text secrets (issue 15) are masked before the pipeline the reference froze: the
+    // Plain-text secrets are masked before the pipeline the reference froze: the
     // reference gets the same masked changes, and the production-only metadata key is set aside.
     const ref = legacyPlanJsonUnits(withSecretsMasked(plan), 'terraform');
     const comparable = now.map(({ metadata: { plaintext_secrets: _secrets, values: _values, context: _context, context_digest: _digest, ...metadata }, ...unit }) => ({ ...unit, metadata }));

@@ -6,7 +6,7 @@
  * become one fragment unit.
  */
 import { maskedTextUnit } from './masked-unit';
-import type { AnalysisUnit } from '../types';
+import type { AnalysisUnit } from '../../core/unit';
 import { findTopLevelBlocks } from './hcl-blocks';
 
 /** Units for a configuration file; `path` (optional) is shown in each body. Never throws. */

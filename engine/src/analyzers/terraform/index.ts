@@ -3,10 +3,10 @@
  * Reads plan JSON (`terraform show -json`), plan text (`terraform plan`, 0.11 to 1.x), Terraform
  * configuration files, and `.tf`/`.tfvars` files inside unified diffs.
  */
-import { ValidationError } from '../../errors';
-import { decodeText } from '../../ingest/decode';
-import { imageText } from '../../ingest/diff';
-import type { AnalysisUnit, Analyzer, DiffFile } from '../types';
+import { ValidationError } from '../../core/errors';
+import { decodeText } from '../../core/decode';
+import { imageText } from '../../core/diff';
+import type { AnalysisUnit, Analyzer, DiffFile } from '../../core/unit';
 import { terraformDiffUnits, wholeDiffFileUnit } from './diff-blocks';
 import { hclFileUnits } from './hcl-file';
 import { extractPlanJson, looksLikePlanJson, planJsonUnits } from './plan-json';

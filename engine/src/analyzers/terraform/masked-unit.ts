@@ -3,9 +3,9 @@
  * secrets masked first (checks/secrets.ts maskTextSecrets), so the stored body and its hash never
  * hold the secret. Plan JSON masks on values instead (plan-secrets.ts).
  */
-import { maskTextSecrets } from '../../checks/secrets';
-import { hashUnit } from '../../ingest/hash';
-import type { AnalysisUnit, UnitAction } from '../types';
+import { maskTextSecrets } from '../common/secrets';
+import { hashUnit } from '../../core/hash';
+import type { AnalysisUnit, UnitAction } from '../../core/unit';
 
 /**
  * `{type, name, action, body}` → the unit: body masked, hash over the masked body, `metadata`

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { corpusFile } from '../../../../tests/corpus';
-import type { AnalysisUnit } from '../types';
+import type { AnalysisUnit } from '../../core/unit';
 import { terraformAnalyzer } from './index';
 import { planJsonUnits } from './plan-json';
 import type { Companion } from './plan-context';

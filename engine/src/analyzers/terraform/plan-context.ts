@@ -1,5 +1,5 @@
 /**
- * Plan context (issue 15 "Plan context"): the companions of a plan-JSON unit — the other planned
+ * Plan context (docs/decisions.md "Plan context"): the companions of a plan-JSON unit — the other planned
  * resources that configure it (an S3 bucket's public-access block, encryption, versioning,
  * logging and policy resources; a security group's rules; a subnet's NSG association; the public
  * IP of a NIC). They are found, per COMPANION_LINKS, through the plan's `configuration` section:
@@ -15,7 +15,7 @@
  * the unit; the analysis cache key adds the digest (analysis/run-job.ts).
  */
 import { createHash } from 'node:crypto';
-import type { AnalysisUnit } from '../types';
+import type { AnalysisUnit } from '../../core/unit';
 import { isRecord } from './plan-values';
 
 /** One companion as stored in `metadata.context` and seen by checks as `companions` (plain JSON). */

@@ -16,7 +16,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { decodeText } from '../../ingest/decode';
+import { decodeText } from '../../core/decode';
 import { extractPlanJson, planJsonUnits } from './plan-json';
 import { plainValue, prepareChange } from './plan-values';
 import { CORPUS } from '../../../../tests/corpus';

@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../../errors';
+import { ValidationError } from '../../core/errors';
 import { terraformAnalyzer } from './index';
 import { extractPlanJson, mapPlanActions, planJsonUnits } from './plan-json';
 import { CORPUS } from '../../../../tests/corpus';

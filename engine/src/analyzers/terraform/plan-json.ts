@@ -14,10 +14,10 @@
  * The JSON object is found even when wrapped in CI log noise (hashicorp/setup-terraform's
  * wrapper prints `[command]...` before and `::debug::`/`::set-output` lines after it).
  */
-import { ValidationError } from '../../errors';
-import { hashUnit } from '../../ingest/hash';
-import { assertJsonDepth } from '../../ingest/json-depth';
-import type { AnalysisUnit, UnitAction } from '../types';
+import { ValidationError } from '../../core/errors';
+import { hashUnit } from '../../core/hash';
+import { assertJsonDepth } from '../../core/json-depth';
+import type { AnalysisUnit, UnitAction } from '../../core/unit';
 import { withPlanContext } from './plan-context';
 import { maskPlanSecrets, secretEvidence } from './plan-secrets';
 import { isRecord, prepareChange } from './plan-values';

@@ -1,6 +1,6 @@
 /**
  * Plain-text secrets of a `terraform show -json` resource change, masked before rendering
- * (issue 15; checks/secrets.ts has the detectors). Plans from Terraform before 0.15, and
+ * (docs/decisions.md "Masking"; checks/secrets.ts has the detectors). Plans from Terraform before 0.15, and
  * providers that forget to mark an argument, carry passwords with no `after_sensitive` mark: this
  * step adds the marks itself, so the one redaction pass of plan-values.ts hides them exactly like
  * values the plan marks sensitive (same `(sensitive value)` marker, same changed/unchanged
@@ -8,7 +8,7 @@
  * passwords) are replaced inside the string, keeping the rest of it reviewable, and so are
  * credential-named keys inside a string that holds JSON (checks/secrets.ts maskJsonStringSecrets).
  */
-import { isCredentialKey, isSecretLiteral, maskJsonStringSecrets, maskSecretShapes, SECRET_MARKER, type SecretFinding } from '../../checks/secrets';
+import { isCredentialKey, isSecretLiteral, maskJsonStringSecrets, maskSecretShapes, SECRET_MARKER, type SecretFinding } from '../common/secrets';
 import { isRecord, unionMask } from './plan-values';
 
 interface Found {

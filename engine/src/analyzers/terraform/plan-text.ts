@@ -14,7 +14,7 @@
  * plain-text secrets it printed are masked here, masked-unit.ts).
  */
 import { maskedTextUnit } from './masked-unit';
-import type { AnalysisUnit, UnitAction } from '../types';
+import type { AnalysisUnit, UnitAction } from '../../core/unit';
 import { parseAddress } from './address';
 
 // CSI sequences (colours, cursor) and OSC sequences terminated by BEL or ST.

@@ -18,9 +18,9 @@
  * is `~ key = old -> new`. Unchanged attributes of an update are shown (marker ` `) because
  * context matters for a security review.
  *
- * Performance (issue 6): every function appends to one output array instead of returning and
+ * Performance: every function appends to one output array instead of returning and
  * spreading per-value arrays; indents and rendered keys are cached; already-sorted key lists
- * (Terraform writes keys sorted) skip the sort. Issue 18: line leads (indent + marker) are cached,
+ * (Terraform writes keys sorted) skip the sort. Line leads (indent + marker) are cached,
  * strings needing no escape are quoted without JSON.stringify, and an object is rendered from one
  * key list (no separate "is it empty" pass). Holes in arrays are skipped exactly where the
  * former flatMap-based code skipped them (equivalence.test.ts locks the output).

@@ -3,7 +3,7 @@
  * content-sniffing hook; ingest/auto: "a non-diff blob is matched by each analyzer's sniff hook").
  * Confidences: plan JSON 0.95, plan text 0.9, resource/data blocks 0.8, other Terraform blocks 0.6.
  */
-import type { SniffResult } from '../types';
+import type { SniffResult } from '../../core/unit';
 import { looksLikePlanJson } from './plan-json';
 import { looksLikePlanText } from './plan-text';
 

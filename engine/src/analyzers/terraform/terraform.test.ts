@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../../errors';
-import { parseUnifiedDiff } from '../../ingest/diff';
+import { ValidationError } from '../../core/errors';
+import { parseUnifiedDiff } from '../../core/diff';
 import { terraformAnalyzer } from './index';
 import { CORPUS } from '../../../../tests/corpus';
 

@@ -1,9 +1,10 @@
 /**
  * Provider factory over the three `llm_backend` values (DESIGN.md "LLM providers").
  *
- * Issue 18: each provider module (and so its SDK: openai, @anthropic-ai/sdk, ollama) is loaded
- * on the first `complete` of a provider of that backend, not when the server starts; a server
- * that never calls a backend never loads its SDK. The module is imported once per process.
+ * Each provider module (and so its SDK: openai, @anthropic-ai/sdk, ollama) is loaded on the
+ * first `complete` of a provider of that backend, not when the server starts (docs/decisions.md
+ * "Provider SDKs load on first use"); a server that never calls a backend never loads its SDK.
+ * The module is imported once per process.
  */
 import { ProviderError, type LlmBackend, type LlmProvider, type LlmRequest, type ProviderConfig } from '../types';
 

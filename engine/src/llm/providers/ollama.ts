@@ -13,7 +13,7 @@ export const OLLAMA_DEFAULT_HOST = 'http://127.0.0.1:11434';
 const TEMPLATE_MARGIN_TOKENS = 256;
 /**
  * A prompt counted at N tokens (o200k_base) that Ollama evaluates as fewer than
- * TRUNCATION_RATIO × (N − tokens it may have served from its prefix cache) was cut (issue 15):
+ * TRUNCATION_RATIO × (N − tokens it may have served from its prefix cache) was cut (docs/decisions.md "Ollama"):
  * the ratio absorbs the difference between our tokenizer and the model's.
  */
 const TRUNCATION_RATIO = 0.75;

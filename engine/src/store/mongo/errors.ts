@@ -3,7 +3,7 @@
  * code, never by message text.
  */
 import { MongoServerError } from 'mongodb';
-import { ConflictError } from '../../errors';
+import { ConflictError } from '../../core/errors';
 
 /** E11000 duplicate key (also the code of a MongoBulkWriteError failing on one). */
 export const DUPLICATE_KEY = 11000;

@@ -1,5 +1,5 @@
 /**
- * Issue 18: a write from the event loop that meets another connection's write lock (the ingest
+ * A write from the event loop that meets another connection's write lock (the ingest
  * worker recording a large plan, another process) waits with timers, not in SQLite's sleeping
  * busy handler: the thread keeps running other work meanwhile, and queued writes keep their order.
  */
@@ -19,7 +19,7 @@ function tempFile(): string {
   return join(dir, 'planwarden.sqlite');
 }
 
-describe('writes waiting for another connection’s lock (issue 18)', () => {
+describe('writes waiting for another connection’s lock', () => {
   it('do not block the thread, run in call order once the lock is free, and leave nothing half-written', async () => {
     const file = tempFile();
     const store = new SqliteStore(file);

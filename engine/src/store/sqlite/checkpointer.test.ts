@@ -9,7 +9,7 @@ import { SqliteConnection } from './connection';
 const dirs: string[] = [];
 afterEach(() => { for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true }); });
 
-describe('WAL checkpoints off the event loop (issue 18)', () => {
+describe('WAL checkpoints off the event loop', () => {
   it('no commit copies the WAL into the database; a worker thread does it once the WAL passes 4 MB', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'planwarden-ckpt-'));
     dirs.push(dir);

@@ -1,5 +1,5 @@
 /**
- * WAL checkpoints off the event loop (issue 18). With SQLite's automatic checkpoint, the commit
+ * WAL checkpoints off the event loop. With SQLite's automatic checkpoint, the commit
  * that takes the write-ahead log past 1000 pages copies them into the database and fsyncs both
  * files, synchronously, on the thread that serves requests: during a 10 MB ingest that is several
  * stalls of tens of ms each. Here the connection's own automatic checkpoint is raised to a safety

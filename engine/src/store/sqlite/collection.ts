@@ -30,7 +30,7 @@ import {
 import { columnName, columnValue, type HotColumns } from './columns';
 import type { Sql, SqliteConnection } from './connection';
 import { mapSqliteError } from './errors';
-import { ConflictError } from '../../errors';
+import { ConflictError } from '../../core/errors';
 import { needsArrayPaths, orderSql, pageSql, whereSql, type SqlText } from './filter';
 import { applyUpdate, arrayPathsOf, collectArrayPaths, upsertBase } from './update';
 

@@ -1,5 +1,5 @@
 /**
- * Hot fields as real columns (issue 18). Every field path that a declared index names (except
+ * Hot fields as real columns (docs/decisions.md "SQLite hot columns"). Every field path that a declared index names (except
  * `_id`, already the primary-key column) gets a column of its own on the collection's table,
  * written by the adapter beside the document on every insert and update, and indexed instead of
  * a `json_extract` expression: writes no longer parse the document once per index expression

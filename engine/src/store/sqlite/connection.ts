@@ -26,7 +26,7 @@ const STATEMENT_CACHE_MAX = 500;
  * Who checkpoints a file database's WAL: `thread` (default) a checkpoint worker thread
  * (checkpointer.ts), keeping checkpoints off the event loop; `inline` SQLite's own automatic
  * checkpoint on the committing thread, for a connection that already lives in a worker thread
- * (the ingest worker's, issue 18).
+ * (the ingest worker's).
  */
 export type WalCheckpoints = 'thread' | 'inline';
 
@@ -82,7 +82,7 @@ export class SqliteConnection {
 
   /**
    * Opens `file` (`:memory:` for a private in-memory database). File databases use WAL, with
-   * checkpoints in a worker thread (checkpointer.ts, issue 18), and a 5 s busy timeout so a
+   * checkpoints in a worker thread (checkpointer.ts), and a 5 s busy timeout so a
    * second process on the same file waits instead of failing. A new
    * database file is created 0600 (owner only); SQLite gives its -wal and -shm files the same
    * mode as the database file. `walCheckpoints`: see WalCheckpoints.
@@ -206,7 +206,7 @@ export class SqliteConnection {
   /**
    * `tx` for a thread that serves requests: while another connection (the ingest worker's,
    * another process's) holds the write lock, it waits with timers instead of SQLite's busy
-   * handler, which would put the whole thread to sleep (issue 18: no event-loop stall while a
+   * handler, which would put the whole thread to sleep (no event-loop stall while a
    * worker records a large plan). Writes keep their call order: the first runs at once when the
    * lock is free; once one waits, later ones queue behind it. `fn` runs once, after the lock is
    * taken. Rejects with the driver's SQLITE_BUSY error after BUSY_WAIT_MS of waiting, and with

@@ -3,12 +3,12 @@
  * result code, never by message text.
  */
 import Database from 'better-sqlite3';
-import { ConflictError } from '../../errors';
+import { ConflictError } from '../../core/errors';
 
 const CONFLICT_CODES = new Set([
   'SQLITE_CONSTRAINT_UNIQUE',
   'SQLITE_CONSTRAINT_PRIMARYKEY',
-  // The null-key triggers of a database not yet reopened since issue 18 (see indexes.ts).
+  // The null-key triggers of an older database not reopened since the adapter dropped them (see indexes.ts).
   'SQLITE_CONSTRAINT_TRIGGER',
 ]);
 

@@ -6,7 +6,7 @@
  * A unique index follows MongoDB: an absent or null key is a value like any other, so two
  * documents lacking the key collide. SQLite's UNIQUE treats NULLs as distinct, so the adapter
  * checks a written document whose unique key contains a NULL itself (collection.ts
- * `#assertNullKeysFree`, ConflictError). Until issue 18 a pair of triggers per unique index did
+ * `#assertNullKeysFree`, ConflictError). In older versions a pair of triggers per unique index did
  * that check; a trigger on a table roughly doubles the cost of every insert into it even when
  * its WHEN clause is false (measured: 7,651 rows with four indexes, 110-130 ms without, 260-270
  * ms with), so they are dropped where an older database still has them.

@@ -1,5 +1,5 @@
 /**
- * Issue 18: hot columns on databases written before them. A file whose indexes are the old
+ * Hot columns (docs/decisions.md "SQLite hot columns") on databases written before them. A file whose indexes are the old
  * `json_extract` expression indexes (recorded without `on: 'columns'`) is opened, its columns
  * added and back-filled and its indexes rebuilt on them by `ensureIndexes`; a second connection
  * that opened the file before the migration writes the new columns too.
@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConflictError } from '../../errors';
+import { ConflictError } from '../../core/errors';
 import type { IndexSpec } from '../port';
 import { SqliteStore } from './store';
 
@@ -18,7 +18,7 @@ const SPECS: IndexSpec[] = [
   { name: 'org_created', keys: { org_id: 1, created_at: -1 } },
 ];
 
-/** The layout the adapter wrote before issue 18: expression indexes, old spec rows. */
+/** The layout the adapter wrote before hot columns: expression indexes, old spec rows. */
 function writeLegacyFile(file: string): void {
   const db = new Database(file);
   db.exec(`CREATE TABLE _planwarden_indexes (collection TEXT NOT NULL, name TEXT NOT NULL, spec TEXT NOT NULL, PRIMARY KEY (collection, name)) WITHOUT ROWID;
@@ -79,7 +79,7 @@ describe('sqlite adapter: hot columns on an existing database', () => {
   });
 });
 
-describe('sqlite adapter: null-key triggers of an existing database (issue 18)', () => {
+describe('sqlite adapter: null-key triggers of an existing database', () => {
   it('are dropped by ensureIndexes, and a duplicate null key is still refused', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'planwarden-trig-'));
     const file = join(dir, 'planwarden.sqlite');
@@ -87,7 +87,7 @@ describe('sqlite adapter: null-key triggers of an existing database (issue 18)',
       const first = new SqliteStore(file);
       await first.ensureIndexes('codes', [{ name: 'code', keys: { code: 1 }, unique: true }]);
       await first.close();
-      // The trigger the adapter created before issue 18.
+      // The null-key trigger older versions of the adapter created.
       const db = new Database(file);
       db.exec(`CREATE TRIGGER codes__code__ins BEFORE INSERT ON codes WHEN NEW."@code" IS NULL
         BEGIN SELECT RAISE(ABORT, 'duplicate key in codes.code') WHERE EXISTS (SELECT 1 FROM codes WHERE "@code" IS NULL); END`);

@@ -16,7 +16,7 @@ import { SqliteConnection, type WalCheckpoints } from './connection';
 import { mapSqliteError } from './errors';
 import { extract, type SqlText } from './filter';
 import { createIndexDdl, dropIndexDdl, nullDuplicatesSql } from './indexes';
-import { ConflictError } from '../../errors';
+import { ConflictError } from '../../core/errors';
 
 const META_DDL = [
   sql`CREATE TABLE IF NOT EXISTS _planwarden_indexes (
@@ -66,7 +66,7 @@ class ArrayPaths implements ArrayPathRegistry {
 
 /**
  * The spec as recorded in `_planwarden_indexes`. `on: 'columns'` marks an index built on hot
- * columns: a database written before issue 18 has its indexes recorded without it (they were
+ * columns: a database written before hot columns has its indexes recorded without it (they were
  * `json_extract` expression indexes), so `ensureIndexes` rebuilds each of them once, on columns.
  */
 function normalizedSpec(spec: IndexSpec): string {
@@ -115,7 +115,7 @@ export class SqliteStore implements Store {
 
   /**
    * `ensureIndexes` for every collection of `schema` (collection → index specs) in one
-   * transaction (engine/src/stores.ts ensureSchema, issue 18: one commit instead of one per
+   * transaction (engine/src/stores.ts ensureSchema: one commit instead of one per
    * collection on a fresh database). All or nothing: a failure (ConflictError on existing
    * duplicates, Error on an invalid name or spec) leaves the schema as it was.
    */

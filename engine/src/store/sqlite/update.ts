@@ -88,7 +88,7 @@ export function arrayPathsOf(doc: Obj, prefix = '', out: string[] = []): string[
 export function collectArrayPaths(doc: Obj, prefix: string, out: Set<string>): void {
   for (const k in doc) {
     const v = doc[k];
-    // Scalars (most keys) first: no path string built, no segment check (issue 18: this walks
+    // Scalars (most keys) first: no path string built, no segment check (this walks
     // every key of every document written).
     if (v === null || typeof v !== 'object' || !Object.hasOwn(doc, k)) continue;
     if (!isFieldSegment(k)) continue; // not addressable by a field path

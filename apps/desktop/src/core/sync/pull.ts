@@ -24,7 +24,7 @@ async function orgOf(api: ApiClient, side: string): Promise<string> {
 }
 
 /**
- * Pulls from the team org (issue 10): its custom rules (not the imported built-ins, which both
+ * Pulls from the team org: its custom rules (not the imported built-ins, which both
  * sides already have) with their categories — created locally when missing, updated when
  * different, so local analysis uses them from then on (analysis-api.md "Custom rules"); then the
  * team's triage statuses, merged by the later-decision rule (triage-merge.ts). Rules are matched

@@ -17,7 +17,7 @@ export interface PushCounts {
 interface ResourceDoc { hash: string; analysis: unknown }
 
 /**
- * Pushes one namespace to the team org through its public API (issue 10 "Sync to a team org";
+ * Pushes one namespace to the team org through its public API (docs/decisions.md "Desktop sync";
  * analysis-api.md "Ingest and client-led analysis", "Findings and review feedback"):
  * 1. each raw input journalled for the namespace is ingested again (same units, same hashes;
  *    ingest is idempotent);

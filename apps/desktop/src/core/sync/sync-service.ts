@@ -25,7 +25,7 @@ export interface SyncServiceOptions {
 }
 
 /**
- * Push, pull, the offline queue and the sync log (issue 10 "Sync to a team org"). A push the
+ * Push, pull, the offline queue and the sync log (docs/decisions.md "Desktop sync"). A push the
  * team server cannot take now (unreachable, 502/503/504) is queued and `flush` runs it when the
  * server answers (the main process calls `flush` on a timer and on "Sync now"). Pushes are
  * idempotent, so a queued push that half ran before is simply run again.

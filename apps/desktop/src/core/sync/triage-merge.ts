@@ -17,7 +17,7 @@ export type Outcome =
   | { readonly kind: 'team_wins'; readonly conflict: boolean };
 
 /**
- * The rule of issue 10 for one (resource_hash, rule_id): a side "decided" when its updated_at
+ * The merge rule of docs/decisions.md "Desktop sync" for one (resource_hash, rule_id): a side "decided" when its updated_at
  * is set and differs from the one recorded at the last sync. Only one side decided: it wins.
  * Both decided (a conflict): the later updated_at wins; a tie goes to the team (the shared record).
  * Nobody decided, or both already say the same status and note: nothing to do.

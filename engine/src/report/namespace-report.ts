@@ -1,8 +1,8 @@
-import type { EngineContext } from '../context';
-import { buildReportModel } from '../report/model';
-import { serializeSarif } from '../report/sarif';
-import { buildNamespaceSarif, SARIF_CONTENT_TYPE } from '../report/sarif-service';
-import { renderUntrusted } from '../report/template-sandbox';
+import type { EngineContext } from '../context/engine-context';
+import { buildReportModel } from './model';
+import { serializeSarif } from './sarif';
+import { buildNamespaceSarif, SARIF_CONTENT_TYPE } from './sarif-service';
+import { renderUntrusted } from './template-sandbox';
 import { loadNamespaceReportData } from './report-input';
 
 export type ReportFormat = 'markdown' | 'markdown_light' | 'html';
@@ -37,7 +37,7 @@ export async function renderNamespaceReport(ctx: EngineContext, orgId: string, n
   const model = buildReportModel(input);
   // An org template is untrusted: it renders in the sandbox worker, never on the request thread.
   if (options.templateSource) return renderUntrusted(options.sandboxLane ?? `org:${orgId}`, model, options.format, options.templateSource);
-  // LiquidJS and sanitize-html load on the first report, not at start-up (issue 18).
-  const { renderReport } = await import('../report/render');
+  // LiquidJS and sanitize-html load on the first report, not at start-up.
+  const { renderReport } = await import('./render');
   return renderReport(model, { format: options.format });
 }

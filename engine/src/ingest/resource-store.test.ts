@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AnalysisUnit } from '../analyzers/types';
+import type { AnalysisUnit } from '../core/unit';
 import { openStore } from '../store/open-store';
 import type { Store } from '../store/port';
 import { ResourceStore, RESOURCE_INDEXES } from './resource-store';

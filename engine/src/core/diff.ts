@@ -5,8 +5,8 @@
  * analyzers/types.ts and adds the helpers analyzers need to render hunks.
  */
 import parseDiff from 'parse-diff';
-import { ValidationError } from '../errors';
-import type { DiffFile, DiffHunk } from '../analyzers/types';
+import { ValidationError } from './errors';
+import type { DiffFile, DiffHunk } from './unit';
 
 /** One line of a hunk (marker, text without marker, line numbers in each image). */
 export type DiffLine = DiffHunk['lines'][number];

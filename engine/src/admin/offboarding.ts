@@ -1,8 +1,8 @@
-import { ConflictError, NotFoundError } from '../errors';
+import { ConflictError, NotFoundError } from '../core/errors';
 import { recordAudit } from '../audit/record';
-import type { IdentityCtx } from '../identity/context';
+import type { IdentityCtx } from '../context/identity-context';
 import { schemaCollections } from '../stores';
-import { DEFAULT_ORG_ID, type OrgDoc } from './org-store';
+import { DEFAULT_ORG_ID, type OrgDoc } from '../orgs/org-store';
 
 const DAY_MS = 86_400_000;
 

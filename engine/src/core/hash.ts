@@ -19,7 +19,7 @@
  *   field boundary. The "planwarden-unit/1" tag versions the composition itself.
  */
 import * as crypto from 'node:crypto';
-import type { UnitAction } from '../analyzers/types';
+import type { UnitAction } from './unit';
 
 /** Version tag of the hash composition; bump only with a migration plan for stored hashes. */
 export const UNIT_HASH_VERSION = 'planwarden-unit/1';

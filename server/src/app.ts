@@ -1,23 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import type { EngineContext, Logger } from '@planwarden/engine/context';
+import type { EngineContext } from '@planwarden/engine/context/engine-context';
+import type { Logger } from '@planwarden/engine/core/logger';
 import { recordSpan } from '@planwarden/engine/telemetry/spans';
-import type { IdentityServices } from '../auth/identity';
-import { clientIp } from '../auth/ip';
-import { authorizeRoute } from '../auth/policy';
-import { chain } from './chain';
-import { crossSiteGuard, requireJsonBody } from './csrf';
-import { errorHandler } from './errors';
-import { jsonDepthGuard } from './json-depth-guard';
-import { installLazyCookies } from './lazy-cookies';
-import { prefixDispatcher } from './prefix-dispatch';
-import { requestLog } from './request-log';
-import { queryValidator } from './query';
-import type { Principal, RequestContext } from './request-context';
-import { POLICIES, type RouteDef } from './route';
-import { sendStreamed } from './stream-reply';
+import type { IdentityServices } from './auth/identity';
+import { clientIp } from './auth/ip';
+import { authorizeRoute } from './auth/policy';
+import { chain } from './http/chain';
+import { crossSiteGuard, requireJsonBody } from './auth/csrf';
+import { errorHandler } from './http/errors';
+import { jsonDepthGuard } from './http/json-depth-guard';
+import { installLazyCookies } from './http/lazy-cookies';
+import { prefixDispatcher } from './http/prefix-dispatch';
+import { requestLog } from './http/request-log';
+import { queryValidator } from './http/query';
+import type { Principal, RequestContext } from './http/request-context';
+import { API_BASE, POLICIES, type RouteDef } from './http/route';
+import { sendStreamed } from './http/stream-reply';
 
-export const API_BASE = '/api/v1';
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:\-]{1,128}$/;
 const DEFAULT_JSON_LIMIT = 1024 * 1024;
 
@@ -100,7 +100,7 @@ export function createApp(options: AppOptions): express.Express {
   app.set('etag', false);
   app.set('query parser', 'simple');
   installLazyCookies(app); // req.cookies parsed when first read
-  // One app-level layer for the whole per-request pipeline (issue 18), in this order.
+  // One app-level layer for the whole per-request pipeline (docs/decisions.md "Request pipeline"), in this order.
   app.use(chain([
     requestId,
     ...(options.beforeRoutes ?? []),

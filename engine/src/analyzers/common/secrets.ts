@@ -1,5 +1,5 @@
 /**
- * Plain-text secret detection and masking (issue 15 "Deterministic checks": plain-text secrets are
+ * Plain-text secret detection and masking (docs/decisions.md "Masking": plain-text secrets are
  * masked in the unit body before any model sees it, on every plan, marked sensitive or not).
  *
  * Two detectors, shared by every analyzer that masks:

@@ -1,4 +1,4 @@
-import type { Logger } from '@planwarden/engine/context';
+import type { Logger } from '@planwarden/engine/core/logger';
 import { applyRetentionTtl, retentionSteps } from '@planwarden/engine/admin/retention';
 import { runSweep, SweepStore } from '@planwarden/engine/admin/sweep-store';
 import type { ServerServices } from '../services';

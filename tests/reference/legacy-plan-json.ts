@@ -7,8 +7,8 @@
  */
 /* eslint-disable */
 import { createHash } from 'node:crypto';
-import { ValidationError } from '../../../errors';
-import type { AnalysisUnit, UnitAction } from '../../types';
+import { ValidationError } from '../../engine/src/core/errors';
+import type { AnalysisUnit, UnitAction } from '../../engine/src/core/unit';
 
 const UNIT_HASH_VERSION = 'planwarden-unit/1';
 interface UnitHashInput { readonly analyzer: string; readonly type: string; readonly name: string; readonly action: UnitAction; readonly body: string }

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import type { EngineContext } from '../context';
-import { ConflictError, NotFoundError, ValidationError } from '../errors';
+import type { EngineContext } from '../context/engine-context';
+import { ConflictError, NotFoundError, ValidationError } from '../core/errors';
 import { recordAudit } from '../audit/record';
-import type { IdentityCtx } from '../identity/context';
+import type { IdentityCtx } from '../context/identity-context';
 import type { RuleCategoryDoc } from './custom-rule-store';
 import { ensureRulesSeeded } from './custom-seed';
 

@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../errors';
+import { ValidationError } from './errors';
 import { imageText, looksLikeUnifiedDiff, parseUnifiedDiff, renderHunks } from './diff';
 import { CORPUS } from '../../../tests/corpus';
 

@@ -1,4 +1,4 @@
-import { ValidationError } from '../errors';
+import { ValidationError } from './errors';
 
 /**
  * The deepest nesting of arrays/objects accepted in a JSON input (request bodies, plan JSON).

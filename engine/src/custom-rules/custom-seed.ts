@@ -1,5 +1,5 @@
-import type { EngineContext } from '../context';
-import { ConflictError } from '../errors';
+import type { EngineContext } from '../context/engine-context';
+import { ConflictError } from '../core/errors';
 import { builtinRuleEntries } from './custom-builtin';
 
 /** category_id of the category seeded built-in rules of `analyzer` go to. */

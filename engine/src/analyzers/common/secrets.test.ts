@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { terraformAnalyzer } from '../analyzers/terraform/index';
-import { corpusFile, corpusFiles } from '../../../tests/corpus';
+import { terraformAnalyzer } from '../terraform/index';
+import { corpusFile, corpusFiles } from '../../../../tests/corpus';
 import { isCredentialKey, maskJsonStringSecrets, maskSecretShapes, maskTextSecrets, SECRET_MARKER } from './secrets';
-import { planJsonUnits } from '../analyzers/terraform/plan-json';
+import { planJsonUnits } from '../terraform/plan-json';
 
 const AWS_KEY = ['AKIA', 'IOSFODNN7EXAMPLE'].join('');
 const PEM = ['-----BEGIN RSA PRIVATE KEY-----', 'MIIEowIBAAKCAQEAx', '-----END RSA PRIVATE KEY-----'].join('\n');

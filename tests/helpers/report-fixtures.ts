@@ -1,4 +1,4 @@
-import type { ReportInputFinding, ReportInputResource } from './model';
+import type { ReportInputFinding, ReportInputResource } from '../../engine/src/report/model';
 
 /** Test factory: one open HIGH finding on `aws_s3_bucket.logs`; `overrides` replace fields. */
 export function buildFinding(overrides: Partial<ReportInputFinding> = {}): ReportInputFinding {

@@ -1,6 +1,6 @@
-import type { AnalyzerRegistry } from '../context';
-import type { Severity } from '../analysis/payload';
-import { BASE_RULE_VARIANT, composeRuleset, listBuiltinRuleVariants, loadBuiltinRuleset, parseRules, type RuleDef } from './ruleset';
+import type { AnalyzerRegistry } from '../context/engine-context';
+import type { Severity } from '../core/payload';
+import { BASE_RULE_VARIANT, composeRuleset, listBuiltinRuleVariants, loadBuiltinRuleset, parseRules, type RuleDef } from '../rules/ruleset';
 import type { CustomRuleDoc } from './custom-rule-store';
 
 /**

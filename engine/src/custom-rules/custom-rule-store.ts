@@ -1,5 +1,5 @@
 import type { Collection, Filter, IndexSpec, Store } from '../store/port';
-import type { Severity } from '../analysis/payload';
+import type { Severity } from '../core/payload';
 
 /** analysis-api.md "Custom rule". */
 export interface CustomRuleDoc {
@@ -102,5 +102,12 @@ export class CustomRuleStore {
 
   async deleteCategory(orgId: string, categoryId: string): Promise<boolean> {
     return (await this.categories.deleteOne({ org_id: orgId, category_id: categoryId })) > 0;
+  }
+}
+
+// The composition root (stores.ts) builds this store into EngineContext.stores (context/engine-context.ts "Stores").
+declare module '../context/engine-context' {
+  interface Stores {
+    readonly customRules: CustomRuleStore;
   }
 }

@@ -1,4 +1,4 @@
-import type { EngineContext } from '../context';
+import type { EngineContext } from './engine-context';
 
 /** Who performs an identity action, as the audit log records it (identity-api.md "Audit event"). */
 export interface Actor {

@@ -1,9 +1,9 @@
-import type { EngineContext } from '../context';
-import { NotFoundError } from '../errors';
+import type { EngineContext } from '../context/engine-context';
+import { NotFoundError } from '../core/errors';
 import type { FindingDoc } from '../findings/finding-store';
-import type { ReportInput } from '../report/model';
-import { assertNamespace } from './ingest-service';
-import type { ResourceDoc } from './resource-store';
+import type { ReportInput } from './model';
+import { assertNamespace } from '../analysis/ingest-service';
+import type { ResourceDoc } from '../ingest/resource-store';
 
 export interface ReportInputOptions {
   readonly includeSuppressed: boolean;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { terraformAnalyzer } from '../analyzers/terraform';
-import type { AnalysisUnit } from '../analyzers/types';
+import type { AnalysisUnit } from './unit';
 import { decodeText } from './decode';
 import { hashUnit, UNIT_HASH_VERSION } from './hash';
 import { CORPUS } from '../../../tests/corpus';
@@ -43,7 +43,7 @@ describe('hashUnit', () => {
   });
 });
 
-/** The implementation before the fast paths (issue 6), kept verbatim as the reference. */
+/** The implementation before the fast paths, kept verbatim as the reference. */
 function referenceHashUnit(input: { analyzer: string; type: string; name: string; action: string; body: string }): string {
   const body = input.body.replace(/\r\n?/g, '\n').normalize('NFC');
   const canonical = JSON.stringify([UNIT_HASH_VERSION, input.analyzer, input.type, input.name, input.action, body]);

@@ -3,8 +3,8 @@
  * whole-file analyzer must pass on a corpus file.
  */
 import { expect } from 'vitest';
-import { corpusFile } from '../../../../tests/corpus';
-import type { AnalysisUnit, Analyzer } from '../types';
+import { corpusFile } from '../corpus';
+import type { AnalysisUnit, Analyzer } from '../../engine/src/core/unit';
 
 /**
  * Ingests corpus file `rel` with `analyzer` and checks: `expected` units; hashes are 64-hex,

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { SeveritySchema } from '../analysis/payload';
-import type { EngineContext } from '../context';
-import { ConflictError, NotFoundError, ValidationError } from '../errors';
+import { SeveritySchema } from '../core/payload';
+import type { EngineContext } from '../context/engine-context';
+import { ConflictError, NotFoundError, ValidationError } from '../core/errors';
 import { recordAudit } from '../audit/record';
-import type { IdentityCtx } from '../identity/context';
+import type { IdentityCtx } from '../context/identity-context';
 import type { CustomRuleDoc } from './custom-rule-store';
 import { ensureRulesSeeded, seedBuiltinRules } from './custom-seed';
 

@@ -1,8 +1,8 @@
-import type { AnalysisUnit } from '../analyzers/types';
-import { ConflictError } from '../errors';
-import { forEachTimedBatch, type TimedBatchOptions } from '../ingest/timed-batches';
+import type { AnalysisUnit } from '../core/unit';
+import { ConflictError } from '../core/errors';
+import { forEachTimedBatch, type TimedBatchOptions } from './timed-batches';
 import type { Collection, IndexSpec, Store } from '../store/port';
-import type { AnalysisPayload } from './payload';
+import type { AnalysisPayload } from '../core/payload';
 
 /**
  * Stored resources (analysis-api.md "Stored resource"). A resource is identified by
@@ -112,7 +112,7 @@ export class ResourceStore {
       { upsert: true },
     );
     const unique = [...new Map(units.map((u) => [u.hash, u])).values()];
-    // Issue 18: a batch's writes run synchronously on sqlite; batches are sized to a few ms of
+    // A batch's writes run synchronously on sqlite; batches are sized to a few ms of
     // work each, with an event-loop turn between them (a 10 MB plan never blocks other requests).
     await forEachTimedBatch(unique, async (batch, start) => {
       try {
@@ -138,7 +138,7 @@ export class ResourceStore {
   }
 
   /**
-   * Issue 15 "Plan context": a stored resource whose unit now comes with other companions
+   * docs/decisions.md "Plan context": a stored resource whose unit now comes with other companions
    * (`metadata.context_digest` differs) takes the new context, and its stored analysis no longer
    * counts as done (members unanalysed; run-job.ts compares the digest it was made with).
    * Returns the hashes whose context changed.
@@ -223,5 +223,12 @@ export class ResourceStore {
     );
     if (updated) await this.members.updateMany({ org_id: orgId, hash }, { $set: { analyzed: true } });
     return updated;
+  }
+}
+
+// The composition root (stores.ts) builds this store into EngineContext.stores (context/engine-context.ts "Stores").
+declare module '../context/engine-context' {
+  interface Stores {
+    readonly resources: ResourceStore;
   }
 }

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { ForbiddenError, UnsupportedMediaTypeError } from '@planwarden/engine/errors';
-import { presentedApiKey, presentedSession } from '../auth/authenticate';
+import { ForbiddenError, UnsupportedMediaTypeError } from '@planwarden/engine/core/errors';
+import { presentedApiKey, presentedSession } from './authenticate';
 
 /**
  * Cross-site request forgery backstop (SameSite=Lax on the session cookie being the first line).

@@ -1,0 +1,25 @@
+import type { EngineContext } from '@planwarden/engine/context/engine-context';
+import type { Config } from '../config/config';
+import { Authenticator } from './authenticate';
+import { BruteForceGuard } from './brute-force';
+import type { IdentityServices } from './identity';
+import { primeDummyHash } from './login';
+import { SessionSigner, jwtSecretMaterial } from './sessions';
+
+/**
+ * Builds the signer (JWT secret from config or the data dir), the brute-force guard (counters in
+ * the store, thresholds read live from `config.rate_limit`) and the authenticator, and starts
+ * hashing the dummy password unknown e-mails are checked against.
+ */
+export function buildIdentityServices(config: Config, engine: EngineContext): IdentityServices {
+  const signer = new SessionSigner(jwtSecretMaterial(config), engine.now);
+  const guard = new BruteForceGuard(engine.stores.throttle, () => config.rate_limit, engine.now);
+  void primeDummyHash();
+  const authenticator = new Authenticator({
+    stores: engine.stores,
+    signer,
+    guard,
+    settings: () => ({ apiKey: config.auth.api_key, enabled: config.auth.enabled, trustProxy: config.server.trust_proxy }),
+  });
+  return { config, signer, guard, authenticator };
+}
