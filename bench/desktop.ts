@@ -19,7 +19,12 @@ async function main(): Promise<void> {
     const engine = await bootLocalEngine({ userDataDir: dir });
     const plan = scaledPlan(1024 * 1024);
     const started = performance.now();
-    const ingested = await engine.bridge({ method: 'POST', path: '/api/v1/terraform/dropped-plan/ingest', headers: { 'content-type': 'text/plain; charset=utf-8' }, body: plan.text });
+    const ingested = await engine.bridge({
+      method: 'POST',
+      path: '/api/v1/terraform/dropped-plan/ingest',
+      headers: { 'content-type': 'text/plain; charset=utf-8' },
+      body: plan.text,
+    });
     const listed = await engine.bridge({ method: 'GET', path: '/api/v1/dropped-plan/resources', headers: { accept: 'application/json' }, body: null });
     const droppedToListedMs = performance.now() - started;
     if (ingested.status !== 201 || listed.status !== 200) throw new Error(`ingest ${ingested.status}, list ${listed.status}`);
@@ -27,7 +32,9 @@ async function main(): Promise<void> {
     await engine.close();
     console.log(`desktop boot (cold, new user-data folder): ${cold.bootMs.toFixed(0)} ms`);
     console.log(`desktop boot (warm, existing SQLite):      ${engine.bootMs.toFixed(0)} ms`);
-    console.log(`1 MB plan (${(Buffer.byteLength(plan.text) / 1024).toFixed(0)} KiB, ${plan.changes} resource changes) dropped → ${units} units listed: ${droppedToListedMs.toFixed(0)} ms`);
+    console.log(
+      `1 MB plan (${(Buffer.byteLength(plan.text) / 1024).toFixed(0)} KiB, ${plan.changes} resource changes) dropped → ${units} units listed: ${droppedToListedMs.toFixed(0)} ms`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

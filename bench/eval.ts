@@ -31,7 +31,20 @@ import { NO_FINDINGS_RULE_ID } from '../engine/src/core/payload';
 import { createProvider } from '../engine/src/llm/providers/index';
 import type { LlmBackend, LlmProvider } from '../engine/src/llm/types';
 import {
-  checkMatches, checkOutcomes, checkedRules, evalUnits, falsePositives, loadLabelSet, outcome, scoreAll, scoreRule, scoreTable, pct, type EvalUnit, type Outcome, type Score,
+  checkMatches,
+  checkOutcomes,
+  checkedRules,
+  evalUnits,
+  falsePositives,
+  loadLabelSet,
+  outcome,
+  scoreAll,
+  scoreRule,
+  scoreTable,
+  pct,
+  type EvalUnit,
+  type Outcome,
+  type Score,
 } from '../tests/helpers/eval-labels';
 import { REPO_DIR } from './lib';
 
@@ -59,7 +72,7 @@ function modelFromEnv(env: NodeJS.ProcessEnv): ModelConfig | null {
   const model = env.PLANWARDEN_EVAL_MODEL?.trim();
   if (!model) throw new Error('PLANWARDEN_EVAL_MODEL is required with PLANWARDEN_EVAL_PROVIDER');
   const keyVar = backend === 'openai' ? 'OPENAI_API_KEY' : backend === 'anthropic' ? 'ANTHROPIC_API_KEY' : null;
-  const apiKey = keyVar ? env[keyVar]?.trim() ?? '' : null;
+  const apiKey = keyVar ? (env[keyVar]?.trim() ?? '') : null;
   if (keyVar && !apiKey) throw new Error(`${keyVar} is required for PLANWARDEN_EVAL_PROVIDER=${backend}`);
   return { backend: backend as LlmBackend, model, provider: createProvider({ backend: backend as LlmBackend, apiKey }) };
 }
@@ -67,7 +80,10 @@ function modelFromEnv(env: NodeJS.ProcessEnv): ModelConfig | null {
 /** The labelled units of one label set (its corpus files, or its synthetic inputs), at most `limit`. */
 function labelledUnits(file: string, synthetic: boolean, limit: number): EvalUnit[] {
   const labels = loadLabelSet(file);
-  return (synthetic ? labels.synthetic ?? [] : labels.files).flatMap((f) => evalUnits(f, synthetic)).filter((u) => u.label !== undefined).slice(0, limit);
+  return (synthetic ? (labels.synthetic ?? []) : labels.files)
+    .flatMap((f) => evalUnits(f, synthetic))
+    .filter((u) => u.label !== undefined)
+    .slice(0, limit);
 }
 
 /** One unit through the model path; the rule ids of the merged findings, or the error message. */
@@ -75,7 +91,12 @@ async function modelFindings(model: ModelConfig, u: EvalUnit): Promise<{ found: 
   const matches = checkMatches(u);
   try {
     const result = await analyseUnit(model.provider, {
-      model: model.model, rules: u.selected.text, ruleIds: u.selected.ruleIds, facts: factsText(matches), unit: u.unit, settings: SETTINGS,
+      model: model.model,
+      rules: u.selected.text,
+      ruleIds: u.selected.ruleIds,
+      facts: factsText(matches),
+      unit: u.unit,
+      settings: SETTINGS,
     });
     const merged = mergeFindings(result.payload, matches, u.unit);
     return { found: merged.findings.map((f) => f.rule_id).filter((id) => id !== NO_FINDINGS_RULE_ID), error: null };
@@ -92,7 +113,10 @@ function worstRules(outcomes: readonly Outcome[], rules: ReadonlyMap<string, boo
     .filter(({ s }) => s.fn + s.fp > 0)
     .sort((a, b) => recall(a.s) - recall(b.s) || b.s.fp - a.s.fp)
     .slice(0, n)
-    .map(({ id, s }) => `${id}: recall ${pct(s.tp, s.labelled)} (${s.tp}/${s.labelled}, ${s.knownFn} known misses), precision ${pct(s.tp, s.tp + s.fp)} (${s.fp} FP)`);
+    .map(
+      ({ id, s }) =>
+        `${id}: recall ${pct(s.tp, s.labelled)} (${s.tp}/${s.labelled}, ${s.knownFn} known misses), precision ${pct(s.tp, s.tp + s.fp)} (${s.fp} FP)`,
+    );
   return worst.length > 0 ? worst : ['none'];
 }
 
@@ -113,15 +137,24 @@ async function main(): Promise<void> {
   const limit = Number(process.env.PLANWARDEN_EVAL_LIMIT ?? '') || Number.POSITIVE_INFINITY;
   const model = modelFromEnv(process.env);
   const sections: Section[] = [];
-  for (const set of SETS.flatMap((s) => [{ ...s, synthetic: false }, { ...s, name: `${s.name} (synthetic inputs)`, synthetic: true }])) {
+  for (const set of SETS.flatMap((s) => [
+    { ...s, synthetic: false },
+    { ...s, name: `${s.name} (synthetic inputs)`, synthetic: true },
+  ])) {
     const units = labelledUnits(set.file, set.synthetic, limit);
     if (units.length === 0) continue;
     const rules = checkedRules(set.analyzers);
     const outcomes = checkOutcomes(units);
     const skipped = units.length - outcomes.length;
     sections.push({
-      title: `Deterministic checks, ${set.name}`, units: units.length, outcomes, rules,
-      notes: [...(skipped > 0 ? [`${skipped} labelled units without planned values that no check reads (plan text, diffs) count only for a model run.`] : []), ...falsePositives(outcomes).map((l) => `FP ${l}`)],
+      title: `Deterministic checks, ${set.name}`,
+      units: units.length,
+      outcomes,
+      rules,
+      notes: [
+        ...(skipped > 0 ? [`${skipped} labelled units without planned values that no check reads (plan text, diffs) count only for a model run.`] : []),
+        ...falsePositives(outcomes).map((l) => `FP ${l}`),
+      ],
     });
     if (!model) continue;
     const modelOutcomes: Outcome[] = [];
@@ -134,7 +167,10 @@ async function main(): Promise<void> {
     }
     process.stdout.write('\n');
     sections.push({
-      title: `Model ${model.backend}/${model.model} + checks, ${set.name}`, units: units.length, outcomes: modelOutcomes, rules,
+      title: `Model ${model.backend}/${model.model} + checks, ${set.name}`,
+      units: units.length,
+      outcomes: modelOutcomes,
+      rules,
       notes: [...errors.map((e) => `failed (checks only): ${e}`), ...falsePositives(modelOutcomes).map((l) => `FP ${l}`)],
     });
   }
@@ -147,14 +183,30 @@ async function main(): Promise<void> {
   if (!model) console.log('\nNo model configured (PLANWARDEN_EVAL_PROVIDER, PLANWARDEN_EVAL_MODEL): deterministic layer only.');
 
   const commit = (() => {
-    try { return execSync('git rev-parse --short HEAD', { cwd: REPO_DIR, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim(); } catch { return 'unknown'; }
+    try {
+      return execSync('git rev-parse --short HEAD', { cwd: REPO_DIR, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    } catch {
+      return 'unknown';
+    }
   })();
   const md = [
     '# Evaluation (`npm run eval`)',
     '',
     `Last run: ${new Date().toISOString()}, commit ${commit}${Number.isFinite(limit) ? `, at most ${limit} units per label set` : ''}; ${model ? `model ${model.backend}/${model.model}` : 'no model configured (deterministic layer only)'}.`,
     'Labels: tests/fixtures/eval/terraform.json and analyzers.json (hand labels; see their `about`). Precision = TP / (TP + FP), recall = TP / labelled; "known" misses are listed with their reason in the label files.',
-    ...sections.flatMap((s) => ['', `## ${s.title}`, '', summary(s), '', scoreTable(s.outcomes, s.rules, { markdown: true }), '', 'Worst rules:', '', ...worstRules(s.outcomes, s.rules, 5).map((w) => `- ${w}`), ...(s.notes.length > 0 ? ['', ...s.notes.map((n) => `- ${n}`)] : [])]),
+    ...sections.flatMap((s) => [
+      '',
+      `## ${s.title}`,
+      '',
+      summary(s),
+      '',
+      scoreTable(s.outcomes, s.rules, { markdown: true }),
+      '',
+      'Worst rules:',
+      '',
+      ...worstRules(s.outcomes, s.rules, 5).map((w) => `- ${w}`),
+      ...(s.notes.length > 0 ? ['', ...s.notes.map((n) => `- ${n}`)] : []),
+    ]),
     '',
   ].join('\n');
   writeFileSync(join(REPO_DIR, 'bench', 'EVAL.md'), md);

@@ -43,8 +43,21 @@ const SEED_BATCH = 50_000;
 
 const run = promisify(execFile);
 
-interface LoadResult { reqPerSec: number; p50: number; p99: number; non2xx: number; errors: number }
-interface SizeResult { count: number; seedMs: number; first: LoadResult; deep: LoadResult; deepOffset: number; reads: StoreReads }
+interface LoadResult {
+  reqPerSec: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+interface SizeResult {
+  count: number;
+  seedMs: number;
+  first: LoadResult;
+  deep: LoadResult;
+  deepOffset: number;
+  reads: StoreReads;
+}
 
 /**
  * Seeds both orgs, starts a server on each and the bare baseline on the 100k org's first page,
@@ -65,11 +78,20 @@ export async function benchFindingsList(log: (line: string) => void = console.lo
     const servers: ServerChild[] = [];
     const script = await compiledServerScript();
     for (const count of [SIZES.small, SIZES.large]) {
-      const up = await timed(() => start(compiledServerEnv(), { script, seed: async (dir) => { seeded[count] = (await timed(() => seedFindings(dir, count))).ms; } }));
+      const up = await timed(() =>
+        start(compiledServerEnv(), {
+          script,
+          seed: async (dir) => {
+            seeded[count] = (await timed(() => seedFindings(dir, count))).ms;
+          },
+        }),
+      );
       const probe = await fetch(`${up.value.url}${pagePath(0)}`);
       const body = await probe.text();
       if (probe.status !== 200) throw new Error(`GET ${pagePath(0)} answered ${probe.status}: ${body.slice(0, 120)}`);
-      log(`  findings ${k(count)}: seeded in ${(seeded[count] / 1000).toFixed(1)} s, server up ${((up.ms - seeded[count]) / 1000).toFixed(1)} s later; page ${pageItems(body)} items`);
+      log(
+        `  findings ${k(count)}: seeded in ${(seeded[count] / 1000).toFixed(1)} s, server up ${((up.ms - seeded[count]) / 1000).toFixed(1)} s later; page ${pageItems(body)} items`,
+      );
       servers.push(up.value);
     }
     const [small, large] = servers;
@@ -85,9 +107,20 @@ export async function benchFindingsList(log: (line: string) => void = console.lo
     const offsets = [SIZES.small / 2, SIZES.large / 2];
     const [deepSmall, deepLarge] = await sequentialLatency([`${small.url}${pagePath(offsets[0])}`, `${large.url}${pagePath(offsets[1])}`], DEEP_REQUESTS);
     log(`  findings: deep pages, one at a time: 100k @${offsets[0]} ${lat(deepSmall)}; 1M @${offsets[1]} ${lat(deepLarge)}`);
-    const result = async (server: ServerChild, count: number, first: LoadResult, deep: LoadResult, deepOffset: number): Promise<SizeResult> =>
-      ({ count, seedMs: seeded[count], first, deep, deepOffset, reads: await storeReadTimes(server.dataDir, deepOffset) });
-    return rows(await result(small, SIZES.small, firstSmall, deepSmall, offsets[0]), await result(large, SIZES.large, firstLarge, deepLarge, offsets[1]), base, text.length);
+    const result = async (server: ServerChild, count: number, first: LoadResult, deep: LoadResult, deepOffset: number): Promise<SizeResult> => ({
+      count,
+      seedMs: seeded[count],
+      first,
+      deep,
+      deepOffset,
+      reads: await storeReadTimes(server.dataDir, deepOffset),
+    });
+    return rows(
+      await result(small, SIZES.small, firstSmall, deepSmall, offsets[0]),
+      await result(large, SIZES.large, firstLarge, deepLarge, offsets[1]),
+      base,
+      text.length,
+    );
   } finally {
     for (const child of started) await child.stop();
     rmSync(tmp, { recursive: true, force: true });
@@ -141,8 +174,9 @@ function rows(small: SizeResult, large: SizeResult, base: LoadResult, pageBytes:
   const share = small.first.reqPerSec / base.reqPerSec;
   const budget = 1000 / (0.5 * base.reqPerSec);
   const latency = (r: LoadResult) => `p50 ${ms(r.p50, 0)}, p99 ${ms(r.p99, 0)}`;
-  const reads = (s: SizeResult) => `${k(s.count)}: list page ${s.reads.listMs.toFixed(2)} ms, raw page + body ${s.reads.rawBodyMs.toFixed(2)} ms, `
-    + `offset ${s.deepOffset} ${s.reads.deepMs.toFixed(2)} ms, orgs.get ${s.reads.orgMs.toFixed(3)} ms`;
+  const reads = (s: SizeResult) =>
+    `${k(s.count)}: list page ${s.reads.listMs.toFixed(2)} ms, raw page + body ${s.reads.rawBodyMs.toFixed(2)} ms, ` +
+    `offset ${s.deepOffset} ${s.reads.deepMs.toFixed(2)} ms, orgs.get ${s.reads.orgMs.toFixed(3)} ms`;
   const clean = (r: LoadResult) => r.non2xx === 0 && r.errors === 0;
   const load = `${CONNECTIONS} conns, median of ${ROUNDS} interleaved ${ROUND_S} s rounds`;
   return [
@@ -153,8 +187,9 @@ function rows(small: SizeResult, large: SizeResult, base: LoadResult, pageBytes:
       baseline: `bare Express, same payload: ${base.reqPerSec.toFixed(0)} req/s`,
       target: '≥ 50% of bare',
       pass: share >= 0.5 && clean(small.first),
-      note: `${PAGE} items, ${(pageBytes / 1024).toFixed(0)} KiB per page; ${small.first.non2xx} non-2xx, ${small.first.errors} errors; `
-        + `store reads in process (servers idle), ${reads(small)}; bare serves a request in ${(1000 / base.reqPerSec).toFixed(2)} ms, 50% of bare allows ${budget.toFixed(2)} ms`,
+      note:
+        `${PAGE} items, ${(pageBytes / 1024).toFixed(0)} KiB per page; ${small.first.non2xx} non-2xx, ${small.first.errors} errors; ` +
+        `store reads in process (servers idle), ${reads(small)}; bare serves a request in ${(1000 / base.reqPerSec).toFixed(2)} ms, 50% of bare allows ${budget.toFixed(2)} ms`,
     },
     {
       item: '2 findings list',
@@ -197,13 +232,16 @@ export async function seedFindings(dataDir: string, count: number): Promise<void
   try {
     // Bulk load: the findings indexes (and unique-key triggers) are dropped here and built again,
     // each in one sorted pass, by the second prepareSchema (ensureIndexes re-creates what is missing).
-    const derived = db.prepare(`SELECT type, name FROM sqlite_master WHERE tbl_name = 'findings' AND type IN ('index', 'trigger') AND sql IS NOT NULL`).all() as { type: string; name: string }[];
+    const derived = db
+      .prepare(`SELECT type, name FROM sqlite_master WHERE tbl_name = 'findings' AND type IN ('index', 'trigger') AND sql IS NOT NULL`)
+      .all() as { type: string; name: string }[];
     for (const d of derived) db.exec(`DROP ${d.type === 'index' ? 'INDEX' : 'TRIGGER'} "${d.name}"`);
     // A bench file: no fsync, and a page cache that holds the indexes while they grow.
     db.pragma('synchronous = OFF');
     db.pragma('cache_size = -1048576');
     const paths = (db.prepare(`SELECT name FROM pragma_table_info('findings')`).pluck().all() as string[])
-      .map(pathOfColumn).filter((p): p is string => p !== null);
+      .map(pathOfColumn)
+      .filter((p): p is string => p !== null);
     const cols = paths.map(columnName);
     const insert = db.prepare(`INSERT INTO findings (_id, doc${cols.map((c) => `, ${c}`).join('')}) VALUES (?, ?${', ?'.repeat(cols.length)})`);
     const base = Date.parse('2026-01-01T00:00:00.000Z');
@@ -212,15 +250,19 @@ export async function seedFindings(dataDir: string, count: number): Promise<void
         const seen = new Date(base + i * 1000).toISOString();
         const doc: FindingDoc & { _id: string } = {
           _id: randomUUID(),
-          ...newFindingDoc(DEFAULT_ORG_ID, {
-            resource_hash: (i >> 3).toString(16).padStart(64, '0'),
-            rule_id: `TF-AWS-RULE-${(i % 8).toString().padStart(3, '0')}`,
-            resource_address: `aws_s3_bucket.bench_${i >> 3}`,
-            severity: SEVERITIES[i % 5],
-            title: `Bucket bench_${i >> 3} allows public read`,
-            confidence: 'HIGH',
-            initialStatus: STATUSES[i % 5],
-          }, seen),
+          ...newFindingDoc(
+            DEFAULT_ORG_ID,
+            {
+              resource_hash: (i >> 3).toString(16).padStart(64, '0'),
+              rule_id: `TF-AWS-RULE-${(i % 8).toString().padStart(3, '0')}`,
+              resource_address: `aws_s3_bucket.bench_${i >> 3}`,
+              severity: SEVERITIES[i % 5],
+              title: `Bucket bench_${i >> 3} allows public read`,
+              confidence: 'HIGH',
+              initialStatus: STATUSES[i % 5],
+            },
+            seen,
+          ),
           occurrence_count: 1 + (i % 3),
         };
         insert.run(doc._id, JSON.stringify(doc), ...paths.map((p) => columnValue(doc as unknown as Record<string, unknown>, p)));
@@ -243,7 +285,12 @@ async function prepareSchema(dataDir: string): Promise<void> {
   }
 }
 
-interface StoreReads { listMs: number; rawBodyMs: number; deepMs: number; orgMs: number }
+interface StoreReads {
+  listMs: number;
+  rawBodyMs: number;
+  deepMs: number;
+  orgMs: number;
+}
 
 /**
  * Mean time of the store work behind one GET /findings, in this process on the same file: the
@@ -281,11 +328,20 @@ function pageItems(body: string): number | string {
 /** autocannon in its own process (`-j`: JSON summary on stdout). */
 async function load(url: string, seconds: number, connections = CONNECTIONS): Promise<LoadResult> {
   const cli = join(REPO_DIR, 'node_modules/autocannon/autocannon.js');
-  const { stdout } = await run(process.execPath, [cli, '-c', String(connections), '-d', String(seconds), '-j', url], { maxBuffer: 16 * 1024 * 1024, timeout: (seconds + 60) * 1000 });
+  const { stdout } = await run(process.execPath, [cli, '-c', String(connections), '-d', String(seconds), '-j', url], {
+    maxBuffer: 16 * 1024 * 1024,
+    timeout: (seconds + 60) * 1000,
+  });
   const r = JSON.parse(stdout) as { requests: { average: number }; latency: { p50: number; p99: number }; non2xx: number; errors: number };
   return { reqPerSec: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  benchFindingsList().then((rows) => console.table(rows), (err: unknown) => { console.error(err); process.exit(1); });
+  benchFindingsList().then(
+    (rows) => console.table(rows),
+    (err: unknown) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
 }

@@ -11,7 +11,13 @@ const MB = 1024 * 1024;
 const CONCURRENT = 4;
 const BYTES = 10 * MB - 64 * 1024;
 
-interface HealthFigures { p50: number; p99: number; max: number; samples: number; ingestMs: number }
+interface HealthFigures {
+  p50: number;
+  p99: number;
+  max: number;
+  samples: number;
+  ingestMs: number;
+}
 
 function percentile(values: readonly number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -35,11 +41,19 @@ async function underLoad(inline: boolean, plans: readonly string[], script: stri
   try {
     // Warm-up: JIT, first worker start, sqlite page cache.
     await ingest(server, 'warm', planOfSize(512 * 1024, 'warm').text);
-    const idle = await probeHealth(server, (() => { let n = 0; return () => ++n >= 20; })());
+    const idle = await probeHealth(
+      server,
+      (() => {
+        let n = 0;
+        return () => ++n >= 20;
+      })(),
+    );
     void idle;
     let done = false;
     const started = performance.now();
-    const ingests = Promise.all(plans.map((text, i) => ingest(server, `load-${i}`, text))).finally(() => { done = true; });
+    const ingests = Promise.all(plans.map((text, i) => ingest(server, `load-${i}`, text))).finally(() => {
+      done = true;
+    });
     const samples = await probeHealth(server, () => done);
     await ingests;
     const ingestMs = performance.now() - started;
@@ -52,8 +66,20 @@ async function underLoad(inline: boolean, plans: readonly string[], script: stri
 async function idleHealth(script: string): Promise<number[]> {
   const server = await startServerChild(compiledServerEnv(), { script });
   try {
-    await probeHealth(server, (() => { let n = 0; return () => ++n >= 20; })());
-    return await probeHealth(server, (() => { let n = 0; return () => ++n >= 200; })());
+    await probeHealth(
+      server,
+      (() => {
+        let n = 0;
+        return () => ++n >= 20;
+      })(),
+    );
+    return await probeHealth(
+      server,
+      (() => {
+        let n = 0;
+        return () => ++n >= 200;
+      })(),
+    );
   } finally {
     await server.stop();
   }
@@ -72,19 +98,28 @@ export async function benchHealthUnderIngest(log: (line: string) => void = conso
   const idle = await idleHealth(script);
   const pooled = await underLoad(false, plans, script);
   const inline = await underLoad(true, plans, script);
-  const fmt = (f: HealthFigures) => `p50 ${f.p50.toFixed(1)} ms, p99 ${f.p99.toFixed(1)} ms, max ${f.max.toFixed(0)} ms (${f.samples} calls; ingests ${f.ingestMs.toFixed(0)} ms)`;
+  const fmt = (f: HealthFigures) =>
+    `p50 ${f.p50.toFixed(1)} ms, p99 ${f.p99.toFixed(1)} ms, max ${f.max.toFixed(0)} ms (${f.samples} calls; ingests ${f.ingestMs.toFixed(0)} ms)`;
   log(`  health idle: p99 ${percentile(idle, 99).toFixed(1)} ms; with worker pool: ${fmt(pooled)}; inline: ${fmt(inline)}`);
-  return [{
-    item: '18 no stalls',
-    figure: `/health p99 while ${CONCURRENT} × 10 MB ingests run`,
-    value: `${pooled.p99.toFixed(1)} ms (max ${pooled.max.toFixed(0)} ms, ${pooled.samples} calls)`,
-    baseline: `ingest on the event loop: p99 ${inline.p99.toFixed(0)} ms (max ${inline.max.toFixed(0)} ms); idle server p99 ${percentile(idle, 99).toFixed(1)} ms`,
-    target: '≤ 50 ms',
-    pass: pooled.p99 <= 50,
-    note: `4 ingests took ${pooled.ingestMs.toFixed(0)} ms with the pool, ${inline.ingestMs.toFixed(0)} ms inline`,
-  }];
+  return [
+    {
+      item: '18 no stalls',
+      figure: `/health p99 while ${CONCURRENT} × 10 MB ingests run`,
+      value: `${pooled.p99.toFixed(1)} ms (max ${pooled.max.toFixed(0)} ms, ${pooled.samples} calls)`,
+      baseline: `ingest on the event loop: p99 ${inline.p99.toFixed(0)} ms (max ${inline.max.toFixed(0)} ms); idle server p99 ${percentile(idle, 99).toFixed(1)} ms`,
+      target: '≤ 50 ms',
+      pass: pooled.p99 <= 50,
+      note: `4 ingests took ${pooled.ingestMs.toFixed(0)} ms with the pool, ${inline.ingestMs.toFixed(0)} ms inline`,
+    },
+  ];
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  benchHealthUnderIngest().then((rows) => console.table(rows), (err: unknown) => { console.error(err); process.exit(1); });
+  benchHealthUnderIngest().then(
+    (rows) => console.table(rows),
+    (err: unknown) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
 }

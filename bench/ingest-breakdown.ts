@@ -55,7 +55,19 @@ export async function ingestBreakdown(bytes = 5 * 1024 * 1024): Promise<IngestBr
     const now = new Date().toISOString();
     const t1 = await timed(async () => {
       for (const u of sample) {
-        await coll.updateOne({ org_id: 'org-b2', hash: u.hash }, { $setOnInsert: { analyzer: 'terraform', value: { type: u.type, name: u.name, action: u.action, body: u.body }, metadata: u.metadata, analysis: null, created_at: now } }, { upsert: true });
+        await coll.updateOne(
+          { org_id: 'org-b2', hash: u.hash },
+          {
+            $setOnInsert: {
+              analyzer: 'terraform',
+              value: { type: u.type, name: u.name, action: u.action, body: u.body },
+              metadata: u.metadata,
+              analysis: null,
+              created_at: now,
+            },
+          },
+          { upsert: true },
+        );
       }
     });
     const t2 = await timed(async () => {
@@ -63,7 +75,11 @@ export async function ingestBreakdown(bytes = 5 * 1024 * 1024): Promise<IngestBr
     });
     const t3 = await timed(async () => {
       for (const [i, u] of sample.entries()) {
-        await members.updateOne({ org_id: 'org-b2', namespace: 'ns', hash: u.hash }, { $setOnInsert: { analyzer: 'terraform', position: `${now}#${i}`, created_at: now }, $set: { analyzed: false } }, { upsert: true });
+        await members.updateOne(
+          { org_id: 'org-b2', namespace: 'ns', hash: u.hash },
+          { $setOnInsert: { analyzer: 'terraform', position: `${now}#${i}`, created_at: now }, $set: { analyzed: false } },
+          { upsert: true },
+        );
       }
     });
     return {
@@ -84,5 +100,11 @@ export async function ingestBreakdown(bytes = 5 * 1024 * 1024): Promise<IngestBr
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  ingestBreakdown().then((r) => console.log(JSON.stringify(r, null, 2)), (err: unknown) => { console.error(err); process.exit(1); });
+  ingestBreakdown().then(
+    (r) => console.log(JSON.stringify(r, null, 2)),
+    (err: unknown) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
 }

@@ -55,7 +55,14 @@ export async function ingestFloor(bytes = 10 * MB - 64 * 1024): Promise<IngestFl
   const payloadFile = join(dir, 'reply.json');
   writeFileSync(payloadFile, replyText);
   const bare = await startServerChild({ BENCH_PAYLOAD_FILE: payloadFile }, { script: 'bench/bare-child.ts' });
-  const steps = { parse: [] as number[], reply: [] as number[], hash: [] as number[], store: [] as number[], http: [] as number[], clientParse: [] as number[] };
+  const steps = {
+    parse: [] as number[],
+    reply: [] as number[],
+    hash: [] as number[],
+    store: [] as number[],
+    http: [] as number[],
+    clientParse: [] as number[],
+  };
   try {
     await postPlan(bare.url, text); // warm-up
     for (let rep = 0; rep < REPS; rep += 1) {
@@ -124,8 +131,9 @@ export function floorRows(f: IngestFloor): BenchRow[] {
   const x = (v: number) => `${(v / f.parse).toFixed(1)}×`;
   const server = f.parse + f.reply + f.hash + f.store;
   const overHttp = server + f.http + f.clientParse;
-  const parts = `parse ${f.parse.toFixed(0)} ms (1×), reply JSON ${f.reply.toFixed(0)} ms (${x(f.reply)}), hash ${f.hash.toFixed(0)} ms (${x(f.hash)}), `
-    + `raw SQLite insert ${f.store.toFixed(0)} ms (${x(f.store)})`;
+  const parts =
+    `parse ${f.parse.toFixed(0)} ms (1×), reply JSON ${f.reply.toFixed(0)} ms (${x(f.reply)}), hash ${f.hash.toFixed(0)} ms (${x(f.hash)}), ` +
+    `raw SQLite insert ${f.store.toFixed(0)} ms (${x(f.store)})`;
   const label = `${f.mb.toFixed(1)} MB plan, ${f.units} units, ${f.replyMb.toFixed(1)} MB reply`;
   return [
     {
@@ -150,5 +158,14 @@ export function floorRows(f: IngestFloor): BenchRow[] {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  ingestFloor().then((f) => { console.log(f); console.table(floorRows(f)); }, (err: unknown) => { console.error(err); process.exit(1); });
+  ingestFloor().then(
+    (f) => {
+      console.log(f);
+      console.table(floorRows(f));
+    },
+    (err: unknown) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
 }

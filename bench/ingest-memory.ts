@@ -31,7 +31,9 @@ export async function ingestMemory(bytes = 10 * MB - 64 * 1024, log: (line: stri
     const base = live();
     const row = (stage: string, note = ''): void => {
       const m = live();
-      log(`  ${stage.padEnd(34)} heap +${(m.heap - base.heap).toFixed(1).padStart(6)} MB  external +${(m.external - base.external).toFixed(1).padStart(5)} MB  rss ${m.rss.toFixed(0)} MB ${note}`);
+      log(
+        `  ${stage.padEnd(34)} heap +${(m.heap - base.heap).toFixed(1).padStart(6)} MB  external +${(m.external - base.external).toFixed(1).padStart(5)} MB  rss ${m.rss.toFixed(0)} MB ${note}`,
+      );
     };
     let body: Buffer | null = Buffer.from(planOfSize(bytes, 'mem').text);
     row('request body (Buffer)', `${(body.length / MB).toFixed(1)} MB`);
@@ -58,5 +60,8 @@ export async function ingestMemory(bytes = 10 * MB - 64 * 1024, log: (line: stri
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  ingestMemory().catch((err: unknown) => { console.error(err); process.exit(1); });
+  ingestMemory().catch((err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  });
 }

@@ -51,7 +51,9 @@ export async function benchIngest(log: (line: string) => void = console.log): Pr
       const s = median(serverMs);
       const p = median(parseMs);
       perMb[size.label] = s / mb;
-      log(`  ingest ${size.label}: ${units} units, ${mb.toFixed(2)} MB, server ${serverMs.map((v) => v.toFixed(0)).join('/')} ms, JSON.parse ${p.toFixed(1)} ms`);
+      log(
+        `  ingest ${size.label}: ${units} units, ${mb.toFixed(2)} MB, server ${serverMs.map((v) => v.toFixed(0)).join('/')} ms, JSON.parse ${p.toFixed(1)} ms`,
+      );
       rows.push({
         item: '1 ingest',
         figure: `ingest ${size.label} (${units} units): ms/MB`,
@@ -104,5 +106,11 @@ export async function benchIngest(log: (line: string) => void = console.log): Pr
 let startRss: number | null = null;
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  benchIngest().then((rows) => console.table(rows), (err: unknown) => { console.error(err); process.exit(1); });
+  benchIngest().then(
+    (rows) => console.table(rows),
+    (err: unknown) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
 }

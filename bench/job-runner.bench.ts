@@ -43,7 +43,9 @@ export async function benchJobRunner(log: (line: string) => void = console.log):
     const direct500 = await directCalls(fake, sampleBody(fake), UNITS, CONCURRENCY);
     fake.requests.length = 0;
     const slow = await runJob(server, 'bench-slow', planOfUnits(UNITS, 'slow'));
-    log(`  job 500 ms: runner ${slow.runnerMs.toFixed(0)} ms, client ${slow.clientMs.toFixed(0)} ms, direct ${direct500.toFixed(0)} ms, ${fake.requests.length} calls`);
+    log(
+      `  job 500 ms: runner ${slow.runnerMs.toFixed(0)} ms, client ${slow.clientMs.toFixed(0)} ms, direct ${direct500.toFixed(0)} ms, ${fake.requests.length} calls`,
+    );
     const efficiency = IDEAL_MS / slow.runnerMs;
     rows.push({
       item: '3 job runner',
@@ -68,7 +70,9 @@ export async function benchJobRunner(log: (line: string) => void = console.log):
     const requests = [...fake.requests];
     const perUnit = instant.runnerMs / UNITS;
     const directPerUnit = direct0 / UNITS;
-    log(`  job instant: runner ${instant.runnerMs.toFixed(0)} ms, client ${instant.clientMs.toFixed(0)} ms, direct ${direct0.toFixed(0)} ms, ${requests.length} calls`);
+    log(
+      `  job instant: runner ${instant.runnerMs.toFixed(0)} ms, client ${instant.clientMs.toFixed(0)} ms, direct ${direct0.toFixed(0)} ms, ${requests.length} calls`,
+    );
     rows.push({
       item: '3 job runner',
       figure: `${UNITS} units, instant provider: wall per unit`,
@@ -116,7 +120,9 @@ async function runJob(server: ServerChild, namespace: string, plan: string) {
 function childCpuMs(pid: number): number | null {
   try {
     // Fields after the parenthesised command name: utime and stime are the 12th and 13th.
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      .replace(/^.*\) /s, '')
+      .split(' ');
     return (Number(fields[11]) + Number(fields[12])) * 10;
   } catch {
     return null;
@@ -138,7 +144,9 @@ async function directCalls(fake: FakeProvider, body: unknown, count: number, wid
     while (next < count) {
       next += 1;
       const res = await fetch(`${fake.openaiBaseUrl}/chat/completions`, {
-        method: 'POST', body: payload, headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' },
+        method: 'POST',
+        body: payload,
+        headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' },
       });
       await res.arrayBuffer();
     }
@@ -147,5 +155,11 @@ async function directCalls(fake: FakeProvider, body: unknown, count: number, wid
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  benchJobRunner().then((r) => console.table(r.rows), (err: unknown) => { console.error(err); process.exit(1); });
+  benchJobRunner().then(
+    (r) => console.table(r.rows),
+    (err: unknown) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
 }

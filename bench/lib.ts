@@ -56,7 +56,9 @@ type Json = Record<string, unknown>;
 export function corpusResourceChanges(filter: (rc: Json) => boolean = () => true): Json[] {
   const dir = join(CORPUS_DIR, 'tfplan-json');
   const out: Json[] = [];
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
+  for (const file of readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()) {
     const raw = readFileSync(join(dir, file));
     let text = raw[0] === 0xff && raw[1] === 0xfe ? raw.subarray(2).toString('utf16le') : raw.toString('utf8');
     text = text.replace(/^\uFEFF/, '');

@@ -59,7 +59,9 @@ async function main(): Promise<void> {
       units += ((await res.json()) as unknown[]).length;
     }
     const seconds = (performance.now() - t0) / 1000;
-    console.log(`ingest ${LARGEST} (${(raw.length / 1024).toFixed(0)} KB, ${units / rounds} units) x${rounds} over HTTP: ${(units / seconds).toFixed(0)} units/s, ${(seconds * 1000 / rounds).toFixed(1)} ms per ingest`);
+    console.log(
+      `ingest ${LARGEST} (${(raw.length / 1024).toFixed(0)} KB, ${units / rounds} units) x${rounds} over HTTP: ${(units / seconds).toFixed(0)} units/s, ${((seconds * 1000) / rounds).toFixed(1)} ms per ingest`,
+    );
 
     // 2. async job of 50 units, 200 ms provider latency, 4 in flight
     fake.setLatency(200);
@@ -78,7 +80,9 @@ async function main(): Promise<void> {
     }
     const wall = (performance.now() - started) / 1000;
     const ideal = (50 / 4) * 0.2;
-    console.log(`async job, 50 units, 200 ms latency, max_concurrent_units 4: ${job.status} ${job.processed_count}/${job.total_count} in ${wall.toFixed(2)} s (ideal ${ideal.toFixed(2)} s, ${((ideal / wall) * 100).toFixed(0)}% of ideal); LLM calls ${fake.requests.length}`);
+    console.log(
+      `async job, 50 units, 200 ms latency, max_concurrent_units 4: ${job.status} ${job.processed_count}/${job.total_count} in ${wall.toFixed(2)} s (ideal ${ideal.toFixed(2)} s, ${((ideal / wall) * 100).toFixed(0)}% of ideal); LLM calls ${fake.requests.length}`,
+    );
   } finally {
     await server.close();
     await fake.close();

@@ -32,7 +32,9 @@ export async function benchPrompt(requests: readonly RecordedRequest[] = [], log
     const user = o200k.encode(p.user).length;
     const sysCl = cl100k.encode(p.system).length;
     const userCl = cl100k.encode(p.user).length;
-    log(`  prompt (${variant} ruleset): ${typical.type} body ${typical.body.length} chars; system ${sys} + user ${user} tokens (o200k), ${sysCl} + ${userCl} (cl100k); ruleset alone ${o200k.encode(rules).length}`);
+    log(
+      `  prompt (${variant} ruleset): ${typical.type} body ${typical.body.length} chars; system ${sys} + user ${user} tokens (o200k), ${sysCl} + ${userCl} (cl100k); ruleset alone ${o200k.encode(rules).length}`,
+    );
     rows.push({
       item: '5 prompt',
       figure: `tokens, typical AWS unit (${typical.type}), ${variant === 'default' ? 'default' : 'default + aws'} ruleset`,
@@ -70,7 +72,8 @@ export async function benchPrompt(requests: readonly RecordedRequest[] = [], log
   if (group.length >= 2) {
     const bodies = group.slice(0, 20).map((r) => JSON.stringify(r.body));
     const common = Math.min(...bodies.slice(1).map((body) => commonPrefix(bodies[0], body)));
-    const across = distinct.length > 1 ? Math.min(...distinct.slice(1).map((r) => commonPrefix(JSON.stringify(distinct[0].body), JSON.stringify(r.body)))) : common;
+    const across =
+      distinct.length > 1 ? Math.min(...distinct.slice(1).map((r) => commonPrefix(JSON.stringify(distinct[0].body), JSON.stringify(r.body)))) : common;
     const escaped = JSON.stringify(group[0].system);
     const at = bodies[0].indexOf(escaped);
     const systemEnd = at < 0 ? -1 : Buffer.byteLength(bodies[0].slice(0, at + escaped.length));
@@ -85,8 +88,13 @@ export async function benchPrompt(requests: readonly RecordedRequest[] = [], log
     });
   } else {
     rows.push({
-      item: '5 prompt', figure: 'request bodies: common leading bytes', value: 'not measured', baseline: '-',
-      target: 'prefix covers instructions + ruleset', pass: null, note: 'fewer than two captured provider requests sharing a ruleset (the job-runner bench did not run)',
+      item: '5 prompt',
+      figure: 'request bodies: common leading bytes',
+      value: 'not measured',
+      baseline: '-',
+      target: 'prefix covers instructions + ruleset',
+      pass: null,
+      note: 'fewer than two captured provider requests sharing a ruleset (the job-runner bench did not run)',
     });
   }
   return rows;
@@ -110,18 +118,44 @@ function selectionRows(typical: AnalysisUnit, encode: (text: string) => number[]
     const selected = selectRules(full, bucket);
     const before = tokens(bucket, full);
     const after = tokens(bucket, selected.text);
-    log(`  ${bucket.type} unit: ${before} prompt tokens with the whole default + aws ruleset, ${after} with the ${selected.ruleIds.length} rules that apply (${selected.ruleIds.join(', ')})`);
-    rows.push({ item: '15 prompt', figure: `prompt tokens, typical AWS unit (${bucket.type}), rules that apply`, value: String(after), baseline: `${before} (whole ruleset)`, target: '(measure)', pass: null, note: `${selected.ruleIds.length} rules sent; no companion in the corpus plan; o200k_base` });
+    log(
+      `  ${bucket.type} unit: ${before} prompt tokens with the whole default + aws ruleset, ${after} with the ${selected.ruleIds.length} rules that apply (${selected.ruleIds.join(', ')})`,
+    );
+    rows.push({
+      item: '15 prompt',
+      figure: `prompt tokens, typical AWS unit (${bucket.type}), rules that apply`,
+      value: String(after),
+      baseline: `${before} (whole ruleset)`,
+      target: '(measure)',
+      pass: null,
+      note: `${selected.ruleIds.length} rules sent; no companion in the corpus plan; o200k_base`,
+    });
     const withContext = bucketWithCompanions();
     if (withContext) {
       const companions = (withContext.metadata.context as unknown[]).length;
       const total = tokens(withContext, selectRules(rulesFor(withContext), withContext).text);
       log(`  ${withContext.type} unit with ${companions} companions as plan context: ${total} prompt tokens (rules that apply)`);
-      rows.push({ item: '15 prompt', figure: `prompt tokens, ${withContext.type} unit + ${companions} companions (plan context), rules that apply`, value: String(total), baseline: `${after} without context`, target: '<= 4000', pass: total <= 4000, note: 'companions synthetic (public-access block, SSE, versioning, logging of the corpus bucket); o200k_base' });
+      rows.push({
+        item: '15 prompt',
+        figure: `prompt tokens, ${withContext.type} unit + ${companions} companions (plan context), rules that apply`,
+        value: String(total),
+        baseline: `${after} without context`,
+        target: '<= 4000',
+        pass: total <= 4000,
+        note: 'companions synthetic (public-access block, SSE, versioning, logging of the corpus bucket); o200k_base',
+      });
     }
   }
   const units = [...corpusFiles('tfplan-json', '.json'), ...corpusFiles('tfplan-text', '.txt')].flatMap((f) => {
-    try { return terraformAnalyzer.ingest!(corpusFile(f).toString('utf8').replace(/^\uFEFF/, '')); } catch { return []; }
+    try {
+      return terraformAnalyzer.ingest!(
+        corpusFile(f)
+          .toString('utf8')
+          .replace(/^\uFEFF/, ''),
+      );
+    } catch {
+      return [];
+    }
   });
   let before = 0;
   let after = 0;
@@ -133,7 +167,15 @@ function selectionRows(typical: AnalysisUnit, encode: (text: string) => number[]
   const avgBefore = Math.round(before / Math.max(1, units.length));
   const avgAfter = Math.round(after / Math.max(1, units.length));
   log(`  corpus plan units (${units.length}): average prompt ${avgBefore} tokens before selection, ${avgAfter} after`);
-  rows.push({ item: '15 prompt', figure: `prompt tokens, average over ${units.length} corpus plan units`, value: String(avgAfter), baseline: `${avgBefore} (whole ruleset)`, target: '(measure)', pass: null, note: 'o200k_base' });
+  rows.push({
+    item: '15 prompt',
+    figure: `prompt tokens, average over ${units.length} corpus plan units`,
+    value: String(avgAfter),
+    baseline: `${avgBefore} (whole ruleset)`,
+    target: '(measure)',
+    pass: null,
+    note: 'o200k_base',
+  });
   return rows;
 }
 
@@ -149,15 +191,33 @@ function bucketWithCompanions(): AnalysisUnit | null {
   if (!bucket || typeof after?.bucket !== 'string') return null;
   const name = after.bucket;
   const companion = (type: string, values: Record<string, unknown>) => ({
-    address: `${type}.data`, mode: 'managed', type, name: 'data', provider_name: 'registry.terraform.io/hashicorp/aws',
-    change: { actions: ['create'], before: null, after: { bucket: name, expected_bucket_owner: null, ...values }, after_unknown: { id: true }, before_sensitive: false, after_sensitive: {} },
+    address: `${type}.data`,
+    mode: 'managed',
+    type,
+    name: 'data',
+    provider_name: 'registry.terraform.io/hashicorp/aws',
+    change: {
+      actions: ['create'],
+      before: null,
+      after: { bucket: name, expected_bucket_owner: null, ...values },
+      after_unknown: { id: true },
+      before_sensitive: false,
+      after_sensitive: {},
+    },
   });
   const plan = {
     format_version: '1.2',
     resource_changes: [
       bucket,
-      companion('aws_s3_bucket_public_access_block', { block_public_acls: true, block_public_policy: true, ignore_public_acls: true, restrict_public_buckets: true }),
-      companion('aws_s3_bucket_server_side_encryption_configuration', { rule: [{ apply_server_side_encryption_by_default: [{ kms_master_key_id: 'alias/aws/s3', sse_algorithm: 'aws:kms' }], bucket_key_enabled: true }] }),
+      companion('aws_s3_bucket_public_access_block', {
+        block_public_acls: true,
+        block_public_policy: true,
+        ignore_public_acls: true,
+        restrict_public_buckets: true,
+      }),
+      companion('aws_s3_bucket_server_side_encryption_configuration', {
+        rule: [{ apply_server_side_encryption_by_default: [{ kms_master_key_id: 'alias/aws/s3', sse_algorithm: 'aws:kms' }], bucket_key_enabled: true }],
+      }),
       companion('aws_s3_bucket_versioning', { versioning_configuration: [{ status: 'Enabled', mfa_delete: null }] }),
       companion('aws_s3_bucket_logging', { target_bucket: `${name}-logs`, target_prefix: 'access/', target_grant: [] }),
     ],
@@ -173,5 +233,11 @@ function commonPrefix(a: string, b: string): number {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  benchPrompt().then((rows) => console.table(rows), (err: unknown) => { console.error(err); process.exit(1); });
+  benchPrompt().then(
+    (rows) => console.table(rows),
+    (err: unknown) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
 }

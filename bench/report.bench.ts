@@ -71,13 +71,22 @@ export async function benchReport(log: (line: string) => void = console.log): Pr
     identical &&= liquid.value === (await renderReport(model0, { format: 'html' })).content;
   }
   const source = BUILTIN_TEMPLATES.find((t) => t.format === 'html')!.source;
-  const seeded = await timed(() => renderReport(model0, { format: 'html', source }).then(() => 'ok', (err: unknown) => String(err instanceof Error ? err.message : err)));
+  const seeded = await timed(() =>
+    renderReport(model0, { format: 'html', source }).then(
+      () => 'ok',
+      (err: unknown) => String(err instanceof Error ? err.message : err),
+    ),
+  );
   const render = median(renderMs);
   const liquid = median(liquidMs);
   const model = median(modelMs);
   const stringify = median(stringifyMs);
-  log(`  report 10k: LiquidJS ${liquidMs.map((v) => v.toFixed(0)).join('/')} ms (output identical: ${identical}); seeded copy as org template ${seeded.ms.toFixed(0)} ms: ${seeded.value}`);
-  log(`  report 10k: model ${modelMs.map((v) => v.toFixed(0)).join('/')} ms, render ${renderMs.map((v) => v.toFixed(0)).join('/')} ms, stringify ${stringifyMs.map((v) => v.toFixed(0)).join('/')} ms, ${(size / 1e6).toFixed(1)} M chars`);
+  log(
+    `  report 10k: LiquidJS ${liquidMs.map((v) => v.toFixed(0)).join('/')} ms (output identical: ${identical}); seeded copy as org template ${seeded.ms.toFixed(0)} ms: ${seeded.value}`,
+  );
+  log(
+    `  report 10k: model ${modelMs.map((v) => v.toFixed(0)).join('/')} ms, render ${renderMs.map((v) => v.toFixed(0)).join('/')} ms, stringify ${stringifyMs.map((v) => v.toFixed(0)).join('/')} ms, ${(size / 1e6).toFixed(1)} M chars`,
+  );
   return [
     {
       item: '6 report',
@@ -109,5 +118,11 @@ export async function benchReport(log: (line: string) => void = console.log): Pr
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  benchReport().then((rows) => console.table(rows), (err: unknown) => { console.error(err); process.exit(1); });
+  benchReport().then(
+    (rows) => console.table(rows),
+    (err: unknown) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
 }

@@ -54,10 +54,11 @@ async function main(): Promise<void> {
   await step('ingest', '1 ingest', async () => {
     const result = await benchIngest(log);
     const b = await ingestBreakdown();
-    const line = `ingest breakdown (in process, sqlite, ${b.mb.toFixed(1)} MB, ${b.units} units): JSON.parse ${b.jsonParseMs.toFixed(0)} ms; `
-      + `terraform analyzer.ingest ${b.analyzerIngestMs.toFixed(0)} ms (extractPlanJson ${b.extractMs.toFixed(0)} ms, planJsonUnits render+hash ${b.unitsMs.toFixed(0)} ms, pre-optimisation code ${b.legacyUnitsMs.toFixed(0)} ms); `
-      + `ResourceStore.addUnits ${b.addUnitsMs.toFixed(0)} ms = ${(b.addUnitsMs / b.units).toFixed(2)} ms/unit `
-      + `(for reference, one-by-one port calls as in the addOneByOne fallback, per unit: resources upsert ${b.perUnit.upsertResourceMs.toFixed(3)} ms, findOne ${b.perUnit.findOneMs.toFixed(3)} ms, namespace_resources upsert ${b.perUnit.upsertMemberMs.toFixed(3)} ms, each its own transaction)`;
+    const line =
+      `ingest breakdown (in process, sqlite, ${b.mb.toFixed(1)} MB, ${b.units} units): JSON.parse ${b.jsonParseMs.toFixed(0)} ms; ` +
+      `terraform analyzer.ingest ${b.analyzerIngestMs.toFixed(0)} ms (extractPlanJson ${b.extractMs.toFixed(0)} ms, planJsonUnits render+hash ${b.unitsMs.toFixed(0)} ms, pre-optimisation code ${b.legacyUnitsMs.toFixed(0)} ms); ` +
+      `ResourceStore.addUnits ${b.addUnitsMs.toFixed(0)} ms = ${(b.addUnitsMs / b.units).toFixed(2)} ms/unit ` +
+      `(for reference, one-by-one port calls as in the addOneByOne fallback, per unit: resources upsert ${b.perUnit.upsertResourceMs.toFixed(3)} ms, findOne ${b.perUnit.findOneMs.toFixed(3)} ms, namespace_resources upsert ${b.perUnit.upsertMemberMs.toFixed(3)} ms, each its own transaction)`;
     log(`  ${line}`);
     notes.push(line);
     return [...result, ...floorRows(await ingestFloor())];
@@ -88,7 +89,10 @@ function sh(command: string): string {
 function record(rows: readonly BenchRow[], notes: readonly string[], only: readonly string[]): void {
   const file = join(REPO_DIR, 'bench/RESULTS.md');
   if (!existsSync(file)) {
-    writeFileSync(file, '# Benchmark results\n\nAppended by `npm run bench` (bench/run-all.ts), newest last. Each figure sits beside a baseline measured in the same run, so compare ratios across runs, not raw times.\n');
+    writeFileSync(
+      file,
+      '# Benchmark results\n\nAppended by `npm run bench` (bench/run-all.ts), newest last. Each figure sits beside a baseline measured in the same run, so compare ratios across runs, not raw times.\n',
+    );
   }
   const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
   const lines = [
@@ -104,7 +108,10 @@ function record(rows: readonly BenchRow[], notes: readonly string[], only: reado
     '',
     '| item | figure | value | same-run baseline | target | result | note |',
     '| --- | --- | --- | --- | --- | --- | --- |',
-    ...rows.map((r) => `| ${cell(r.item)} | ${cell(r.figure)} | ${cell(r.value)} | ${cell(r.baseline)} | ${cell(r.target)} | ${verdict(r.pass)} | ${cell(r.note ?? '')} |`),
+    ...rows.map(
+      (r) =>
+        `| ${cell(r.item)} | ${cell(r.figure)} | ${cell(r.value)} | ${cell(r.baseline)} | ${cell(r.target)} | ${verdict(r.pass)} | ${cell(r.note ?? '')} |`,
+    ),
     ...(notes.length ? ['', ...notes.map((n) => `- ${n}`)] : []),
     '',
   ];

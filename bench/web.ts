@@ -38,8 +38,19 @@ export function initialJsGzipKb(dist: string = DASHBOARD_DIST): number {
 }
 
 /** The longest long animation frame of a scroll: its ms in all, in scripts, and from style/layout to its end. */
-interface Loaf { duration: number; script: number; styleLayout: number; blocking: number }
-interface Run { firstRows: number; interactive: number; allRows: number; frames: number[]; worst: Loaf | null }
+interface Loaf {
+  duration: number;
+  script: number;
+  styleLayout: number;
+  blocking: number;
+}
+interface Run {
+  firstRows: number;
+  interactive: number;
+  allRows: number;
+  frames: number[];
+  worst: Loaf | null;
+}
 
 /** One cold navigation to /findings in a fresh context (the shell's files warmed by /overview first). */
 async function measure(browser: Browser, url: string, verbose: boolean, log: (line: string) => void): Promise<Run> {
@@ -50,7 +61,9 @@ async function measure(browser: Browser, url: string, verbose: boolean, log: (li
     await page.locator('#page-title').waitFor();
     const started = Date.now();
     const apiTimes: string[] = [];
-    page.on('requestfinished', (r) => { if (r.url().includes('/api/v1/')) apiTimes.push(`${new URL(r.url()).pathname}${new URL(r.url()).search} +${Date.now() - started} ms`); });
+    page.on('requestfinished', (r) => {
+      if (r.url().includes('/api/v1/')) apiTimes.push(`${new URL(r.url()).pathname}${new URL(r.url()).search} +${Date.now() - started} ms`);
+    });
     await page.goto(`${url}/findings`);
     await page.locator('tr[data-finding]').first().waitFor({ timeout: 60_000 });
     const firstRows = Date.now() - started;
@@ -58,13 +71,26 @@ async function measure(browser: Browser, url: string, verbose: boolean, log: (li
     await page.locator('tr.active').waitFor();
     const interactive = Date.now() - started;
     // The rest of the list loads in the background: scroll once it is all there.
-    await page.getByRole('status').filter({ hasText: `${FINDINGS.toLocaleString('en-US')} findings` }).filter({ hasNotText: 'loading more' }).waitFor({ timeout: 60_000 })
-      .catch(async (e: unknown) => { log(`  status line at the timeout: ${await page.getByRole('status').first().innerText().catch(() => '?')}\n${apiTimes.join('\n')}`); throw e; });
+    await page
+      .getByRole('status')
+      .filter({ hasText: `${FINDINGS.toLocaleString('en-US')} findings` })
+      .filter({ hasNotText: 'loading more' })
+      .waitFor({ timeout: 60_000 })
+      .catch(async (e: unknown) => {
+        log(
+          `  status line at the timeout: ${await page
+            .getByRole('status')
+            .first()
+            .innerText()
+            .catch(() => '?')}\n${apiTimes.join('\n')}`,
+        );
+        throw e;
+      });
     const allRows = Date.now() - started;
     if (verbose) log(apiTimes.join('\n'));
     // Browser-side code as a string: the root tsconfig has no DOM library. Two frames settle first.
     // Long animation frames (> 50 ms, Chromium's LoAF entries) are split into script and style/layout time.
-    const { frames, worst } = await page.evaluate(`(async () => {
+    const { frames, worst } = (await page.evaluate(`(async () => {
       const el = document.querySelector('[data-testid="findings-scroll"]');
       const frame = () => new Promise((r) => requestAnimationFrame(r));
       const loafs = [];
@@ -87,7 +113,7 @@ async function measure(browser: Browser, url: string, verbose: boolean, log: (li
       const worst = w ? { duration: w.duration, script: w.scripts.reduce((n, s) => n + s.duration, 0),
         styleLayout: w.styleAndLayoutStart ? w.startTime + w.duration - w.styleAndLayoutStart : 0, blocking: w.blockingDuration ?? 0 } : null;
       return { frames: out, worst };
-    })()`) as { frames: number[]; worst: Loaf | null };
+    })()`)) as { frames: number[]; worst: Loaf | null };
     return { firstRows, interactive, allRows, frames, worst };
   } finally {
     await context.close();
@@ -110,29 +136,70 @@ export async function benchWeb(log: (line: string) => void = console.log): Promi
     for (let i = 0; i < RUNS; i += 1) {
       const run = await measure(browser, server.url, process.env.BENCH_VERBOSE === '1', log);
       const sorted = [...run.frames].sort((a, b) => a - b);
-      log(`  run ${i + 1}: first rows ${run.firstRows} ms, interactive ${run.interactive} ms, all ${FINDINGS} rows ${run.allRows} ms; `
-        + `${run.frames.length} frames scrolling, longest ${ms(sorted.at(-1) ?? 0)}, p95 ${ms(sorted[Math.floor(sorted.length * 0.95)] ?? 0)}, ${run.frames.filter((f) => f > HITCH_MS).length} over ${HITCH_MS} ms`
-        + (run.worst ? `; longest LoAF ${ms(run.worst.duration)} (scripts ${ms(run.worst.script)}, style+layout+paint ${ms(run.worst.styleLayout)})` : ''));
+      log(
+        `  run ${i + 1}: first rows ${run.firstRows} ms, interactive ${run.interactive} ms, all ${FINDINGS} rows ${run.allRows} ms; ` +
+          `${run.frames.length} frames scrolling, longest ${ms(sorted.at(-1) ?? 0)}, p95 ${ms(sorted[Math.floor(sorted.length * 0.95)] ?? 0)}, ${run.frames.filter((f) => f > HITCH_MS).length} over ${HITCH_MS} ms` +
+          (run.worst ? `; longest LoAF ${ms(run.worst.duration)} (scripts ${ms(run.worst.script)}, style+layout+paint ${ms(run.worst.styleLayout)})` : ''),
+      );
       runs.push(run);
     }
   } finally {
     await browser.close();
     await server.stop();
   }
-  const load = `load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} at the end`;
+  const load = `load average ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')} at the end`;
   log(`  ${load}`);
   const interactive = median(runs.map((r) => r.interactive));
   const allFrames = runs.flatMap((r) => r.frames).sort((a, b) => a - b);
   const longest = allFrames.at(-1) ?? 0;
   const note = `${RUNS} runs, median; ${load}`;
   return [
-    { item: '9 dashboard', figure: 'initial JavaScript (gzip)', value: `${js.toFixed(1)} KB`, baseline: '-', target: `≤ ${BUDGET_JS_KB} KB`, pass: js <= BUDGET_JS_KB },
-    { item: '9 dashboard', figure: `/findings interactive, ${FINDINGS} findings`, value: ms(interactive, 0), baseline: `first rows ${ms(median(runs.map((r) => r.firstRows)), 0)}`, target: `≤ ${BUDGET_INTERACTIVE_MS} ms`, pass: interactive <= BUDGET_INTERACTIVE_MS, note },
-    { item: '9 dashboard', figure: `all ${FINDINGS} rows loaded`, value: ms(median(runs.map((r) => r.allRows)), 0), baseline: '-', target: '-', pass: null, note },
-    { item: '9 dashboard', figure: 'longest frame scrolling the whole list', value: ms(longest), baseline: `p95 ${ms(allFrames[Math.floor(allFrames.length * 0.95)] ?? 0)}`, target: 'report', pass: null, note: `worst of ${RUNS} runs, ${allFrames.filter((f) => f > HITCH_MS).length} of ${allFrames.length} frames over ${HITCH_MS} ms; ${load}` },
+    {
+      item: '9 dashboard',
+      figure: 'initial JavaScript (gzip)',
+      value: `${js.toFixed(1)} KB`,
+      baseline: '-',
+      target: `≤ ${BUDGET_JS_KB} KB`,
+      pass: js <= BUDGET_JS_KB,
+    },
+    {
+      item: '9 dashboard',
+      figure: `/findings interactive, ${FINDINGS} findings`,
+      value: ms(interactive, 0),
+      baseline: `first rows ${ms(median(runs.map((r) => r.firstRows)), 0)}`,
+      target: `≤ ${BUDGET_INTERACTIVE_MS} ms`,
+      pass: interactive <= BUDGET_INTERACTIVE_MS,
+      note,
+    },
+    {
+      item: '9 dashboard',
+      figure: `all ${FINDINGS} rows loaded`,
+      value: ms(median(runs.map((r) => r.allRows)), 0),
+      baseline: '-',
+      target: '-',
+      pass: null,
+      note,
+    },
+    {
+      item: '9 dashboard',
+      figure: 'longest frame scrolling the whole list',
+      value: ms(longest),
+      baseline: `p95 ${ms(allFrames[Math.floor(allFrames.length * 0.95)] ?? 0)}`,
+      target: 'report',
+      pass: null,
+      note: `worst of ${RUNS} runs, ${allFrames.filter((f) => f > HITCH_MS).length} of ${allFrames.length} frames over ${HITCH_MS} ms; ${load}`,
+    },
   ];
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  benchWeb().then((rows) => console.table(rows), (err: unknown) => { console.error(err); process.exit(1); });
+  benchWeb().then(
+    (rows) => console.table(rows),
+    (err: unknown) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
 }

@@ -19,5 +19,8 @@ export function corpusFile(relative: string): Buffer {
 
 /** The corpus files of one folder whose names end with `suffix`, sorted, as `folder/name` paths. */
 export function corpusFiles(folder: string, suffix = ''): string[] {
-  return readdirSync(join(CORPUS_DIR, folder)).filter((f) => f.endsWith(suffix)).sort().map((f) => `${folder}/${f}`);
+  return readdirSync(join(CORPUS_DIR, folder))
+    .filter((f) => f.endsWith(suffix))
+    .sort()
+    .map((f) => `${folder}/${f}`);
 }

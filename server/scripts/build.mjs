@@ -30,7 +30,20 @@ export const SERVER_MAIN = join(SERVER_DIST, 'main.js');
  * Packages left in node_modules: native addons and drivers (better-sqlite3, mongodb and its
  * optional native helpers), and tsx (only the uncompiled worker paths reach for it).
  */
-const EXTERNAL = ['better-sqlite3', 'mongodb', 'kerberos', 'snappy', '@mongodb-js/zstd', 'mongodb-client-encryption', 'gcp-metadata', 'socks', 'aws4', '@aws-sdk/credential-providers', 'tsx', 'tsx/*'];
+const EXTERNAL = [
+  'better-sqlite3',
+  'mongodb',
+  'kerberos',
+  'snappy',
+  '@mongodb-js/zstd',
+  'mongodb-client-encryption',
+  'gcp-metadata',
+  'socks',
+  'aws4',
+  '@aws-sdk/credential-providers',
+  'tsx',
+  'tsx/*',
+];
 
 /** Everything whose change makes the bundle stale (test files excluded). */
 const SOURCES = ['engine/src', 'server/src', 'server/scripts', 'package.json', 'engine/package.json', 'server/package.json', 'node_modules/.package-lock.json'];
@@ -138,7 +151,12 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   const ifStale = process.argv.includes('--if-stale');
   if (ifStale && !isStale()) process.exit(0);
   buildServer().then(
-    (ms) => { if (!ifStale || process.stdout.isTTY) console.log(`Built the server (server/dist/app) in ${ms} ms`); },
-    (error) => { console.error(`Server build failed: ${error instanceof Error ? error.message : String(error)}`); process.exit(1); },
+    (ms) => {
+      if (!ifStale || process.stdout.isTTY) console.log(`Built the server (server/dist/app) in ${ms} ms`);
+    },
+    (error) => {
+      console.error(`Server build failed: ${error instanceof Error ? error.message : String(error)}`);
+      process.exit(1);
+    },
   );
 }

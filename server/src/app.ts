@@ -47,7 +47,7 @@ function requestId(req: Request, res: Response, next: NextFunction): void {
  * (http/csrf.ts: 415 otherwise), within the route's size limit (413).
  */
 function bodyParser(def: RouteDef): express.RequestHandler {
-  const limit = typeof def.maxBodyBytes === 'function' ? def.maxBodyBytes() : def.maxBodyBytes ?? DEFAULT_JSON_LIMIT;
+  const limit = typeof def.maxBodyBytes === 'function' ? def.maxBodyBytes() : (def.maxBodyBytes ?? DEFAULT_JSON_LIMIT);
   const steps: express.RequestHandler[] = [queryValidator(def.query)];
   if (def.body === 'text') steps.push(express.raw({ type: () => true, limit }));
   if (def.body === 'json') steps.push(requireJsonBody, express.json({ type: () => true, limit }));
@@ -79,8 +79,12 @@ function requestSpans(engine: EngineContext) {
       if (!p || !p.orgId) return;
       const { keyId, userId, authType } = spanActor(p);
       recordSpan(engine, {
-        orgId: p.orgId, traceId: String(res.locals.requestId), type: 'request',
-        durationMs: Number(process.hrtime.bigint() - started) / 1e6, keyId, userId,
+        orgId: p.orgId,
+        traceId: String(res.locals.requestId),
+        type: 'request',
+        durationMs: Number(process.hrtime.bigint() - started) / 1e6,
+        keyId,
+        userId,
         data: { method: req.method, path: req.baseUrl + (req.route?.path ?? req.path), status_code: res.statusCode, auth_type: authType },
       });
     });
@@ -101,13 +105,15 @@ export function createApp(options: AppOptions): express.Express {
   app.set('query parser', 'simple');
   installLazyCookies(app); // req.cookies parsed when first read
   // One app-level layer for the whole per-request pipeline (docs/decisions.md "Request pipeline"), in this order.
-  app.use(chain([
-    requestId,
-    ...(options.beforeRoutes ?? []),
-    requestLog(options.log, API_BASE, options.routes),
-    crossSiteGuard(() => options.identity.config.server),
-    requestSpans(options.engine),
-  ]));
+  app.use(
+    chain([
+      requestId,
+      ...(options.beforeRoutes ?? []),
+      requestLog(options.log, API_BASE, options.routes),
+      crossSiteGuard(() => options.identity.config.server),
+      requestSpans(options.engine),
+    ]),
+  );
   const trustProxy = () => options.identity.config.server.trust_proxy;
 
   // Each route's steps as one handler: authenticate before reading the body (an unauthenticated
@@ -115,55 +121,70 @@ export function createApp(options: AppOptions): express.Express {
   const handlers = new Map<RouteDef, express.RequestHandler>();
   for (const def of options.routes) {
     if (!POLICIES.includes(def.policy)) throw new Error(`route ${def.method.toUpperCase()} ${def.path} declares no known policy`);
-    handlers.set(def, chain([async (req, res, next) => {
-      try {
-        // Policy checks (lock 423, 2FA 403, tenancy 404, role 403) read the org and membership.
-        const principal = def.policy === 'public' ? PUBLIC_PRINCIPAL : await options.identity.authenticator.authenticate(req);
-        // The effective principal (a session at the lower of its role claim and current membership role).
-        res.locals.principal = await authorizeRoute(principal, def, req.params, options.engine.stores);
-        next();
-      } catch (error) {
-        next(error);
-      }
-    }, bodyParser(def), jsonDepthGuard(def), async (req, res, next) => {
-      try {
-        const principal = res.locals.principal;
-        const ctx: RequestContext = {
-          principal,
-          orgId: principal.orgId ?? '',
-          requestId: res.locals.requestId,
-          log: options.log,
-          now: options.engine.now,
-          engine: options.engine,
-          ip: clientIp(req, trustProxy()),
-        };
-        const started = process.hrtime.bigint();
-        const reply = await def.handler(ctx, req);
-        const facts = def.span && (reply.status ?? 200) < 300 ? def.span(req, reply) : null;
-        if (facts && principal.orgId) {
-          const { keyId, userId } = spanActor(principal);
-          recordSpan(options.engine, {
-            orgId: principal.orgId, traceId: ctx.requestId, type: facts.type, data: facts.data,
-            durationMs: Number(process.hrtime.bigint() - started) / 1e6, keyId, userId,
-          });
-        }
-        for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
-        res.status(reply.status ?? 200);
-        if (reply.stream) {
-          await sendStreamed(res, reply.contentType ?? 'application/json', reply.stream);
-        } else if (reply.contentType) {
-          res.type(reply.contentType).send(reply.body as string);
-        } else if (reply.body === undefined) {
-          res.end();
-        } else {
-          res.json(reply.body);
-        }
-      } catch (error) {
-        next(error);
-      }
-    }]));
+    handlers.set(
+      def,
+      chain([
+        async (req, res, next) => {
+          try {
+            // Policy checks (lock 423, 2FA 403, tenancy 404, role 403) read the org and membership.
+            const principal = def.policy === 'public' ? PUBLIC_PRINCIPAL : await options.identity.authenticator.authenticate(req);
+            // The effective principal (a session at the lower of its role claim and current membership role).
+            res.locals.principal = await authorizeRoute(principal, def, req.params, options.engine.stores);
+            next();
+          } catch (error) {
+            next(error);
+          }
+        },
+        bodyParser(def),
+        jsonDepthGuard(def),
+        async (req, res, next) => {
+          try {
+            const principal = res.locals.principal;
+            const ctx: RequestContext = {
+              principal,
+              orgId: principal.orgId ?? '',
+              requestId: res.locals.requestId,
+              log: options.log,
+              now: options.engine.now,
+              engine: options.engine,
+              ip: clientIp(req, trustProxy()),
+            };
+            const started = process.hrtime.bigint();
+            const reply = await def.handler(ctx, req);
+            const facts = def.span && (reply.status ?? 200) < 300 ? def.span(req, reply) : null;
+            if (facts && principal.orgId) {
+              const { keyId, userId } = spanActor(principal);
+              recordSpan(options.engine, {
+                orgId: principal.orgId,
+                traceId: ctx.requestId,
+                type: facts.type,
+                data: facts.data,
+                durationMs: Number(process.hrtime.bigint() - started) / 1e6,
+                keyId,
+                userId,
+              });
+            }
+            for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
+            res.status(reply.status ?? 200);
+            if (reply.stream) {
+              await sendStreamed(res, reply.contentType ?? 'application/json', reply.stream);
+            } else if (reply.contentType) {
+              res.type(reply.contentType).send(reply.body as string);
+            } else if (reply.body === undefined) {
+              res.end();
+            } else {
+              res.json(reply.body);
+            }
+          } catch (error) {
+            next(error);
+          }
+        },
+      ]),
+    );
   }
-  const register = (def: RouteDef) => (router: express.Router) => { router[def.method](def.path, handlers.get(def)!); };
+  const register = (def: RouteDef) => (router: express.Router) => {
+    router[def.method](def.path, handlers.get(def)!);
+  };
   // Requests go to the routes of their first path segment (http/prefix-dispatch.ts); the complete
   // router after it (the one tests and docs introspect) sees only paths no route matches.
   const dispatch = prefixDispatcher(options.routes.map((def) => ({ path: def.path, register: register(def) })));

@@ -38,7 +38,9 @@ export function storageDescription(config: Config): string {
   try {
     const url = new URL(uri ?? '');
     where = `${url.protocol}//${url.host}`; // user:password@ and query options left out
-  } catch { /* unparseable uri: not echoed, it may hold a password */ }
+  } catch {
+    /* unparseable uri: not echoed, it may hold a password */
+  }
   return `docdb database "${database}" at ${where}`;
 }
 
@@ -58,9 +60,14 @@ export function logStartBanner(log: Logger, config: Config, url: string): void {
   log.info({ version: VERSION, url }, `${PRODUCT_NAME} ${VERSION} listening on ${url}`);
   log.info({ storage: config.storage.backend }, `Storage: ${storageDescription(config)}`);
   log.info({ auth_mode: mode }, `Auth: ${mode} (${AUTH_NOTES[mode]})`);
-  log.info({ docs: `${url}/api/v1/docs` }, `API: ${url}/api/v1 (docs ${url}/api/v1/docs, ReDoc ${url}/api/v1/redoc, OpenAPI ${url}/api/v1/openapi.json), MCP: ${url}/mcp`);
+  log.info(
+    { docs: `${url}/api/v1/docs` },
+    `API: ${url}/api/v1 (docs ${url}/api/v1/docs, ReDoc ${url}/api/v1/redoc, OpenAPI ${url}/api/v1/openapi.json), MCP: ${url}/mcp`,
+  );
   if (mode === 'anonymous' && !isLoopbackHost(config.server.host)) {
-    log.warn({ auth_mode: mode, host: config.server.host },
-      `Anonymous mode on non-loopback address ${config.server.host}: anyone who can reach this port has full access. Set auth.enabled (PLANWARDEN_AUTH_ENABLED=true) or auth.api_key.`);
+    log.warn(
+      { auth_mode: mode, host: config.server.host },
+      `Anonymous mode on non-loopback address ${config.server.host}: anyone who can reach this port has full access. Set auth.enabled (PLANWARDEN_AUTH_ENABLED=true) or auth.api_key.`,
+    );
   }
 }

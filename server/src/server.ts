@@ -91,7 +91,8 @@ export async function buildServer(baseConfig: Config, options: StartOptions = {}
   const identity = buildIdentityServices(config, engine);
   await ensureDefaultAdmin(
     { engine, actor: { userId: null, keyId: null, email: null, isSuperadmin: true, ip: null, requestId: null } },
-    config.auth.default_admin_email, config.auth.default_admin_password,
+    config.auth.default_admin_email,
+    config.auth.default_admin_password,
   );
 
   const baseUrls: Record<LlmBackend, string | null> = {
@@ -129,16 +130,28 @@ export async function buildServer(baseConfig: Config, options: StartOptions = {}
       // analysis-api.md: 402 before any work when the monthly cap is met; a cap reached mid-run ends the job with quota_exceeded.
       assertBudget: (orgId) => assertBudget(engine, orgId, config.usage),
       budgetExhausted: (orgId) => budgetExhausted(engine, orgId),
-      renderReport: async (orgId, namespace, job) => (await renderNamespaceReport(engine, orgId, namespace, { format: 'markdown', includeSuppressed: false, job })).content,
+      renderReport: async (orgId, namespace, job) =>
+        (await renderNamespaceReport(engine, orgId, namespace, { format: 'markdown', includeSuppressed: false, job })).content,
     },
   };
   const routes = allRoutes(services);
   const mcp = createMcpEndpoint({ services, log, routes, authenticate: (req) => identity.authenticator.authenticate(req) });
   const app = createApp({
-    engine, log, routes, identity,
-    beforeRoutes: [(_req, _res, next) => { settingsService.refresh().then(() => next(), next); }],
+    engine,
+    log,
+    routes,
+    identity,
+    beforeRoutes: [
+      (_req, _res, next) => {
+        settingsService.refresh().then(() => next(), next);
+      },
+    ],
     // The dashboard answers `/` and its client routes; without a build, docs.ts's landing page does.
-    mounts: [{ path: MCP_PATH, handler: mcp.router }, { path: '/', handler: dashboardRouter({ config }) }, { path: '/', handler: docsRouter(routes, API_BASE) }],
+    mounts: [
+      { path: MCP_PATH, handler: mcp.router },
+      { path: '/', handler: dashboardRouter({ config }) },
+      { path: '/', handler: docsRouter(routes, API_BASE) },
+    ],
   });
   return { app, services, routes, store, runner, log, mcp, settings: settingsService };
 }

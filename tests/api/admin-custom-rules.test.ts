@@ -16,12 +16,14 @@ beforeAll(async () => {
   tenant = { client: a.client, orgId: a.orgId as string };
   bystander = { client: b.client, orgId: b.orgId as string };
 });
-afterAll(async () => { await server.close(); });
+afterAll(async () => {
+  await server.close();
+});
 
 const rule = { title: 'No wildcard IAM', description: 'Flag `Action = "*"`.', category: 'tenant-policies', severity: 'HIGH', analyzers: ['terraform'] };
 
 describe('/admin/custom-rules/{org_id}', () => {
-  it('a superadmin manages another org\'s categories and rules; the org sees exactly that, the bystander nothing', async () => {
+  it("a superadmin manages another org's categories and rules; the org sees exactly that, the bystander nothing", async () => {
     const base = `/admin/custom-rules/${tenant.orgId}`;
     const category = await boot.post(`${base}/rule-categories`, { name: 'Tenant policies', description: 'Set by the platform team' });
     expect(category.status).toBe(201);

@@ -26,7 +26,9 @@ afterAll(async () => {
 function rowsOfOrg(orgId: string | null): Record<string, number> {
   const db = new Database(join(dataDir, SQLITE_FILE_NAME), { readonly: true });
   try {
-    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_planwarden_%'").all() as { name: string }[];
+    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_planwarden_%'").all() as {
+      name: string;
+    }[];
     const out: Record<string, number> = {};
     for (const { name } of tables) {
       const cols = (db.prepare(`PRAGMA table_info("${name}")`).all() as { name: string }[]).map((c) => c.name);
@@ -45,7 +47,10 @@ describe('plans', () => {
     const { orgId } = await registerUser(server, 'plan-owner@example.com', { orgName: 'Plan Org' });
     expect((await boot.patch(`/admin/organizations/${orgId}/plan`, { plan_tier: 'paid', contract: { reference: 'x' } })).status).toBe(422);
     expect((await boot.patch('/admin/organizations/nope/plan', { plan_tier: 'paid' })).status).toBe(404);
-    const ent = await boot.patch(`/admin/organizations/${orgId}/plan`, { plan_tier: 'enterprise', contract: { included_resources_per_month: 10, reference: 'C-1' } });
+    const ent = await boot.patch(`/admin/organizations/${orgId}/plan`, {
+      plan_tier: 'enterprise',
+      contract: { included_resources_per_month: 10, reference: 'C-1' },
+    });
     expect(ent.status).toBe(200);
     expect(ent.body).toEqual({ org_id: orgId, plan_tier: 'enterprise', contract: { included_resources_per_month: 10, reference: 'C-1' } });
     const summary = (await boot.get(`/admin/organizations/${orgId}`)).body;
@@ -60,8 +65,23 @@ describe('plans', () => {
   it('a free org of a cloud deployment past its demo quota gets 402; a granted allowance lifts it', async () => {
     const stores = server.services.engine.stores;
     const base = {
-      org_id: 'default', namespace: 'ns', analyzer: 'terraform', analyzers_used: [], detections: [], mode: 'sync' as const, status: 'done' as const,
-      trigger: 'api', external_ref: null, resource_count: 1, total_count: 1, llm_backend: 'openai', model: 'gpt-4o', rule_type: null, retry_of: null, hashes: ['h'], key_source: 'inline' as const,
+      org_id: 'default',
+      namespace: 'ns',
+      analyzer: 'terraform',
+      analyzers_used: [],
+      detections: [],
+      mode: 'sync' as const,
+      status: 'done' as const,
+      trigger: 'api',
+      external_ref: null,
+      resource_count: 1,
+      total_count: 1,
+      llm_backend: 'openai',
+      model: 'gpt-4o',
+      rule_type: null,
+      retry_of: null,
+      hashes: ['h'],
+      key_source: 'inline' as const,
     };
     await stores.jobs.create(base, clock.now().toISOString());
     const analyze = () => boot.post('/terraform/ns-demo/analyze', { raw_input: '{}', llm_backend: 'openai', model: 'gpt-4o', api_key: 'sk-x' });
@@ -130,9 +150,18 @@ describe('retention and jobs sweeps', () => {
   it('purges findings and redacts resources just outside their windows, gates by interval, force overrides', async () => {
     const col = (name: string) => server.services.engine.stores.store.collection<{ _id?: string; [k: string]: unknown }>(name);
     const at = (daysAgo: number) => new Date(clock.current.getTime() - daysAgo * DAY).toISOString();
-    const finding = (id: string, severity: string, daysAgo: number) => ({ org_id: 'default', resource_hash: id, rule_id: 'R1', severity, last_seen: at(daysAgo) });
+    const finding = (id: string, severity: string, daysAgo: number) => ({
+      org_id: 'default',
+      resource_hash: id,
+      rule_id: 'R1',
+      severity,
+      last_seen: at(daysAgo),
+    });
     await col('findings').insertMany([
-      finding('low-in', 'LOW', 179), finding('low-out', 'LOW', 181), finding('high-in', 'HIGH', 729), finding('high-out', 'CRITICAL', 731),
+      finding('low-in', 'LOW', 179),
+      finding('low-out', 'LOW', 181),
+      finding('high-in', 'HIGH', 729),
+      finding('high-out', 'CRITICAL', 731),
     ]);
     await col('resources').insertMany([
       { org_id: 'default', hash: 'r-in', value: { body: 'keep' }, created_at: at(89) },
@@ -155,10 +184,28 @@ describe('retention and jobs sweeps', () => {
   it('the jobs sweep fails stuck jobs, records its status and gates itself', async () => {
     expect((await boot.get('/admin/jobs/sweep-status')).body).toBeNull();
     const stores = server.services.engine.stores;
-    await stores.jobs.create({
-      org_id: 'default', namespace: 'stuck', analyzer: 'terraform', analyzers_used: [], detections: [], mode: 'sync', status: 'running',
-      trigger: 'api', external_ref: null, resource_count: 1, total_count: 1, llm_backend: 'openai', model: 'gpt-4o', rule_type: null, retry_of: null, hashes: ['h'], key_source: 'inline',
-    }, clock.now().toISOString());
+    await stores.jobs.create(
+      {
+        org_id: 'default',
+        namespace: 'stuck',
+        analyzer: 'terraform',
+        analyzers_used: [],
+        detections: [],
+        mode: 'sync',
+        status: 'running',
+        trigger: 'api',
+        external_ref: null,
+        resource_count: 1,
+        total_count: 1,
+        llm_backend: 'openai',
+        model: 'gpt-4o',
+        rule_type: null,
+        retry_of: null,
+        hashes: ['h'],
+        key_source: 'inline',
+      },
+      clock.now().toISOString(),
+    );
     clock.advance(61 * 60_000);
     const run = await boot.post('/admin/jobs/sweep');
     expect(run.body).toMatchObject({ jobs_marked_failed: 1, skipped: false, error: null });

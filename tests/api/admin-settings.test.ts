@@ -29,7 +29,7 @@ describe('PATCH /admin/settings', () => {
     expect((await json(b, '/auth/registration-options')).allow_public_org_creation).toBe(true);
     const res = await patch(a, { registration_allow_public_org_creation: false, server_max_input_size_mb: 1 });
     expect(res.status).toBe(200);
-    const doc = await res.json() as any;
+    const doc = (await res.json()) as any;
     expect(doc.effective.registration.allow_public_org_creation).toBe(false);
     expect(doc.overrides).toEqual({ registration_allow_public_org_creation: false, server_max_input_size_mb: 1 });
     expect(doc.sources.registration_terms_url).toBe('bootstrap');
@@ -39,10 +39,13 @@ describe('PATCH /admin/settings', () => {
     expect((await json(b, '/auth/registration-options')).allow_public_org_creation).toBe(false);
     // server.max_input_size_mb on the other replica: a 1.5 MB raw_input is now too large (413).
     const big = `# ${'x'.repeat(1_500_000)}\n`;
-    const tooLarge = await b.api('/terraform/ns-big/analyze', { method: 'POST', json: { raw_input: big, llm_backend: 'openai', model: 'gpt-4o', api_key: 'sk-test' } });
+    const tooLarge = await b.api('/terraform/ns-big/analyze', {
+      method: 'POST',
+      json: { raw_input: big, llm_backend: 'openai', model: 'gpt-4o', api_key: 'sk-test' },
+    });
     expect(tooLarge.status).toBe(413);
 
-    const cleared = await (await patch(b, { registration_allow_public_org_creation: null, server_max_input_size_mb: null })).json() as any;
+    const cleared = (await (await patch(b, { registration_allow_public_org_creation: null, server_max_input_size_mb: null })).json()) as any;
     expect(cleared.overrides).toEqual({});
     expect((await json(a, '/auth/registration-options')).allow_public_org_creation).toBe(true);
   });
@@ -59,13 +62,14 @@ describe('PATCH /admin/settings', () => {
     ] as const) {
       const res = await patch(a, body);
       expect(res.status).toBe(422);
-      expect((await res.json() as any).detail).toContain(field);
+      expect(((await res.json()) as any).detail).toContain(field);
     }
-    const doc = await (await a.api('/admin/settings')).json() as any;
+    const doc = (await (await a.api('/admin/settings')).json()) as any;
     expect(doc.effective.session.access_ttl_minutes).toBe(480);
     expect(doc.effective.rate_limit).not.toHaveProperty('enabled');
     expect(doc.excluded_sections.map((s: { section: string }) => s.section)).toEqual(
-      expect.arrayContaining(['storage', 'cors', 'auth', 'jwt', 'two_factor', 'llm', 'deployment', 'mcp', 'telemetry']));
+      expect.arrayContaining(['storage', 'cors', 'auth', 'jwt', 'two_factor', 'llm', 'deployment', 'mcp', 'telemetry']),
+    );
   });
 
   it('stores write-only secrets without ever returning them, and audits settings.update', async () => {
@@ -80,7 +84,7 @@ describe('PATCH /admin/settings', () => {
     // The other replica's configuration reads the secret on its next request (the code-host webhook is verified with it).
     expect((await b.api('/health')).status).toBe(200);
     expect(b.services.config.codehost.webhook_secret).toBe('hunter2-very-secret');
-    const audit = await (await a.api('/admin/audit?action=settings.update')).json() as any;
+    const audit = (await (await a.api('/admin/audit?action=settings.update')).json()) as any;
     const last = audit.events[0];
     expect(last.target_type).toBe('platform_settings');
     expect(last.after).toEqual({ codehost_webhook_secret: '[set]', codehost_app_id: '123' });

@@ -60,7 +60,12 @@ describe('GET /admin/storage and POST /admin/storage/prepare-docdb', () => {
   });
 
   it('answers 502 when the server is unreachable, and records nothing', async () => {
-    const res = await boot.post('/admin/storage/prepare-docdb', { uri: deadUri, database: 'planwarden', app_username: 'pw-app', app_password: 'secret-app-pw' });
+    const res = await boot.post('/admin/storage/prepare-docdb', {
+      uri: deadUri,
+      database: 'planwarden',
+      app_username: 'pw-app',
+      app_password: 'secret-app-pw',
+    });
     expect(res.status).toBe(502);
     expect(res.body.detail).toMatch(/Storage connection failed/);
     expect(res.text).not.toContain('secret-app-pw');
@@ -72,7 +77,10 @@ describe('docdb preparation through the port (an in-memory store standing in for
   it('ensures every collection, creates the app user once, and records the password-less URI', async () => {
     const users = new Set<string>();
     const deps = {
-      open: async (options: OpenStoreOptions) => { expect(options).toMatchObject({ backend: 'docdb', database: 'pw_prod' }); return openStore({ backend: 'memory' }); },
+      open: async (options: OpenStoreOptions) => {
+        expect(options).toMatchObject({ backend: 'docdb', database: 'pw_prod' });
+        return openStore({ backend: 'memory' });
+      },
       ensureAppUser: async (adminUri: string, database: string, username: string) => {
         expect([adminUri, database]).toEqual(['mongodb://root:root-pw@db.internal/admin', 'pw_prod']);
         const created = !users.has(username);
@@ -81,7 +89,13 @@ describe('docdb preparation through the port (an in-memory store standing in for
       },
       dataDir,
     };
-    const input = { uri: 'mongodb://pw:db-pw@db.internal:27017/?tls=true', database: 'pw_prod', admin_uri: 'mongodb://root:root-pw@db.internal/admin', app_username: 'pw-app', app_password: 'app-pw' };
+    const input = {
+      uri: 'mongodb://pw:db-pw@db.internal:27017/?tls=true',
+      database: 'pw_prod',
+      admin_uri: 'mongodb://root:root-pw@db.internal/admin',
+      app_username: 'pw-app',
+      app_password: 'app-pw',
+    };
     const first = await prepareDocdb(server.services.engine, deps, input);
     expect(first).toEqual({ database: 'pw_prod', collections_ensured: serverCollections().length, app_user_created: true });
     expect((await prepareDocdb(server.services.engine, deps, input)).app_user_created).toBe(false);
@@ -89,7 +103,8 @@ describe('docdb preparation through the port (an in-memory store standing in for
     expect((await prepareDocdb(server.services.engine, deps, withoutUser)).app_user_created).toBeNull();
     const status = await boot.get('/admin/storage');
     expect(status.body).toEqual({
-      active_backend: 'sqlite', active_database: null,
+      active_backend: 'sqlite',
+      active_database: null,
       last_prepared: { uri: 'mongodb://pw@db.internal:27017/?tls=true', database: 'pw_prod', updated_at: expect.any(String) },
     });
     expect(status.text).not.toMatch(/db-pw|root-pw|app-pw/);
@@ -98,7 +113,13 @@ describe('docdb preparation through the port (an in-memory store standing in for
 
 describe('POST /admin/storage/switch', () => {
   it('answers 422 for docdb without uri or database and for fields the backend does not take', async () => {
-    for (const body of [{ backend: 'docdb' }, { backend: 'docdb', uri: deadUri }, { backend: 'docdb', database: 'planwarden' }, { backend: 'memory', uri: deadUri }, { backend: 'tape' }]) {
+    for (const body of [
+      { backend: 'docdb' },
+      { backend: 'docdb', uri: deadUri },
+      { backend: 'docdb', database: 'planwarden' },
+      { backend: 'memory', uri: deadUri },
+      { backend: 'tape' },
+    ]) {
       expect((await boot.post('/admin/storage/switch', body)).status, JSON.stringify(body)).toBe(422);
     }
   });
@@ -134,7 +155,12 @@ describe('npm run admin -- migrate --to <uri>', () => {
   let target: Store;
   const opened: OpenStoreOptions[] = [];
   /** The CLI's docdb target, stood in for by a second SQLite file (no MongoDB server here). */
-  const deps = { openTarget: async (options: OpenStoreOptions) => { opened.push(options); return openStore({ backend: 'sqlite', dataDir: targetDir }); } };
+  const deps = {
+    openTarget: async (options: OpenStoreOptions) => {
+      opened.push(options);
+      return openStore({ backend: 'sqlite', dataDir: targetDir });
+    },
+  };
   const run = async (args: string[]) => {
     const lines: string[] = [];
     const code = await runMigrateCommand(source, args, (line) => lines.push(line), deps);
@@ -157,7 +183,14 @@ describe('npm run admin -- migrate --to <uri>', () => {
   });
 
   it('rejects bad arguments with the usage and exit code 2, opening nothing', async () => {
-    for (const args of [[], ['--to'], ['--to', 'postgres://db/x'], ['--to', 'mongodb://h/x', '--database', 'a.b'], ['--to', 'mongodb://h/x', '--force', 'yes'], ['mongodb://h/x']]) {
+    for (const args of [
+      [],
+      ['--to'],
+      ['--to', 'postgres://db/x'],
+      ['--to', 'mongodb://h/x', '--database', 'a.b'],
+      ['--to', 'mongodb://h/x', '--force', 'yes'],
+      ['mongodb://h/x'],
+    ]) {
       const { code, lines } = await run(args);
       expect(code, args.join(' ')).toBe(2);
       expect(lines).toHaveLength(1);
@@ -171,7 +204,11 @@ describe('npm run admin -- migrate --to <uri>', () => {
     expect(opened).toEqual([{ backend: 'docdb', uri: 'mongodb://db.internal:27017/pw', database: 'planwarden_prod' }]);
     const collections = serverCollections();
     expect(first.lines).toHaveLength(collections.length + 1);
-    for (const name of collections) expect(first.lines.some((l) => l.startsWith(`${name}: `)), name).toBe(true);
+    for (const name of collections)
+      expect(
+        first.lines.some((l) => l.startsWith(`${name}: `)),
+        name,
+      ).toBe(true);
     expect(first.lines.find((l) => l.startsWith('orgs: '))).toMatch(/1 displaced/);
 
     let documents = 0;

@@ -15,16 +15,41 @@
 import { describe, expect, it } from 'vitest';
 import { corpusFiles } from '../corpus';
 import {
-  checkMatches, checkedRules, evalUnits, falsePositives, knownMissesNowFound, loadLabelSet, outcome, scoreTable, unexplainedMisses, type FileLabels,
+  checkMatches,
+  checkedRules,
+  evalUnits,
+  falsePositives,
+  knownMissesNowFound,
+  loadLabelSet,
+  outcome,
+  scoreTable,
+  unexplainedMisses,
+  type FileLabels,
 } from '../helpers/eval-labels';
 
 const LABELS = loadLabelSet('analyzers.json');
-const FOLDERS: Record<string, string> = { 'k8s-yaml': 'kubernetes', dockerfile: 'dockerfile', 'gha-workflow': 'github-actions', 'cfn-template': 'cloudformation' };
+const FOLDERS: Record<string, string> = {
+  'k8s-yaml': 'kubernetes',
+  dockerfile: 'dockerfile',
+  'gha-workflow': 'github-actions',
+  'cfn-template': 'cloudformation',
+};
 const CHECKED = checkedRules(Object.values(FOLDERS));
 
 function evaluate(labels: FileLabels, synthetic: boolean) {
   const units = evalUnits(labels, synthetic);
-  return { labels, keys: units.map((u) => u.key), outcomes: units.filter((u) => u.label).map((u) => outcome(u, checkMatches(u).map((m) => m.rule.rule_id))) };
+  return {
+    labels,
+    keys: units.map((u) => u.key),
+    outcomes: units
+      .filter((u) => u.label)
+      .map((u) =>
+        outcome(
+          u,
+          checkMatches(u).map((m) => m.rule.rule_id),
+        ),
+      ),
+  };
 }
 
 describe('deterministic checks of the kubernetes, dockerfile, github-actions and cloudformation rulesets against hand labels', () => {

@@ -12,8 +12,15 @@ const env = useServerWithFakeProvider();
 /** A git diff section adding `path` with the lines of a corpus file. */
 function addedFile(path: string, corpus: string): string {
   const lines = corpusFile(corpus).toString('utf8').replace(/\r\n?/g, '\n').replace(/\n$/, '').split('\n');
-  return [`diff --git a/${path} b/${path}`, 'new file mode 100644', '--- /dev/null', `+++ b/${path}`,
-    `@@ -0,0 +1,${lines.length} @@`, ...lines.map((l) => `+${l}`), ''].join('\n');
+  return [
+    `diff --git a/${path} b/${path}`,
+    'new file mode 100644',
+    '--- /dev/null',
+    `+++ b/${path}`,
+    `@@ -0,0 +1,${lines.length} @@`,
+    ...lines.map((l) => `+${l}`),
+    '',
+  ].join('\n');
 }
 
 const MIXED_DIFF = [
@@ -24,13 +31,17 @@ const MIXED_DIFF = [
 
 /** Analyzer → the prefix of its rule ids (the fake answers with the first rule of the ruleset it got). */
 const RULE_PREFIX: Record<string, string> = {
-  kubernetes: 'K8S-', dockerfile: 'DOCKER-', 'github-actions': 'GHA-', cloudformation: 'CFN-',
+  kubernetes: 'K8S-',
+  dockerfile: 'DOCKER-',
+  'github-actions': 'GHA-',
+  cloudformation: 'CFN-',
 };
 
 describe('server-side analysis of a mixed diff', () => {
-  it('routes each file to its analyzer, analyses each unit with that analyzer\'s rules, and reports by analyzer', async () => {
-    const ingest = await (await env.server.api('/mixed-preview/ingest/auto', { method: 'POST', body: MIXED_DIFF })).json() as {
-      detections: { path: string; analyzer: string; fallback: boolean }[]; units: { name: string; metadata: { analyzer: string } }[];
+  it("routes each file to its analyzer, analyses each unit with that analyzer's rules, and reports by analyzer", async () => {
+    const ingest = (await (await env.server.api('/mixed-preview/ingest/auto', { method: 'POST', body: MIXED_DIFF })).json()) as {
+      detections: { path: string; analyzer: string; fallback: boolean }[];
+      units: { name: string; metadata: { analyzer: string } }[];
     };
     expect(ingest.detections.map((d) => [d.path, d.analyzer, d.fallback])).toEqual([
       ['kubernetes-manifests/cartservice.yaml', 'kubernetes', false],
@@ -48,16 +59,20 @@ describe('server-side analysis of a mixed diff', () => {
 
     env.fake.reset();
     const res = await env.server.api('/mixed-e2e/analyze/auto', {
-      method: 'POST', json: { llm_backend: 'openai', model: 'gpt-4o-mini', api_key: 'sk-test-openai', raw_input: MIXED_DIFF },
+      method: 'POST',
+      json: { llm_backend: 'openai', model: 'gpt-4o-mini', api_key: 'sk-test-openai', raw_input: MIXED_DIFF },
     });
     expect([200, 202]).toContain(res.status);
-    const { job_id } = await res.json() as { job_id: string };
+    const { job_id } = (await res.json()) as { job_id: string };
     expect(await waitForJob(env.server, job_id)).toMatchObject({ status: 'done', processed_count: 5, total_count: 5 });
 
     // Each unit went to the model with its own analyzer's ruleset.
     expect(env.fake.requests).toHaveLength(5);
     for (const prefix of Object.values(RULE_PREFIX)) {
-      expect(env.fake.requests.some((r) => new RegExp(`^## ${prefix}`, 'm').test(r.system)), prefix).toBe(true);
+      expect(
+        env.fake.requests.some((r) => new RegExp(`^## ${prefix}`, 'm').test(r.system)),
+        prefix,
+      ).toBe(true);
     }
     for (const r of env.fake.requests) expect(r.system).not.toMatch(/^## (TF|GEN)-/m);
 

@@ -116,22 +116,40 @@ describe('authorization matrix (router × principals)', () => {
     const team = await owner.client.post(`/orgs/${orgId}/teams`, { name: 'Matrix team' });
     const invite = await owner.client.post(`/orgs/${orgId}/invites`, { role: 'member' });
     Object.assign(params, {
-      org_id: orgId, user_id: target.userId, team_id: team.body.team_id, invite_id: invite.body.invite_id, key_id: spareKey.body.key_id,
-      token: invite.body.token, job_id: 'job_missing', namespace: 'matrix-ns', analyzer_name: 'terraform', analyzer: 'terraform',
-      hash: 'a'.repeat(64), provider: 'openai', rule_id: 'RULE-1', resource_hash: 'a'.repeat(64),
+      org_id: orgId,
+      user_id: target.userId,
+      team_id: team.body.team_id,
+      invite_id: invite.body.invite_id,
+      key_id: spareKey.body.key_id,
+      token: invite.body.token,
+      job_id: 'job_missing',
+      namespace: 'matrix-ns',
+      analyzer_name: 'terraform',
+      analyzer: 'terraform',
+      hash: 'a'.repeat(64),
+      provider: 'openai',
+      rule_id: 'RULE-1',
+      resource_hash: 'a'.repeat(64),
     });
 
-    const byRank = (role: string) => (def: RouteDef): Outcome => {
-      if (def.policy === 'public' || def.policy === 'authenticated' || def.policy === 'human') return 'ok';
-      if (def.policy === 'superadmin') return 403;
-      return ROLE_RANK[role] >= ROLE_RANK[def.policy] ? 'ok' : 403;
-    };
-    const noCredential = (status: Outcome) => (def: RouteDef): Outcome => (def.policy === 'public' ? 'ok' : status);
-    const ownOrgBlocked = (status: Outcome) => (def: RouteDef): Outcome => {
-      if (def.policy === 'public' || def.policy === 'authenticated' || def.policy === 'human') return 'ok';
-      if (def.policy === 'superadmin') return 403;
-      return status;
-    };
+    const byRank =
+      (role: string) =>
+      (def: RouteDef): Outcome => {
+        if (def.policy === 'public' || def.policy === 'authenticated' || def.policy === 'human') return 'ok';
+        if (def.policy === 'superadmin') return 403;
+        return ROLE_RANK[role] >= ROLE_RANK[def.policy] ? 'ok' : 403;
+      };
+    const noCredential =
+      (status: Outcome) =>
+      (def: RouteDef): Outcome =>
+        def.policy === 'public' ? 'ok' : status;
+    const ownOrgBlocked =
+      (status: Outcome) =>
+      (def: RouteDef): Outcome => {
+        if (def.policy === 'public' || def.policy === 'authenticated' || def.policy === 'human') return 'ok';
+        if (def.policy === 'superadmin') return 403;
+        return status;
+      };
     cases.push(
       { name: 'no credential', client: new Client(server), orgId, expect: noCredential(401), orgInfo: 401 },
       { name: 'viewer', client: viewer.client, orgId, expect: byRank('viewer'), orgInfo: 'ok' },
@@ -140,11 +158,17 @@ describe('authorization matrix (router × principals)', () => {
       { name: 'admin', client: admin.client, orgId, expect: byRank('admin'), orgInfo: 'ok' },
       { name: 'owner', client: owner.client, orgId, expect: byRank('owner'), orgInfo: 'ok' },
       {
-        name: 'superadmin outside the org', client: superUser.client, orgId, orgInfo: 403,
+        name: 'superadmin outside the org',
+        client: superUser.client,
+        orgId,
+        orgInfo: 403,
         expect: (def) => (orgPathOf(def) ? 404 : def.policy === 'superadmin' || !isRole(def.policy) ? 'ok' : 403),
       },
       {
-        name: 'member of another org', client: other.client, orgId, orgInfo: 403,
+        name: 'member of another org',
+        client: other.client,
+        orgId,
+        orgInfo: 403,
         expect: (def) => (orgPathOf(def) ? 404 : byRank('owner')(def)),
       },
       { name: 'revoked key', client: new Client(server, { 'X-API-Key': revokedKey.body.key }), orgId, expect: noCredential(401), orgInfo: 401 },
@@ -154,7 +178,9 @@ describe('authorization matrix (router × principals)', () => {
     );
     expect(BOOTSTRAP_KEY).toBeTruthy();
   });
-  afterAll(async () => { await server.close(); });
+  afterAll(async () => {
+    await server.close();
+  });
 
   it('every route declares a known policy and the matrix covers the whole router', () => {
     for (const def of routes) expect(POLICIES, `${def.method} ${def.path}`).toContain(def.policy);
@@ -176,14 +202,17 @@ describe('authorization matrix (router × principals)', () => {
         const wants = expectationOf(principal, def);
         const res = await principal.client.call(def.method.toUpperCase(), path, def.body === 'json' ? {} : undefined);
         const tenancy404 = res.status === 404 && res.body?.detail === 'Organization not found';
-        const ok = wants === 'ok'
-          // 501 is a spec answer (an integration not configured: identity-api.md "Errors"), not a crash.
-          ? ![401, 403, 423].includes(res.status) && !tenancy404 && (res.status < 500 || res.status === 501)
-          : res.status === wants;
+        const ok =
+          wants === 'ok'
+            ? // 501 is a spec answer (an integration not configured: identity-api.md "Errors"), not a crash.
+              ![401, 403, 423].includes(res.status) && !tenancy404 && (res.status < 500 || res.status === 501)
+            : res.status === wants;
         if (!ok) failures.push(`${principal.name}: ${def.method.toUpperCase()} ${def.path} → ${res.status} (expected ${wants}) ${res.text.slice(0, 120)}`);
       }
     }
-    console.log(`authorization matrix: ${routes.length} routes × ${cases.length} principals = ${routes.length * cases.length} cells, ${failures.length} failures`);
+    console.log(
+      `authorization matrix: ${routes.length} routes × ${cases.length} principals = ${routes.length * cases.length} cells, ${failures.length} failures`,
+    );
     expect(failures).toEqual([]);
   }, 180_000); // ~2,500 sequential requests: over the default 30 s on a busy 2-core machine
 
@@ -208,7 +237,11 @@ describe('authorization matrix (router × principals)', () => {
     const added = await addedByEmail(server, home.client, org, 'r-added@example.com', 'member');
 
     type Target = { readonly name: string; readonly userId: string; readonly forRole: (role: string) => Outcome };
-    const administered = (name: string, userId: string, role: string): Target => ({ name, userId, forRole: (caller) => (ROLE_RANK[role] <= ROLE_RANK[caller] ? 'ok' : 403) });
+    const administered = (name: string, userId: string, role: string): Target => ({
+      name,
+      userId,
+      forRole: (caller) => (ROLE_RANK[role] <= ROLE_RANK[caller] ? 'ok' : 403),
+    });
     const unmanaged = (name: string, userId: string): Target => ({ name, userId, forRole: () => 403 });
     const targets: Target[] = [
       administered('administered member', member.userId, 'member'),
@@ -235,12 +268,14 @@ describe('authorization matrix (router × principals)', () => {
     const check = async (who: string, client: Client, def: RouteDef, target: Target, wants: Outcome) => {
       cells += 1;
       const res = await client.post(def.path.replace(':org_id', org).replace(':user_id', target.userId));
-      if (res.status !== (wants === 'ok' ? 200 : wants)) failures.push(`${who} → ${target.name}: POST ${def.path} → ${res.status} (expected ${wants}) ${res.text.slice(0, 120)}`);
+      if (res.status !== (wants === 'ok' ? 200 : wants))
+        failures.push(`${who} → ${target.name}: POST ${def.path} → ${res.status} (expected ${wants}) ${res.text.slice(0, 120)}`);
     };
     // Org routes first, then org callers on the mirror, then the superadmin (whose resets end the owner's session).
     for (const caller of callers) {
       for (const def of orgRoutes) {
-        for (const target of targets) await check(caller.name, caller.client, def, target, ROLE_RANK[caller.role] < ROLE_RANK[def.policy] ? 403 : target.forRole(caller.role));
+        for (const target of targets)
+          await check(caller.name, caller.client, def, target, ROLE_RANK[caller.role] < ROLE_RANK[def.policy] ? 403 : target.forRole(caller.role));
       }
     }
     for (const caller of callers) for (const def of mirrorRoutes) await check(caller.name, caller.client, def, targets[0], 403);

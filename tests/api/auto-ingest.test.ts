@@ -2,8 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { corpusFile, corpusFiles, startTestServer, type TestServer } from '../helpers/test-server';
 
 let server: TestServer;
-beforeAll(async () => { server = await startTestServer(); });
-afterAll(async () => { await server.close(); });
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(async () => {
+  await server.close();
+});
 
 /** The `diff --git a/X b/Y` file paths of a diff, counted independently of the product's parser. */
 function diffPaths(diff: string): string[] {
@@ -24,7 +28,7 @@ describe('POST /{namespace}/ingest/auto', () => {
     const diff = corpusFile(file).toString('utf8');
     const res = await server.api('/auto-ns/ingest/auto', { method: 'POST', body: diff });
     expect(res.status).toBe(201);
-    const body = await res.json() as { units: { metadata: { analyzer: string } }[]; analyzers_used: string[]; detections: Detection[] };
+    const body = (await res.json()) as { units: { metadata: { analyzer: string } }[]; analyzers_used: string[]; detections: Detection[] };
     const paths = diffPaths(diff);
     expect(body.detections.map((d) => d.path).sort()).toEqual([...paths].sort());
     for (const d of body.detections) {
@@ -40,13 +44,19 @@ describe('POST /{namespace}/ingest/auto', () => {
   it('routes plan and Dockerfile blobs by sniffing and falls back to blackhole for anything else', async () => {
     const plan = corpusFile('tfplan-json/terraform-showjson-drift.json').toString();
     const res = await server.api('/auto-blob/ingest/auto', { method: 'POST', body: plan });
-    const body = await res.json() as { analyzers_used: string[]; detections: Detection[] };
+    const body = (await res.json()) as { analyzers_used: string[]; detections: Detection[] };
     expect(body.analyzers_used).toEqual(['terraform']);
     const docker = corpusFile('dockerfile/msdemo-frontend.Dockerfile').toString();
-    const stages = await (await server.api('/auto-blob/ingest/auto', { method: 'POST', body: docker })).json() as { analyzers_used: string[]; units: { name: string }[] };
+    const stages = (await (await server.api('/auto-blob/ingest/auto', { method: 'POST', body: docker })).json()) as {
+      analyzers_used: string[];
+      units: { name: string }[];
+    };
     expect(stages.analyzers_used).toEqual(['dockerfile']);
     expect(stages.units.map((u) => u.name)).toEqual(['builder', 'stage-1']);
-    const other = await (await server.api('/auto-blob/ingest/auto', { method: 'POST', body: 'Release notes: nothing to deploy.\n' })).json() as { analyzers_used: string[]; detections: Detection[] };
+    const other = (await (await server.api('/auto-blob/ingest/auto', { method: 'POST', body: 'Release notes: nothing to deploy.\n' })).json()) as {
+      analyzers_used: string[];
+      detections: Detection[];
+    };
     expect(other.analyzers_used).toEqual(['blackhole']);
     expect(other.detections[0].fallback).toBe(true);
   });
@@ -57,7 +67,9 @@ describe('POST /{namespace}/ingest/auto', () => {
     try {
       const res = await server.api('/auto-off/ingest/auto', { method: 'POST', body: 'Release notes: nothing to deploy.\n' });
       expect(res.status).toBe(422);
-      const analyzers = await (await server.api('/orgs/default/analyzers')).json() as { analyzers: { name: string; enabled: boolean; version: string; file_globs: string[] }[] };
+      const analyzers = (await (await server.api('/orgs/default/analyzers')).json()) as {
+        analyzers: { name: string; enabled: boolean; version: string; file_globs: string[] }[];
+      };
       expect(analyzers.analyzers.find((a) => a.name === 'blackhole')!.enabled).toBe(false);
       expect((await server.api('/blackhole/rules')).status).toBe(404);
     } finally {
@@ -69,13 +81,32 @@ describe('POST /{namespace}/ingest/auto', () => {
 
   it('groups the report by analyzer with an Analyzer column when a namespace has several', async () => {
     const diff = corpusFile('diff-mixed/tf-aws-eks-9fa75c0d-karpenter-tf-and-k8s-yaml.diff').toString();
-    const body = await (await server.api('/mixed-report/ingest/auto', { method: 'POST', body: diff })).json() as { units: { hash: string; name: string; metadata: { analyzer: string } }[]; analyzers_used: string[] };
+    const body = (await (await server.api('/mixed-report/ingest/auto', { method: 'POST', body: diff })).json()) as {
+      units: { hash: string; name: string; metadata: { analyzer: string } }[];
+      analyzers_used: string[];
+    };
     expect(body.analyzers_used.sort()).toEqual(['blackhole', 'kubernetes', 'terraform']);
     const ruleFor: Record<string, string> = { terraform: 'TF-GEN-SECRET-PLAINTEXT', kubernetes: 'K8S-PRIVILEGED-CONTAINER', blackhole: 'GEN-SECRET-IN-CODE' };
     for (const unit of body.units) {
       const put = await server.api(`/resource/${unit.hash}/analysis`, {
         method: 'PUT',
-        json: { summary: 's', findings: [{ title: `finding on ${unit.name}`, severity: 'MEDIUM', rule_id: ruleFor[unit.metadata.analyzer], risk: 'r', why_it_matters: 'w', suggested_next_step: 'n', confidence: 'HIGH', evidence: [], resource_address: unit.name, tags: [] }] },
+        json: {
+          summary: 's',
+          findings: [
+            {
+              title: `finding on ${unit.name}`,
+              severity: 'MEDIUM',
+              rule_id: ruleFor[unit.metadata.analyzer],
+              risk: 'r',
+              why_it_matters: 'w',
+              suggested_next_step: 'n',
+              confidence: 'HIGH',
+              evidence: [],
+              resource_address: unit.name,
+              tags: [],
+            },
+          ],
+        },
       });
       expect(put.status).toBe(200);
     }
@@ -88,8 +119,8 @@ describe('POST /{namespace}/ingest/auto', () => {
     expect(single).not.toMatch(/\| Analyzer \|/);
   });
 
-  it('lists analyzers and 404s another org\'s analyzer settings', async () => {
-    const res = await (await server.api('/analyzers')).json() as { analyzers: { name: string; description: string }[] };
+  it("lists analyzers and 404s another org's analyzer settings", async () => {
+    const res = (await (await server.api('/analyzers')).json()) as { analyzers: { name: string; description: string }[] };
     expect(res.analyzers.map((a) => a.name).sort()).toEqual(['blackhole', 'cloudformation', 'dockerfile', 'github-actions', 'kubernetes', 'terraform']);
     expect((await server.api('/orgs/someone-else/analyzers')).status).toBe(404);
   });

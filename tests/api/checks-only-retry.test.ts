@@ -21,23 +21,40 @@ type Resource = { value: { type: string }; analysis: { findings: { rule_id: stri
 async function checksOnlyJob(namespace: string, c: Case) {
   const ingest = await env.server.api(`/terraform/${namespace}/ingest`, { method: 'POST', body: corpusFile(c.plan).toString('utf8') });
   expect(ingest.status).toBe(201);
-  const hashes = [...new Set((await ingest.json() as { hash: string }[]).map((u) => u.hash))];
-  return env.server.services.engine.stores.jobs.create({
-    org_id: 'default', namespace, analyzer: 'terraform', analyzers_used: [], detections: [], mode: 'sync', status: 'running',
-    trigger: 'api', external_ref: null, resource_count: hashes.length, total_count: hashes.length,
-    llm_backend: 'none', model: 'none', rule_type: null, retry_of: null, hashes, key_source: 'none',
-  }, clock.toISOString());
+  const hashes = [...new Set(((await ingest.json()) as { hash: string }[]).map((u) => u.hash))];
+  return env.server.services.engine.stores.jobs.create(
+    {
+      org_id: 'default',
+      namespace,
+      analyzer: 'terraform',
+      analyzers_used: [],
+      detections: [],
+      mode: 'sync',
+      status: 'running',
+      trigger: 'api',
+      external_ref: null,
+      resource_count: hashes.length,
+      total_count: hashes.length,
+      llm_backend: 'none',
+      model: 'none',
+      rule_type: null,
+      retry_of: null,
+      hashes,
+      key_source: 'none',
+    },
+    clock.toISOString(),
+  );
 }
 
 async function retryAndCheck(jobId: string, namespace: string, c: Case): Promise<void> {
   const res = await env.server.api(`/jobs/${jobId}/retry`, { method: 'POST', json: {} });
   expect(res.status).toBe(202);
-  const { job_id } = await res.json() as { job_id: string };
+  const { job_id } = (await res.json()) as { job_id: string };
   const retry = await waitForJob(env.server, job_id);
   expect(retry).toMatchObject({ status: 'done', llm_backend: 'none', model: 'none', retry_of: jobId, processed_count: c.units, error: null });
   expect(env.fake.requests).toHaveLength(0);
   expect(env.fake.showRequests).toHaveLength(0);
-  const resources = await (await env.server.api(`/${namespace}/resources`)).json() as Resource[];
+  const resources = (await (await env.server.api(`/${namespace}/resources`)).json()) as Resource[];
   expect(resources.every((r) => r.analysis !== null)).toBe(true);
   const matched = resources.filter((r) => r.value.type === c.type);
   expect(matched.length).toBeGreaterThan(0);

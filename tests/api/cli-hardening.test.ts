@@ -34,7 +34,9 @@ beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'planwarden-cli-hardening-'));
   // The corpus plan with a hostile resource name, address and values (the plan is valid JSON:
   // the sequences are \u escapes in the file and real control characters once parsed).
-  const plan = JSON.parse(corpusFile(SMALL_PLAN).toString('utf8')) as { resource_changes: { address: string; name: string; change: { after: Record<string, unknown> | null } }[] };
+  const plan = JSON.parse(corpusFile(SMALL_PLAN).toString('utf8')) as {
+    resource_changes: { address: string; name: string; change: { after: Record<string, unknown> | null } }[];
+  };
   for (const rc of plan.resource_changes) {
     rc.name = `${rc.name}${HOSTILE}`;
     rc.address = `${rc.address}${HOSTILE}`;
@@ -60,8 +62,24 @@ describe('terminalSafe', () => {
 });
 
 describe('control characters from the plan and the server never reach stdout or stderr', () => {
-  const env = useServerWithFakeProvider({ adjust: (config) => { config.server.sync_analysis_max_units = 0; } });
-  const args = (format: string) => ['analyze', hostilePlan, '--server', env.server.url, ...OLLAMA, '--format', format, '--fail-on', 'none', '--poll-interval', '20'];
+  const env = useServerWithFakeProvider({
+    adjust: (config) => {
+      config.server.sync_analysis_max_units = 0;
+    },
+  });
+  const args = (format: string) => [
+    'analyze',
+    hostilePlan,
+    '--server',
+    env.server.url,
+    ...OLLAMA,
+    '--format',
+    format,
+    '--fail-on',
+    'none',
+    '--poll-interval',
+    '20',
+  ];
 
   it('markdown report and progress lines show the sequences escaped', async () => {
     const run = await runMain(args('markdown'));
@@ -96,8 +114,12 @@ describe('control characters from the plan and the server never reach stdout or 
 
 describe('against a fake Planwarden API', () => {
   let api: FakePlanwardenApi;
-  beforeAll(async () => { api = await startFakePlanwardenApi(); });
-  afterAll(async () => { await api.close(); });
+  beforeAll(async () => {
+    api = await startFakePlanwardenApi();
+  });
+  afterAll(async () => {
+    await api.close();
+  });
   beforeEach(() => api.reset());
   const analyze = (...more: string[]) => runMain(['analyze', plainFile, '--server', api.url, ...OLLAMA, '--poll-interval', '20', ...more]);
 
@@ -164,7 +186,9 @@ describe('against a fake Planwarden API', () => {
     });
 
     it('accepts seconds or a unit, defaults to 30m, and refuses anything else', async () => {
-      expect([parseDuration('90'), parseDuration('90s'), parseDuration('10m'), parseDuration('1h'), parseDuration('500ms')]).toEqual([90_000, 90_000, 600_000, 3_600_000, 500]);
+      expect([parseDuration('90'), parseDuration('90s'), parseDuration('10m'), parseDuration('1h'), parseDuration('500ms')]).toEqual([
+        90_000, 90_000, 600_000, 3_600_000, 500,
+      ]);
       expect(['0', '0s', '-5', '1.5s', '10x', 's', '', '25h', '1d'].map(parseDuration)).toEqual(Array(9).fill(null));
       expect([formatDuration(1_800_000), formatDuration(90_000), formatDuration(1_500)]).toEqual(['30m', '90s', '1500ms']);
       const help = await runMain(['analyze', '--help']);
@@ -181,7 +205,11 @@ describe('against a fake Planwarden API', () => {
   describe('an answer that does not parse or validate is exit 2, never a pass', () => {
     const OPEN_HIGH = { severity: 'HIGH', status: 'open', resource_address: 'aws_s3_bucket.logs' };
     it.each([
-      ['analysis answer not JSON', { analyze: { status: 202, text: '<html>busy</html>', type: 'text/html' } }, /POST \/\S+\/analyze\/auto: the server's answer is not JSON/],
+      [
+        'analysis answer not JSON',
+        { analyze: { status: 202, text: '<html>busy</html>', type: 'text/html' } },
+        /POST \/\S+\/analyze\/auto: the server's answer is not JSON/,
+      ],
       ['analysis answer without job_id', { analyze: { status: 202, json: { status: 'queued' } } }, /not a valid analysis answer: job_id: /],
       ['job not JSON', { job: { text: '{"job_id":' } }, /GET \/jobs\/job-fake-1: the server's answer is not JSON/],
       ['job with an unknown status', { job: { json: fakeJob({ status: 'finished' }) } }, /not a valid job: status: /],
@@ -192,8 +220,16 @@ describe('against a fake Planwarden API', () => {
       ['SARIF without runs', { sarif: { json: { version: '2.1.0', runs: [] } } }, /not a valid SARIF report: runs: /],
       ['SARIF run without results', { sarif: { json: { version: '2.1.0', runs: [{ tool: { driver: { name: 'x' } } }] } } }, /runs\[0\]\.results: /],
       ['SARIF of another version', { sarif: { json: { ...fakeSarif(), version: '2.0.0' } } }, /version: /],
-      ['an unknown severity', { sarif: { json: fakeSarif({ properties: { ...OPEN_HIGH, severity: 'SEVERE' } }) } }, /runs\[0\]\.results\[0\]\.properties\.severity: /],
-      ['an unknown triage status', { sarif: { json: fakeSarif({ properties: { ...OPEN_HIGH, status: 'wontfix' } }) } }, /runs\[0\]\.results\[0\]\.properties\.status: /],
+      [
+        'an unknown severity',
+        { sarif: { json: fakeSarif({ properties: { ...OPEN_HIGH, severity: 'SEVERE' } }) } },
+        /runs\[0\]\.results\[0\]\.properties\.severity: /,
+      ],
+      [
+        'an unknown triage status',
+        { sarif: { json: fakeSarif({ properties: { ...OPEN_HIGH, status: 'wontfix' } }) } },
+        /runs\[0\]\.results\[0\]\.properties\.status: /,
+      ],
       ['a result without properties', { sarif: { json: fakeSarif({ properties: null }) } }, /runs\[0\]\.results\[0\]\.properties: /],
       ['a result without a rule id', { sarif: { json: fakeSarif({ ruleId: 7 }) } }, /runs\[0\]\.results\[0\]\.ruleId: /],
     ] as [string, Partial<FakeAnswers>, RegExp][])('%s', async (_name, answers, message) => {

@@ -45,7 +45,19 @@ const CHILD = { timeout: 120_000 };
 
 describe('planwarden analyze --server (child process)', CHILD, () => {
   it('writes a valid SARIF log, locates plan results in the plan file, and exits 1 on a HIGH finding with --fail-on high', async () => {
-    const run = await runBin(['analyze', corpusArg(SMALL_PLAN), '--server', server.url, ...OLLAMA, '--format', 'sarif', '--fail-on', 'high', '--namespace', 'cli-sarif']);
+    const run = await runBin([
+      'analyze',
+      corpusArg(SMALL_PLAN),
+      '--server',
+      server.url,
+      ...OLLAMA,
+      '--format',
+      'sarif',
+      '--fail-on',
+      'high',
+      '--namespace',
+      'cli-sarif',
+    ]);
     expect(run.code).toBe(1);
     const log = JSON.parse(run.stdout) as Sarif.Log;
     expect(sarifSchemaErrors(log)).toEqual([]);
@@ -84,7 +96,19 @@ describe('planwarden analyze --server (child process)', CHILD, () => {
 
   it('stops gating on a finding once it is triaged false_positive (and SARIF carries the suppression)', async () => {
     const ns = 'cli-triage';
-    const first = await runMain(['analyze', corpusArg(SMALL_PLAN), '--server', server.url, ...OLLAMA, '--namespace', ns, '--format', 'json', '--fail-on', 'high']);
+    const first = await runMain([
+      'analyze',
+      corpusArg(SMALL_PLAN),
+      '--server',
+      server.url,
+      ...OLLAMA,
+      '--namespace',
+      ns,
+      '--format',
+      'json',
+      '--fail-on',
+      'high',
+    ]);
     expect(first.code).toBe(1);
     const { findings } = JSON.parse(first.stdout) as { findings: { resource_hash: string; rule_id: string }[] };
     for (const f of findings) {
@@ -92,7 +116,21 @@ describe('planwarden analyze --server (child process)', CHILD, () => {
       expect(res.status).toBe(200);
     }
     const output = join(work, 'triaged.sarif');
-    const again = await runMain(['analyze', corpusArg(SMALL_PLAN), '--server', server.url, ...OLLAMA, '--namespace', ns, '--format', 'sarif', '--output', output, '--fail-on', 'low']);
+    const again = await runMain([
+      'analyze',
+      corpusArg(SMALL_PLAN),
+      '--server',
+      server.url,
+      ...OLLAMA,
+      '--namespace',
+      ns,
+      '--format',
+      'sarif',
+      '--output',
+      output,
+      '--fail-on',
+      'low',
+    ]);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toBe('');
     const log = JSON.parse(await readFile(output, 'utf8')) as Sarif.Log;
@@ -100,7 +138,7 @@ describe('planwarden analyze --server (child process)', CHILD, () => {
     expect(log.runs[0].results!.every((r) => r.suppressions?.[0]?.status === 'accepted')).toBe(true);
   });
 
-  it('takes the API key from PLANWARDEN_API_KEY and exits 2 with the server\'s message when it is wrong', async () => {
+  it("takes the API key from PLANWARDEN_API_KEY and exits 2 with the server's message when it is wrong", async () => {
     const ok = await runMain(['analyze', corpusArg(SMALL_PLAN), '--server', keyed.url, ...OLLAMA, '--fail-on', 'none'], { PLANWARDEN_API_KEY: 'cli-test-key' });
     expect(ok.code, ok.stderr).toBe(0);
     const bad = await runBin(['analyze', corpusArg(SMALL_PLAN), '--server', keyed.url, ...OLLAMA], { PLANWARDEN_API_KEY: 'wrong' });
@@ -113,7 +151,9 @@ describe('planwarden analyze --server (child process)', CHILD, () => {
     fake.reset();
     const plan = join(work, 'openai-plan.json');
     await writeFile(plan, corpusFile('tfplan-json/terraform-showjson-drift.json'));
-    const run = await runMain(['analyze', plan, '--server', server.url, '--backend', 'openai', '--model', 'gpt-4o-mini', '--fail-on', 'none'], { OPENAI_API_KEY: 'sk-from-env' });
+    const run = await runMain(['analyze', plan, '--server', server.url, '--backend', 'openai', '--model', 'gpt-4o-mini', '--fail-on', 'none'], {
+      OPENAI_API_KEY: 'sk-from-env',
+    });
     expect(run.code, run.stderr).toBe(0);
     expect(fake.requests.length).toBeGreaterThan(0);
     expect(JSON.stringify(fake.requests[0].headers)).toContain('sk-from-env');
@@ -125,9 +165,17 @@ describe('planwarden usage, input and service errors exit 2', () => {
     ['a missing --backend', ['analyze', corpusArg(SMALL_PLAN), '--model', 'm'], /required option '--backend/],
     ['an unknown --fail-on', ['analyze', corpusArg(SMALL_PLAN), ...OLLAMA, '--fail-on', 'severe'], /--fail-on/],
     ['an unknown --format', ['analyze', corpusArg(SMALL_PLAN), ...OLLAMA, '--format', 'pdf'], /--format/],
-    ['an unreadable file', ['analyze', join(REPO, 'no-such-plan.json'), ...OLLAMA, '--server', 'http://127.0.0.1:9'], /cannot read .*no-such-plan.json: ENOENT/],
+    [
+      'an unreadable file',
+      ['analyze', join(REPO, 'no-such-plan.json'), ...OLLAMA, '--server', 'http://127.0.0.1:9'],
+      /cannot read .*no-such-plan.json: ENOENT/,
+    ],
     ['an unreachable server', ['analyze', corpusArg(SMALL_PLAN), ...OLLAMA, '--server', 'http://127.0.0.1:9'], /cannot reach http:\/\/127\.0\.0\.1:9/],
-    ['--data-dir with --server', ['analyze', corpusArg(SMALL_PLAN), ...OLLAMA, '--server', 'http://127.0.0.1:9', '--data-dir', '/tmp/x'], /--data-dir is for local mode/],
+    [
+      '--data-dir with --server',
+      ['analyze', corpusArg(SMALL_PLAN), ...OLLAMA, '--server', 'http://127.0.0.1:9', '--data-dir', '/tmp/x'],
+      /--data-dir is for local mode/,
+    ],
   ])('%s', async (_name, args, message) => {
     const run = await runMain(args as string[]);
     expect(run.code).toBe(2);
@@ -145,7 +193,10 @@ describe('planwarden analyze in local mode (child process, own engine)', CHILD, 
   it('analyses a corpus plan on a throwaway data dir and gates on --fail-on', async () => {
     const env = { OLLAMA_HOST: fake.ollamaHost };
     const out = join(work, 'local.sarif');
-    const run = await runBin(['analyze', corpusArg(SMALL_PLAN), ...OLLAMA, '--format', 'sarif', '--output', out, '--fail-on', 'high', '--poll-interval', '20'], env);
+    const run = await runBin(
+      ['analyze', corpusArg(SMALL_PLAN), ...OLLAMA, '--format', 'sarif', '--output', out, '--fail-on', 'high', '--poll-interval', '20'],
+      env,
+    );
     expect(run.code, run.stderr).toBe(1);
     expect(run.stderr).toMatch(/local engine/);
     expect(run.stderr).toMatch(/^progress: 2\/2 units analysed/m);

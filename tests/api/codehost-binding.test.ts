@@ -40,7 +40,7 @@ const jobTotal = async (o: Org) => (await o.client.get('/jobs')).body.total as n
 async function stateOf(o: Org): Promise<string> {
   const res = await installLink(server, o.orgId, o.auth);
   expect(res.status).toBe(200);
-  return new URL((await res.json() as { install_url: string }).install_url).searchParams.get('state') as string;
+  return new URL(((await res.json()) as { install_url: string }).install_url).searchParams.get('state') as string;
 }
 
 const setupWith = (installationId: string, state: string, auth: Record<string, string>) =>
@@ -49,8 +49,14 @@ const setupWith = (installationId: string, state: string, auth: Record<string, s
 function deliver(payload: unknown, deliveryId = `binding-${++deliveries}`) {
   const body = JSON.stringify(payload);
   return server.api('/integrations/codehost/webhook', {
-    method: 'POST', body,
-    headers: { 'content-type': 'application/json', 'X-GitHub-Event': 'pull_request', 'X-GitHub-Delivery': deliveryId, 'X-Hub-Signature-256': signWebhook(SECRET, body) },
+    method: 'POST',
+    body,
+    headers: {
+      'content-type': 'application/json',
+      'X-GitHub-Event': 'pull_request',
+      'X-GitHub-Delivery': deliveryId,
+      'X-Hub-Signature-256': signWebhook(SECRET, body),
+    },
   });
 }
 
@@ -89,18 +95,24 @@ describe('an installation binds to one org, through proof', () => {
     expect(audit.body.events[0]).toMatchObject({ target_id: installationId, after: { installation_id: installationId, proof: 'setup_url' } });
   });
 
-  it('org B cannot claim A\'s installation by its id (403), and A\'s pull requests keep going to A', async () => {
+  it("org B cannot claim A's installation by its id (403), and A's pull requests keep going to A", async () => {
     const claim = await bravo.client.post(`/orgs/${bravo.orgId}/integrations/codehost`, { installation_id: alphaInstallation, ...LLM });
     expect(claim.status).toBe(403);
     expect(claim.body.detail).toMatch(/install link/);
     // Nor an unbound one, nor with its owner key.
     const key = (await bravo.client.post('/auth/keys', { role: 'owner', name: 'bravo-owner' })).body.key as string;
-    const byKey = await server.api(`/orgs/${bravo.orgId}/integrations/codehost`, { method: 'POST', headers: { 'X-API-Key': key }, json: { installation_id: '123456', ...LLM } });
+    const byKey = await server.api(`/orgs/${bravo.orgId}/integrations/codehost`, {
+      method: 'POST',
+      headers: { 'X-API-Key': key },
+      json: { installation_id: '123456', ...LLM },
+    });
     expect(byKey.status).toBe(403);
     expect(await boundTo(alphaInstallation)).toBe(alpha.orgId);
     expect(await boundTo('123456')).toBeNull();
 
-    const res = await deliver(pullRequestPayload({ action: 'opened', owner: 'alpha', repo: 'infra', pr: 3, sha: 'd'.repeat(40), installationId: Number(alphaInstallation) }));
+    const res = await deliver(
+      pullRequestPayload({ action: 'opened', owner: 'alpha', repo: 'infra', pr: 3, sha: 'd'.repeat(40), installationId: Number(alphaInstallation) }),
+    );
     expect(res.status).toBe(202);
     await server.services.runner.idle();
     expect(await jobTotal(alpha)).toBe(1);
@@ -110,7 +122,7 @@ describe('an installation binds to one org, through proof', () => {
   it('org B cannot take it through its own setup redirect either: 409 while A holds it', async () => {
     const res = await setupWith(alphaInstallation, await stateOf(bravo), bravo.auth);
     expect(res.status).toBe(409);
-    expect((await res.json() as { detail: string }).detail).toMatch(/another organization/);
+    expect(((await res.json()) as { detail: string }).detail).toMatch(/another organization/);
     expect(await boundTo(alphaInstallation)).toBe(alpha.orgId);
   });
 
@@ -119,16 +131,20 @@ describe('an installation binds to one org, through proof', () => {
     gh.addApp(6160, 'someone-else');
     gh.addInstallation(700_002, 6160);
     const state = await stateOf(bravo);
-    const cases: [string, RegExp][] = [['700001', /predates the install link/], ['700002', /not an installation of this organization's GitHub App/], ['999999', /not an installation/]];
+    const cases: [string, RegExp][] = [
+      ['700001', /predates the install link/],
+      ['700002', /not an installation of this organization's GitHub App/],
+      ['999999', /not an installation/],
+    ];
     for (const [id, why] of cases) {
       const res = await setupWith(id, state, bravo.auth);
       expect(res.status, id).toBe(400);
-      expect((await res.json() as { detail: string }).detail).toMatch(why);
+      expect(((await res.json()) as { detail: string }).detail).toMatch(why);
       expect(await boundTo(id)).toBeNull();
     }
     const missing = await visitSetup(`${setupUrlOf(server)}?setup_action=install&state=${encodeURIComponent(state)}`, bravo.auth);
     expect(missing.status).toBe(400);
-    expect((await missing.json() as { detail: string }).detail).toMatch(/installation_id is missing/);
+    expect(((await missing.json()) as { detail: string }).detail).toMatch(/installation_id is missing/);
     expect((await config(bravo)).status).toBe(404);
   });
 
@@ -140,7 +156,11 @@ describe('an installation binds to one org, through proof', () => {
     const claims = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as { dat: Record<string, unknown> };
     const tampered = `${head}.${Buffer.from(JSON.stringify({ ...claims, dat: { ...claims.dat, org: bravo.orgId } })).toString('base64url')}.${sig}`;
     const otherKey = await new SignJWT({ typ: 'codehost_install', dat: { ...claims.dat, org: bravo.orgId } })
-      .setProtectedHeader({ alg: 'HS256' }).setSubject('codehost_install').setJti('forged').setIssuedAt().setExpirationTime('5m')
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject('codehost_install')
+      .setJti('forged')
+      .setIssuedAt()
+      .setExpirationTime('5m')
       .sign(new TextEncoder().encode('not-the-server-secret-at-all-000'));
     const alphaAdmin = await memberOf(server, alpha.client, alpha.orgId, 'alpha-admin@example.com', 'admin');
     const attempts: [string, string, Record<string, string>][] = [
@@ -153,18 +173,18 @@ describe('an installation binds to one org, through proof', () => {
     for (const [what, state, auth] of attempts) {
       const res = await setupWith(fresh, state, auth);
       expect(res.status, what).toBe(400);
-      expect((await res.json() as { detail: string }).detail, what).toMatch(/install state/);
+      expect(((await res.json()) as { detail: string }).detail, what).toMatch(/install state/);
     }
     expect((await setupWith(fresh, alphaState, {})).status).toBe(401);
     clock.advance(11 * 60_000);
     const expired = await setupWith(fresh, alphaState, alpha.auth);
     expect(expired.status).toBe(400);
-    expect((await expired.json() as { detail: string }).detail).toMatch(/missing, expired or invalid/);
+    expect(((await expired.json()) as { detail: string }).detail).toMatch(/missing, expired or invalid/);
     expect(await boundTo(fresh)).toBeNull();
     expect((await config(alpha)).body.installation_id).toBe(alphaInstallation);
   });
 
-  it('a superadmin binds without the redirect (audited); another org\'s installation stays 409; others get 403', async () => {
+  it("a superadmin binds without the redirect (audited); another org's installation stays 409; others get 403", async () => {
     const boot = bootstrap(server);
     const path = `/admin/organizations/${bravo.orgId}/integrations/codehost/installation`;
     expect((await alpha.client.post(path, { installation_id: '700020' })).status).toBe(403);
@@ -177,7 +197,11 @@ describe('an installation binds to one org, through proof', () => {
     expect((await boot.post(path, { installation_id: alphaInstallation })).status).toBe(409);
     expect(await boundTo(alphaInstallation)).toBe(alpha.orgId);
     const audit = await boot.get(`/admin/organizations/${bravo.orgId}/audit?action=codehost.installation_bind`);
-    expect(audit.body.events[0]).toMatchObject({ actor_is_superadmin: true, target_type: 'codehost_installation', after: { installation_id: '700020', proof: 'superadmin' } });
+    expect(audit.body.events[0]).toMatchObject({
+      actor_is_superadmin: true,
+      target_type: 'codehost_installation',
+      after: { installation_id: '700020', proof: 'superadmin' },
+    });
   });
 
   it('two orgs racing for one installation: exactly one binds it', async () => {
@@ -193,7 +217,9 @@ describe('an installation binds to one org, through proof', () => {
     expect((await config(loser)).status).toBe(404);
     // The superadmin path races the same way.
     const boot = bootstrap(server);
-    const both = await Promise.all([charlie, delta].map((o) => boot.post(`/admin/organizations/${o.orgId}/integrations/codehost/installation`, { installation_id: '700031' })));
+    const both = await Promise.all(
+      [charlie, delta].map((o) => boot.post(`/admin/organizations/${o.orgId}/integrations/codehost/installation`, { installation_id: '700031' })),
+    );
     expect(both.map((r) => r.status).sort()).toEqual([200, 409]);
   });
 });
@@ -218,10 +244,10 @@ describe('a replayed pull-request event starts nothing new', () => {
     const payload = pull('e'.repeat(40));
     const first = await deliver(payload, 'replay-original');
     expect(first.status).toBe(202);
-    const { job_id } = await first.json() as { job_id: string };
+    const { job_id } = (await first.json()) as { job_id: string };
     const replay = await deliver(payload, 'replay-new-id');
     expect(replay.status).toBe(202);
-    expect((await replay.json() as { job_id: string }).job_id).toBe(job_id);
+    expect(((await replay.json()) as { job_id: string }).job_id).toBe(job_id);
     await server.services.runner.idle();
     expect(await total()).toBe(before + 1);
 

@@ -22,16 +22,24 @@ afterAll(async () => {
   await gh.close();
 });
 
-const callback = (code: string, state: string) => server.api(`/integrations/codehost/manifest/callback?code=${code}&state=${encodeURIComponent(state)}`, { redirect: 'manual' });
+const callback = (code: string, state: string) =>
+  server.api(`/integrations/codehost/manifest/callback?code=${code}&state=${encodeURIComponent(state)}`, { redirect: 'manual' });
 
 function webhook(event: string, payload: unknown, secret: string) {
   const body = JSON.stringify(payload);
   return server.api('/integrations/codehost/webhook', {
-    method: 'POST', body, headers: { 'content-type': 'application/json', 'X-GitHub-Event': event, 'X-GitHub-Delivery': `m-${Math.random()}`, 'X-Hub-Signature-256': signWebhook(secret, body) },
+    method: 'POST',
+    body,
+    headers: {
+      'content-type': 'application/json',
+      'X-GitHub-Event': event,
+      'X-GitHub-Delivery': `m-${Math.random()}`,
+      'X-Hub-Signature-256': signWebhook(secret, body),
+    },
   });
 }
 
-describe('the org\'s own app through the manifest flow', () => {
+describe("the org's own app through the manifest flow", () => {
   it('501 without server.public_base_url', async () => {
     const saved = server.config.server.public_base_url;
     server.config.server.public_base_url = null;
@@ -42,8 +50,12 @@ describe('the org\'s own app through the manifest flow', () => {
   it('creates the app, stores its credentials sealed, connects the installation from its event', async () => {
     const res = await server.api(`${CONFIG}/manifest`, { method: 'POST' });
     expect(res.status).toBe(200);
-    const { manifest, state, target_url } = await res.json() as { manifest: Record<string, any>; state: string; target_url: string };
-    expect(manifest).toMatchObject({ hook_attributes: { url: 'https://pw.example/api/v1/integrations/codehost/webhook' }, redirect_url: 'https://pw.example/api/v1/integrations/codehost/manifest/callback', public: false });
+    const { manifest, state, target_url } = (await res.json()) as { manifest: Record<string, any>; state: string; target_url: string };
+    expect(manifest).toMatchObject({
+      hook_attributes: { url: 'https://pw.example/api/v1/integrations/codehost/webhook' },
+      redirect_url: 'https://pw.example/api/v1/integrations/codehost/manifest/callback',
+      public: false,
+    });
     expect(target_url).toBe(`https://github.com/settings/apps/new?state=${encodeURIComponent(state)}`);
     gh.addManifestCode('code-1', 9191, 'acme-planwarden');
     const done = await callback('code-1', state);
@@ -52,8 +64,11 @@ describe('the org\'s own app through the manifest flow', () => {
     // Single use.
     gh.addManifestCode('code-2', 9192, 'again');
     expect((await callback('code-2', state)).status).toBe(400);
-    const config = await (await server.api(CONFIG)).json() as Record<string, any>;
-    expect(config).toMatchObject({ installation_id: null, codehost_app: { app_id: '9191', app_slug: 'acme-planwarden', html_url: 'https://github.com/apps/acme-planwarden' } });
+    const config = (await (await server.api(CONFIG)).json()) as Record<string, any>;
+    expect(config).toMatchObject({
+      installation_id: null,
+      codehost_app: { app_id: '9191', app_slug: 'acme-planwarden', html_url: 'https://github.com/apps/acme-planwarden' },
+    });
     const stored = JSON.stringify(await server.services.engine.stores.store.collection('codehost_integrations').find({}));
     expect(stored).not.toContain('BEGIN PRIVATE KEY');
     expect(stored).not.toContain('whsec-acme-planwarden');
@@ -62,7 +77,7 @@ describe('the org\'s own app through the manifest flow', () => {
     expect((await webhook('installation', installationPayload('created', 313, 9191), 'platform-secret')).status).toBe(401);
     // A signed event naming an installation GitHub does not know for this app binds nothing.
     const unknown = await webhook('installation', installationPayload('created', 314, 9191), 'whsec-acme-planwarden');
-    expect(await unknown.json()).toEqual({ detail: 'Ignored: installation unknown to the organization\'s app' });
+    expect(await unknown.json()).toEqual({ detail: "Ignored: installation unknown to the organization's app" });
     expect(await (await server.api(CONFIG)).json()).toMatchObject({ installation_id: null });
     expect((await webhook('installation', installationPayload('created', 313, 9191), 'whsec-acme-planwarden')).status).toBe(200);
     expect(await (await server.api(CONFIG)).json()).toMatchObject({ installation_id: '313' });
@@ -76,9 +91,9 @@ describe('the org\'s own app through the manifest flow', () => {
 
   it('refuses an unknown or expired state and a code the code host refuses with 400', async () => {
     expect((await callback('x', 'not-a-state')).status).toBe(400);
-    const { state } = await (await server.api(`${CONFIG}/manifest`, { method: 'POST' })).json() as { state: string };
+    const { state } = (await (await server.api(`${CONFIG}/manifest`, { method: 'POST' })).json()) as { state: string };
     expect((await callback('unknown-code', state)).status).toBe(400);
-    const { state: late } = await (await server.api(`${CONFIG}/manifest`, { method: 'POST' })).json() as { state: string };
+    const { state: late } = (await (await server.api(`${CONFIG}/manifest`, { method: 'POST' })).json()) as { state: string };
     clock = new Date(clock.getTime() + 11 * 60_000);
     gh.addManifestCode('code-late', 9193, 'late');
     expect((await callback('code-late', late)).status).toBe(400);

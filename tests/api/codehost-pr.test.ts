@@ -44,7 +44,9 @@ afterAll(async () => {
 function deliver(event: string, payload: unknown, options: { deliveryId?: string; signature?: string | null } = {}) {
   const body = JSON.stringify(payload);
   const headers: Record<string, string> = {
-    'content-type': 'application/json', 'X-GitHub-Event': event, 'X-GitHub-Delivery': options.deliveryId ?? `delivery-${++deliveries}`,
+    'content-type': 'application/json',
+    'X-GitHub-Event': event,
+    'X-GitHub-Delivery': options.deliveryId ?? `delivery-${++deliveries}`,
   };
   const signature = options.signature === undefined ? signWebhook(SECRET, body) : options.signature;
   if (signature !== null) headers['X-Hub-Signature-256'] = signature;
@@ -58,7 +60,7 @@ const ownComments = () => gh.comments(OWNER, REPO, PR).filter((c) => c.performed
 async function pushAndWait(action: string, sha: string): Promise<string> {
   const res = await deliver('pull_request', pull(action, sha));
   expect(res.status).toBe(202);
-  const body = await res.json() as { job_id: string; status: string };
+  const body = (await res.json()) as { job_id: string; status: string };
   expect(body.status).toBe('queued');
   await server.services.runner.idle();
   return body.job_id;
@@ -78,7 +80,12 @@ describe('code-hosting integration config', () => {
     const res = await server.api(CONFIG, { method: 'POST', json: { llm_backend: 'ollama', model: 'llama3.1:8b' } });
     expect(res.status).toBe(201);
     expect(await res.json()).toEqual({
-      installation_id: null, llm_backend: 'ollama', model: 'llama3.1:8b', rule_type: null, created_at: expect.any(String), codehost_app: null,
+      installation_id: null,
+      llm_backend: 'ollama',
+      model: 'llama3.1:8b',
+      rule_type: null,
+      created_at: expect.any(String),
+      codehost_app: null,
     });
     // Installing through the link: GitHub's setup redirect binds the new installation to the org.
     const admin = await roleHeaders(server, 'admin');
@@ -88,11 +95,21 @@ describe('code-hosting integration config', () => {
     INSTALLATION = Number(installationId);
     expect(await (await server.api(CONFIG)).json()).toMatchObject({ installation_id: installationId, llm_backend: 'ollama' });
     // Naming the bound installation again, or omitting it, keeps it; an admin cannot name another by its id.
-    expect(await (await server.api(CONFIG, { method: 'POST', headers: admin, json: { installation_id: installationId, llm_backend: 'ollama', model: 'llama3.1:8b' } })).json()).toMatchObject({ installation_id: installationId });
-    expect(await (await server.api(CONFIG, { method: 'POST', json: { llm_backend: 'ollama', model: 'llama3.1:8b' } })).json()).toMatchObject({ installation_id: installationId });
-    const refused = await server.api(CONFIG, { method: 'POST', headers: admin, json: { installation_id: '424242', llm_backend: 'ollama', model: 'llama3.1:8b' } });
+    expect(
+      await (
+        await server.api(CONFIG, { method: 'POST', headers: admin, json: { installation_id: installationId, llm_backend: 'ollama', model: 'llama3.1:8b' } })
+      ).json(),
+    ).toMatchObject({ installation_id: installationId });
+    expect(await (await server.api(CONFIG, { method: 'POST', json: { llm_backend: 'ollama', model: 'llama3.1:8b' } })).json()).toMatchObject({
+      installation_id: installationId,
+    });
+    const refused = await server.api(CONFIG, {
+      method: 'POST',
+      headers: admin,
+      json: { installation_id: '424242', llm_backend: 'ollama', model: 'llama3.1:8b' },
+    });
     expect(refused.status).toBe(403);
-    expect((await refused.json() as { detail: string }).detail).toMatch(/install link/);
+    expect(((await refused.json()) as { detail: string }).detail).toMatch(/install link/);
     expect(await (await server.api(CONFIG)).json()).toMatchObject({ installation_id: installationId });
     expect((await server.api(`${CONFIG}/app`, { method: 'DELETE' })).status).toBe(404);
   });
@@ -105,17 +122,27 @@ describe('pull request gating against a fake GitHub', () => {
     gh.setDiff(OWNER, REPO, PR, corpusFile('diff-tf/tf-aws-vpc-b3e7803-public-default-routes.diff').toString('utf8'));
     const before = gh.requests.length;
     expect((await deliver('pull_request', pull('opened', SHA[0]), { signature: null })).status).toBe(401);
-    expect((await deliver('pull_request', pull('opened', SHA[0]), { signature: signWebhook('wrong-secret', JSON.stringify(pull('opened', SHA[0]))) })).status).toBe(401);
+    expect(
+      (await deliver('pull_request', pull('opened', SHA[0]), { signature: signWebhook('wrong-secret', JSON.stringify(pull('opened', SHA[0]))) })).status,
+    ).toBe(401);
     // A valid signature over another body (the attacker changed the head SHA) fails too.
-    expect((await deliver('pull_request', pull('opened', SHA[1]), { signature: signWebhook(SECRET, JSON.stringify(pull('opened', SHA[0]))) })).status).toBe(401);
+    expect((await deliver('pull_request', pull('opened', SHA[1]), { signature: signWebhook(SECRET, JSON.stringify(pull('opened', SHA[0]))) })).status).toBe(
+      401,
+    );
     expect(gh.requests.length).toBe(before);
-    expect((await (await server.api('/jobs')).json() as { total: number }).total).toBe(0);
+    expect(((await (await server.api('/jobs')).json()) as { total: number }).total).toBe(0);
   });
 
   it('opened: one job, one comment with both markers and links, a failure status on the head commit', async () => {
     jobId = await pushAndWait('opened', SHA[0]);
-    const job = await (await server.api(`/jobs/${jobId}`)).json() as Record<string, any>;
-    expect(job).toMatchObject({ status: 'done', trigger: 'codehost_webhook', analyzer: 'auto', namespace: NS, external_ref: { provider: 'github', repo: `${OWNER}/${REPO}`, pr_number: PR } });
+    const job = (await (await server.api(`/jobs/${jobId}`)).json()) as Record<string, any>;
+    expect(job).toMatchObject({
+      status: 'done',
+      trigger: 'codehost_webhook',
+      analyzer: 'auto',
+      namespace: NS,
+      external_ref: { provider: 'github', repo: `${OWNER}/${REPO}`, pr_number: PR },
+    });
     expect(job.detections.length).toBeGreaterThan(0);
     const comments = ownComments();
     expect(comments).toHaveLength(1);
@@ -138,13 +165,13 @@ describe('pull request gating against a fake GitHub', () => {
     const payload = pull('synchronize', SHA[0]);
     const first = await deliver('pull_request', payload, { deliveryId: 'redelivered-1' });
     expect(first.status).toBe(202);
-    const { job_id } = await first.json() as { job_id: string };
+    const { job_id } = (await first.json()) as { job_id: string };
     await server.services.runner.idle();
-    const total = (await (await server.api('/jobs')).json() as { total: number }).total;
+    const total = ((await (await server.api('/jobs')).json()) as { total: number }).total;
     const again = await deliver('pull_request', payload, { deliveryId: 'redelivered-1' });
     expect(again.status).toBe(202);
-    expect((await again.json() as { job_id: string }).job_id).toBe(job_id);
-    expect((await (await server.api('/jobs')).json() as { total: number }).total).toBe(total);
+    expect(((await again.json()) as { job_id: string }).job_id).toBe(job_id);
+    expect(((await (await server.api('/jobs')).json()) as { total: number }).total).toBe(total);
   });
 
   it('a push edits the same comment in place; a copy of the marker by a person does not count', async () => {
@@ -170,12 +197,17 @@ describe('pull request gating against a fake GitHub', () => {
   });
 
   it('triaging the HIGH findings rewrites the comment and sets the status to success', async () => {
-    const { findings } = await (await server.api(`/findings?namespace=${NS}&status=open`)).json() as { findings: { resource_hash: string; rule_id: string; severity: string }[] };
+    const { findings } = (await (await server.api(`/findings?namespace=${NS}&status=open`)).json()) as {
+      findings: { resource_hash: string; rule_id: string; severity: string }[];
+    };
     const blocking = findings.filter((f) => ['HIGH', 'CRITICAL'].includes(f.severity));
     expect(blocking.length).toBeGreaterThan(0);
     const commentId = ownComments()[0].id;
     for (const f of blocking) {
-      const res = await server.api(`/findings/${f.resource_hash}/${encodeURIComponent(f.rule_id)}`, { method: 'PATCH', json: { status: 'false_positive', note: 'not reachable' } });
+      const res = await server.api(`/findings/${f.resource_hash}/${encodeURIComponent(f.rule_id)}`, {
+        method: 'PATCH',
+        json: { status: 'false_positive', note: 'not reachable' },
+      });
       expect(res.status).toBe(200);
     }
     expect(serviceStatuses(SHA[2]).at(-1)).toMatchObject({ state: 'success', description: 'No blocking findings' });
@@ -188,7 +220,7 @@ describe('pull request gating against a fake GitHub', () => {
 
   it('triage never creates a deleted comment, but still re-posts the status', async () => {
     gh.deleteComment(ownComments()[0].id);
-    const { findings } = await (await server.api(`/findings?namespace=${NS}`)).json() as { findings: { resource_hash: string; rule_id: string }[] };
+    const { findings } = (await (await server.api(`/findings?namespace=${NS}`)).json()) as { findings: { resource_hash: string; rule_id: string }[] };
     const f = findings[0];
     expect((await server.api(`/findings/${f.resource_hash}/${encodeURIComponent(f.rule_id)}`, { method: 'PATCH', json: { status: 'open' } })).status).toBe(200);
     expect(ownComments()).toHaveLength(0);
@@ -197,7 +229,7 @@ describe('pull request gating against a fake GitHub', () => {
   });
 
   it('reply commands become feedback: trusted for members, untrusted for outsiders and injection, unclear for unknown rules', async () => {
-    const { findings } = await (await server.api(`/findings?namespace=${NS}`)).json() as { findings: { resource_hash: string; rule_id: string }[] };
+    const { findings } = (await (await server.api(`/findings?namespace=${NS}`)).json()) as { findings: { resource_hash: string; rule_id: string }[] };
     const ruleId = findings[0].rule_id;
     const reply = (commentId: number, body: string, extra: Record<string, unknown> = {}) =>
       deliver('issue_comment', issueCommentPayload({ owner: OWNER, repo: REPO, pr: PR, installationId: INSTALLATION, commentId, body, ...extra }));
@@ -208,11 +240,17 @@ describe('pull request gating against a fake GitHub', () => {
     // The app's own comments and non-commands are never read.
     expect((await reply(9005, `@planwarden false-positive ${ruleId}: from the bot`, { viaAppId: APP_ID })).status).toBe(200);
     expect((await reply(9006, 'thanks!')).status).toBe(200);
-    const { feedback } = await (await server.api('/feedback?source=codehost_command')).json() as { feedback: Record<string, any>[] };
+    const { feedback } = (await (await server.api('/feedback?source=codehost_command')).json()) as { feedback: Record<string, any>[] };
     const byComment = (id: number) => feedback.filter((f) => f.provenance.comment_id === String(id));
     expect(byComment(9001)[0]).toMatchObject({
-      rule_id: ruleId, verdict: 'rejected', reason_code: 'false_positive', comment: 'the route table is private', trusted: true, namespace: NS,
-      actor: 'github:reviewer', provenance: { provider: 'github', repo: `${OWNER}/${REPO}`, pr_number: PR, comment_id: '9001' },
+      rule_id: ruleId,
+      verdict: 'rejected',
+      reason_code: 'false_positive',
+      comment: 'the route table is private',
+      trusted: true,
+      namespace: NS,
+      actor: 'github:reviewer',
+      provenance: { provider: 'github', repo: `${OWNER}/${REPO}`, pr_number: PR, comment_id: '9001' },
     });
     expect(byComment(9002)[0]).toMatchObject({ rule_id: 'NOT-A-RULE-9', verdict: 'unclear', reason_code: 'accepted_risk' });
     expect(byComment(9003)[0]).toMatchObject({ verdict: 'rejected', trusted: false });
@@ -221,10 +259,17 @@ describe('pull request gating against a fake GitHub', () => {
     expect(byComment(9006)).toEqual([]);
     // A redelivered reply is not counted twice.
     const total = feedback.length;
-    const body = issueCommentPayload({ owner: OWNER, repo: REPO, pr: PR, installationId: INSTALLATION, commentId: 9007, body: `@planwarden missed: a public subnet` });
+    const body = issueCommentPayload({
+      owner: OWNER,
+      repo: REPO,
+      pr: PR,
+      installationId: INSTALLATION,
+      commentId: 9007,
+      body: `@planwarden missed: a public subnet`,
+    });
     await deliver('issue_comment', body, { deliveryId: 'reply-once' });
     await deliver('issue_comment', body, { deliveryId: 'reply-once' });
-    const after = await (await server.api('/feedback?source=codehost_command')).json() as { feedback: Record<string, any>[] };
+    const after = (await (await server.api('/feedback?source=codehost_command')).json()) as { feedback: Record<string, any>[] };
     expect(after.feedback.length).toBe(total + 1);
     expect(after.feedback.find((f) => f.provenance.comment_id === '9007')).toMatchObject({ verdict: 'missed', comment: 'a public subnet' });
   });
@@ -232,9 +277,15 @@ describe('pull request gating against a fake GitHub', () => {
   it('events it does not act on and unknown installations answer 200; a bad body after a good signature 422', async () => {
     expect((await deliver('pull_request', pull('closed', SHA[2]))).status).toBe(200);
     expect((await deliver('push', { ref: 'refs/heads/main', installation: { id: INSTALLATION } })).status).toBe(200);
-    expect((await deliver('pull_request', pullRequestPayload({ action: 'opened', owner: 'x', repo: 'y', pr: 1, sha: SHA[0], installationId: 999 }))).status).toBe(200);
+    expect(
+      (await deliver('pull_request', pullRequestPayload({ action: 'opened', owner: 'x', repo: 'y', pr: 1, sha: SHA[0], installationId: 999 }))).status,
+    ).toBe(200);
     const raw = '[1,2]';
-    const res = await server.api('/integrations/codehost/webhook', { method: 'POST', headers: { 'content-type': 'application/json', 'X-GitHub-Event': 'pull_request', 'X-Hub-Signature-256': signWebhook(SECRET, raw) }, body: raw });
+    const res = await server.api('/integrations/codehost/webhook', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'X-GitHub-Event': 'pull_request', 'X-Hub-Signature-256': signWebhook(SECRET, raw) },
+      body: raw,
+    });
     expect(res.status).toBe(422);
   });
 });

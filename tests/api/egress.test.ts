@@ -26,9 +26,20 @@ afterAll(async () => {
 });
 
 const finding: FindingDoc = {
-  org_id: 'default', resource_hash: 'f'.repeat(64), rule_id: 'TF-GEN-PUBLIC-INGRESS', resource_address: 'aws_security_group.web',
-  severity: 'HIGH', title: 't', confidence: 'LOW', status: 'needs_review', first_seen: '2025-01-01T00:00:00.000Z',
-  last_seen: '2025-01-01T00:00:00.000Z', occurrence_count: 1, note: null, updated_by: null, updated_at: null,
+  org_id: 'default',
+  resource_hash: 'f'.repeat(64),
+  rule_id: 'TF-GEN-PUBLIC-INGRESS',
+  resource_address: 'aws_security_group.web',
+  severity: 'HIGH',
+  title: 't',
+  confidence: 'LOW',
+  status: 'needs_review',
+  first_seen: '2025-01-01T00:00:00.000Z',
+  last_seen: '2025-01-01T00:00:00.000Z',
+  occurrence_count: 1,
+  note: null,
+  updated_by: null,
+  updated_at: null,
 };
 
 describe('review webhook URL at save', () => {
@@ -62,7 +73,7 @@ describe('review webhook URL at save', () => {
   it.each(refused)('refuses %s with 422 naming the rule and the setting', async (_name, url, reason) => {
     const res = await server.api(PATH, { method: 'PUT', json: { url: url() } });
     expect(res.status).toBe(422);
-    const { detail } = await res.json() as { detail: string };
+    const { detail } = (await res.json()) as { detail: string };
     expect(detail).toMatch(reason);
     if (!/credentials|scheme|only http/.test(reason.source)) expect(detail).toContain('egress.allowlist');
   });
@@ -87,10 +98,17 @@ describe('egressFetch', () => {
   it('checks the address a host name resolves to and refuses it before connecting', async () => {
     const rebinding: EgressPolicy = { allowlist: [], resolve: async () => [{ address: '127.0.0.1', family: 4 }] };
     const port = new URL(receiver.url).port;
-    await expect(egressFetch(`http://hooks.rebind.test:${port}/hook`, { method: 'POST', body: '{}' }, rebinding))
-      .rejects.toThrow(/hooks\.rebind\.test resolves to 127\.0\.0\.1, a loopback address/);
+    await expect(egressFetch(`http://hooks.rebind.test:${port}/hook`, { method: 'POST', body: '{}' }, rebinding)).rejects.toThrow(
+      /hooks\.rebind\.test resolves to 127\.0\.0\.1, a loopback address/,
+    );
     // One refused address among several refuses the host: the connection could land on it.
-    const mixed: EgressPolicy = { allowlist: [], resolve: async () => [{ address: '93.184.216.34', family: 4 }, { address: '10.1.2.3', family: 4 }] };
+    const mixed: EgressPolicy = {
+      allowlist: [],
+      resolve: async () => [
+        { address: '93.184.216.34', family: 4 },
+        { address: '10.1.2.3', family: 4 },
+      ],
+    };
     await expect(egressFetch(`http://hooks.mixed.test:${port}/hook`, {}, mixed)).rejects.toBeInstanceOf(EgressRefusedError);
     expect(receiver.received).toEqual([]);
   });

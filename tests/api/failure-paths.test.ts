@@ -36,16 +36,19 @@ const analyze = (ns: string, raw: string, extra: Record<string, unknown> = {}) =
   server.api(`/terraform/${ns}/analyze`, { method: 'POST', json: { ...OPENAI, raw_input: raw, ...extra } });
 
 async function jobOf(res: Response) {
-  return (await res.json() as { job_id: string }).job_id;
+  return ((await res.json()) as { job_id: string }).job_id;
 }
 
 describe('provider failures', () => {
   it('retries 429 and 500 answers, then succeeds', async () => {
-    fake.script([{ status: 429, message: 'Rate limit reached' }, { status: 500, message: 'boom' }]);
+    fake.script([
+      { status: 429, message: 'Rate limit reached' },
+      { status: 500, message: 'boom' },
+    ]);
     const res = await analyze('retry-ok', SMALL_PLAN);
     expect(res.status).toBe(200);
     expect(fake.requests).toHaveLength(4);
-    const job = await (await server.api(`/jobs/${await jobOf(res)}`)).json() as { status: string };
+    const job = (await (await server.api(`/jobs/${await jobOf(res)}`)).json()) as { status: string };
     expect(job.status).toBe('done');
   });
 
@@ -53,17 +56,21 @@ describe('provider failures', () => {
     fake.script(['malformed', 'malformed', 'malformed']);
     const res = await analyze('garbage-sync', SMALL_PLAN);
     expect(res.status).toBe(502);
-    const body = await res.json() as { detail: string; job_id: string };
+    const body = (await res.json()) as { detail: string; job_id: string };
     expect(body.job_id).toEqual(expect.any(String));
     expect(body.detail.length).toBeGreaterThan(0);
-    const job = await (await server.api(`/jobs/${body.job_id}`)).json() as { status: string; error: string; mode: string };
+    const job = (await (await server.api(`/jobs/${body.job_id}`)).json()) as { status: string; error: string; mode: string };
     expect(job).toMatchObject({ status: 'failed', mode: 'sync' });
     expect(job.error).toBe(body.detail);
     expect(fake.requests).toHaveLength(3);
   });
 
-  it('a provider error fails an async job with the provider\'s own message', async () => {
-    fake.script([{ status: 500, message: 'upstream melted' }, { status: 500, message: 'upstream melted' }, { status: 500, message: 'upstream melted' }]);
+  it("a provider error fails an async job with the provider's own message", async () => {
+    fake.script([
+      { status: 500, message: 'upstream melted' },
+      { status: 500, message: 'upstream melted' },
+      { status: 500, message: 'upstream melted' },
+    ]);
     const job = await waitForJob(server, await jobOf(await analyze('provider-async', LARGER_PLAN)));
     expect(job.status).toBe('failed');
     expect(job.error).toContain('upstream melted');
@@ -73,7 +80,7 @@ describe('provider failures', () => {
     fake.script(['truncated', 'truncated', 'truncated']);
     const res = await analyze('truncated', SMALL_PLAN);
     expect(res.status).toBe(502);
-    expect((await res.json() as { detail: string }).detail).toMatch(/trunc|max|length|token/i);
+    expect(((await res.json()) as { detail: string }).detail).toMatch(/trunc|max|length|token/i);
     // a single truncation is retried
     fake.script(['truncated']);
     expect((await analyze('truncated-once', SMALL_PLAN)).status).toBe(200);
@@ -86,11 +93,11 @@ describe('provider failures', () => {
     expect(fake.requests.length).toBe(3);
   });
 
-  it('a non-retryable 401 fails at once with the provider\'s message', async () => {
+  it("a non-retryable 401 fails at once with the provider's message", async () => {
     fake.script([{ status: 401, message: 'Incorrect API key provided' }]);
     const res = await analyze('unauthorized', SMALL_PLAN);
     expect(res.status).toBe(502);
-    expect((await res.json() as { detail: string }).detail).toContain('Incorrect API key provided');
+    expect(((await res.json()) as { detail: string }).detail).toContain('Incorrect API key provided');
     expect(fake.requests).toHaveLength(1);
   });
 });
@@ -101,7 +108,7 @@ describe('cancel and retry', () => {
     const jobId = await jobOf(await analyze('cancel-me', LARGER_PLAN));
     let job: Record<string, any> = {};
     for (let i = 0; i < 400; i += 1) {
-      job = await (await server.api(`/jobs/${jobId}`)).json() as Record<string, any>;
+      job = (await (await server.api(`/jobs/${jobId}`)).json()) as Record<string, any>;
       if (job.processed_count >= 2) break;
       await new Promise((r) => setTimeout(r, 20));
     }
@@ -109,11 +116,11 @@ describe('cancel and retry', () => {
     expect(cancel.status).toBe(200);
     expect(await cancel.json()).toEqual({ job_id: jobId, status: 'cancelled', was: 'running' });
     await server.services.runner.idle();
-    job = await (await server.api(`/jobs/${jobId}`)).json() as Record<string, any>;
+    job = (await (await server.api(`/jobs/${jobId}`)).json()) as Record<string, any>;
     expect(job.status).toBe('cancelled');
     const total = countResourceChanges(Buffer.from(LARGER_PLAN));
     expect(job.processed_count).toBeLessThan(total);
-    const analysedBefore = (await (await server.api('/cancel-me/resources')).json() as { analysis: unknown }[]).filter((r) => r.analysis).length;
+    const analysedBefore = ((await (await server.api('/cancel-me/resources')).json()) as { analysis: unknown }[]).filter((r) => r.analysis).length;
     expect(analysedBefore).toBe(job.processed_count);
     const report = await server.api('/cancel-me/report');
     expect(report.status).toBe(200);
@@ -123,14 +130,14 @@ describe('cancel and retry', () => {
     const calls = fake.requests.length;
     const retry = await server.api(`/jobs/${jobId}/retry`, { method: 'POST', json: { api_key: 'sk-test' } });
     expect(retry.status).toBe(202);
-    const retried = await retry.json() as { job_id: string; status: string; retry_of: string };
+    const retried = (await retry.json()) as { job_id: string; status: string; retry_of: string };
     expect(retried).toMatchObject({ status: 'queued', retry_of: jobId });
     const done = await waitForJob(server, retried.job_id);
     expect(done.status).toBe('done');
     expect(done.total_count).toBe(total - analysedBefore);
     expect(done.processed_count).toBe(total - analysedBefore);
     expect(fake.requests.length - calls).toBe(total - analysedBefore);
-    const original = await (await server.api(`/jobs/${jobId}`)).json() as { status: string };
+    const original = (await (await server.api(`/jobs/${jobId}`)).json()) as { status: string };
     expect(original.status).toBe('cancelled');
   });
 
@@ -144,7 +151,7 @@ describe('cancel and retry', () => {
       expect(failed.processed_count).toBe(2);
       const retry = await server.api(`/jobs/${jobId}/retry`, { method: 'POST', json: { api_key: 'sk-test' } });
       expect(retry.status).toBe(202);
-      const done = await waitForJob(server, (await retry.json() as { job_id: string }).job_id);
+      const done = await waitForJob(server, ((await retry.json()) as { job_id: string }).job_id);
       const total = countResourceChanges(Buffer.from(OTHER_PLAN));
       expect(done).toMatchObject({ status: 'done', processed_count: total - 2, total_count: total - 2 });
       expect((await server.api(`/jobs/${done.job_id}/retry`, { method: 'POST', json: {} })).status).toBe(409);
@@ -156,7 +163,7 @@ describe('cancel and retry', () => {
     expect((await server.api(`/jobs/${sync}/cancel`, { method: 'POST' })).status).toBe(409);
     expect((await server.api('/jobs/00000000-0000-0000-0000-000000000000')).status).toBe(404);
     expect((await server.api('/jobs/00000000-0000-0000-0000-000000000000/retry', { method: 'POST', json: {} })).status).toBe(404);
-    const list = await (await server.api('/jobs?limit=200')).json() as { jobs: { job_id: string; created_at: string }[]; total: number };
+    const list = (await (await server.api('/jobs?limit=200')).json()) as { jobs: { job_id: string; created_at: string }[]; total: number };
     expect(list.total).toBeGreaterThanOrEqual(list.jobs.length);
     expect(list.jobs[0]).not.toHaveProperty('processed_count');
     const times = list.jobs.map((j) => j.created_at);

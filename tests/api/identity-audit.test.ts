@@ -18,7 +18,9 @@ describe('audit events, spans and metrics', () => {
     orgId = owner.orgId as string;
     viewer = await memberOf(server, owner.client, orgId, 'a-viewer@example.com', 'viewer');
   });
-  afterAll(async () => { await server.close(); });
+  afterAll(async () => {
+    await server.close();
+  });
 
   it('records before/after for member, key, team and invite actions; filters; 401/403/422', async () => {
     const key = await owner.client.post('/auth/keys', { role: 'member', name: 'audited' });
@@ -37,12 +39,33 @@ describe('audit events, spans and metrics', () => {
     const all = await owner.client.get('/metrics/audit?limit=1000');
     expect(all.status).toBe(200);
     const actions = all.body.events.map((e: { action: string }) => e.action);
-    for (const a of ['api_key.create', 'api_key.revoke', 'member.role_update', 'team.create', 'team.update', 'team.member_add', 'team.member_remove', 'team.delete', 'invite.create', 'invite.revoke', 'member.2fa_reset']) {
+    for (const a of [
+      'api_key.create',
+      'api_key.revoke',
+      'member.role_update',
+      'team.create',
+      'team.update',
+      'team.member_add',
+      'team.member_remove',
+      'team.delete',
+      'invite.create',
+      'invite.revoke',
+      'member.2fa_reset',
+    ]) {
       expect(actions).toContain(a);
     }
     expect(all.body.total_returned).toBe(all.body.events.length);
     const role = all.body.events.find((e: { action: string; before: unknown }) => e.action === 'member.role_update' && e.before);
-    expect(role).toMatchObject({ org_id: orgId, target_type: 'membership', target_id: viewer.userId, actor_user_id: owner.userId, actor_email: 'a-owner@example.com', before: { role: 'viewer' }, after: { role: 'member' }, request_id: expect.any(String) });
+    expect(role).toMatchObject({
+      org_id: orgId,
+      target_type: 'membership',
+      target_id: viewer.userId,
+      actor_user_id: owner.userId,
+      actor_email: 'a-owner@example.com',
+      before: { role: 'viewer' },
+      after: { role: 'member' },
+      request_id: expect.any(String),
+    });
     const revoke = all.body.events.find((e: { action: string }) => e.action === 'api_key.revoke');
     expect(revoke.before.is_active).toBe(true);
     expect(revoke.after.is_active).toBe(false);
@@ -85,12 +108,22 @@ describe('audit events, spans and metrics', () => {
     await new Promise((r) => setImmediate(r));
     const spans = await owner.client.get('/metrics/spans?type=request&limit=1000');
     const traced = spans.body.find((s: { trace_id: string }) => s.trace_id === 'trace-abc');
-    expect(traced).toMatchObject({ type: 'request', key_id: key.body.key_id, user_id: null, data: { method: 'GET', path: '/api/v1/auth/me', status_code: 200, auth_type: 'api_key' } });
+    expect(traced).toMatchObject({
+      type: 'request',
+      key_id: key.body.key_id,
+      user_id: null,
+      data: { method: 'GET', path: '/api/v1/auth/me', status_code: 200, auth_type: 'api_key' },
+    });
     const ingestSpans = await owner.client.get(`/metrics/spans?type=ingest&key_id=${key.body.key_id}`);
     expect(ingestSpans.body[0]).toMatchObject({ type: 'ingest', data: { namespace: 'audit-ns', analyzer: 'terraform', resource_count: expect.any(Number) } });
     expect(ingestSpans.body[0].data.resource_count).toBeGreaterThan(0);
     const summary = await owner.client.get('/metrics/summary');
-    expect(summary.body).toMatchObject({ period_days: 7, requests: { total: expect.any(Number), by_status: expect.any(Object) }, ingest: { total: 1 }, analysis: { total: 0 } });
+    expect(summary.body).toMatchObject({
+      period_days: 7,
+      requests: { total: expect.any(Number), by_status: expect.any(Object) },
+      ingest: { total: 1 },
+      analysis: { total: 0 },
+    });
     expect(summary.body.requests.total).toBeGreaterThan(3);
     const counts = await owner.client.get('/metrics/keys');
     expect(counts.body[0]).toEqual({ key_id: key.body.key_id, request_count: 3 });
@@ -115,18 +148,25 @@ describe('default admin account', () => {
     try {
       const login = await new Client(server).post('/auth/session', { email: 'root@example.com', password: 'root-password' });
       expect(login.body).toMatchObject({ is_superadmin: true, org_id: null });
-    } finally { await server.close(); }
+    } finally {
+      await server.close();
+    }
     const short = await startAuthServer({ overrides: { auth: { default_admin_email: 'root@example.com', default_admin_password: 'short' } } });
     try {
       expect((await new Client(short).post('/auth/session', { email: 'root@example.com', password: 'short' })).status).toBe(401);
-    } finally { await short.close(); }
+    } finally {
+      await short.close();
+    }
   });
 });
 
 describe('brute-force protection (rate_limit.enabled)', () => {
   it('limits failed logins per account, second-factor attempts per account and failed credentials per IP', async () => {
     const clock = new FakeClock();
-    const server = await startAuthServer({ clock, overrides: { rate_limit: { enabled: true, failed_logins_per_account: 3, second_factor_attempts_per_account: 2, failed_credentials_per_ip: 8 } } });
+    const server = await startAuthServer({
+      clock,
+      overrides: { rate_limit: { enabled: true, failed_logins_per_account: 3, second_factor_attempts_per_account: 2, failed_credentials_per_ip: 8 } },
+    });
     try {
       await registerUser(server, 'bf@example.com');
       const c = new Client(server);
@@ -140,24 +180,31 @@ describe('brute-force protection (rate_limit.enabled)', () => {
       await t.client.post('/auth/me/2fa/confirm', { code: totpAt(enroll.body.manual_entry_code, clock.now()) });
       const step1 = await c.post('/auth/session', { email: 'bf2@example.com', password: 'correct-horse-1' });
       for (let i = 0; i < 2; i += 1) expect((await c.post('/auth/session/2fa', { mfa_token: step1.body.mfa_token, code: '000001' })).status).toBe(401);
-      expect((await c.post('/auth/session/2fa', { mfa_token: step1.body.mfa_token, code: totpAt(enroll.body.manual_entry_code, clock.now()) })).status).toBe(429);
+      expect((await c.post('/auth/session/2fa', { mfa_token: step1.body.mfa_token, code: totpAt(enroll.body.manual_entry_code, clock.now()) })).status).toBe(
+        429,
+      );
 
       // 3 failed logins + 2 failed codes so far from this IP; three bad keys reach 8.
       for (let i = 0; i < 3; i += 1) expect((await new Client(server, { 'X-API-Key': `bad-${i}` }).get('/auth/me')).status).toBe(401);
       expect((await new Client(server, { 'X-API-Key': BOOTSTRAP_KEY }).get('/auth/me')).status).toBe(429);
       expect((await new Client(server).post('/auth/session', { email: 'other@example.com', password: 'whatever-1' })).status).toBe(429);
-    } finally { await server.close(); }
+    } finally {
+      await server.close();
+    }
   });
 
   it('is on by default (issue 14): five wrong passwords, then the right one is refused with Retry-After', async () => {
     const server = await startAuthServer();
     try {
       await registerUser(server, 'nobf@example.com');
-      for (let i = 0; i < 5; i += 1) expect((await new Client(server).post('/auth/session', { email: 'nobf@example.com', password: 'wrong-password' })).status).toBe(401);
+      for (let i = 0; i < 5; i += 1)
+        expect((await new Client(server).post('/auth/session', { email: 'nobf@example.com', password: 'wrong-password' })).status).toBe(401);
       const refused = await new Client(server).post('/auth/session', { email: 'nobf@example.com', password: 'correct-horse-1' });
       expect(refused.status).toBe(429);
       expect(refused.headers.get('retry-after')).toBe('60');
-    } finally { await server.close(); }
+    } finally {
+      await server.close();
+    }
   });
 });
 
@@ -168,7 +215,10 @@ describe('secrets never leak', () => {
     const server = await startAuthServer({ clock, start: { log: arrayLogger(lines) } });
     const responses: { label: string; text: string }[] = [];
     const secrets: { value: string; revealedIn: string | null }[] = [];
-    const record = <T extends { text: string }>(label: string, r: T): T => { responses.push({ label, text: r.text }); return r; };
+    const record = <T extends { text: string }>(label: string, r: T): T => {
+      responses.push({ label, text: r.text });
+      return r;
+    };
     try {
       const password = 'Sup3r-secret-pass';
       const owner = await registerUser(server, 'leak@example.com', { orgName: 'Leaky', password });
@@ -179,7 +229,10 @@ describe('secrets never leak', () => {
       expect(stored?.password_hash).not.toContain(password);
       expect(stored?.password_hash).not.toBe(storedTwin?.password_hash);
       secrets.push({ value: password, revealedIn: null }, { value: stored!.password_hash!, revealedIn: null }, { value: BOOTSTRAP_KEY, revealedIn: null });
-      secrets.push({ value: owner.client.cookie!.split('=')[1], revealedIn: null }, { value: twin.userId ? twin.client.cookie!.split('=')[1] : '', revealedIn: null });
+      secrets.push(
+        { value: owner.client.cookie!.split('=')[1], revealedIn: null },
+        { value: twin.userId ? twin.client.cookie!.split('=')[1] : '', revealedIn: null },
+      );
 
       const key = record('key.create', await owner.client.post('/auth/keys', { role: 'admin', name: 'leak' }));
       const rawKey = JSON.parse(key.text).key as string;
@@ -191,7 +244,8 @@ describe('secrets never leak', () => {
       const totpSecret = JSON.parse(enroll.text).manual_entry_code as string;
       secrets.push({ value: totpSecret, revealedIn: '2fa.enroll' });
       const confirm = record('2fa.confirm', await owner.client.post('/auth/me/2fa/confirm', { code: totpAt(totpSecret, clock.now()) }));
-      for (const code of JSON.parse(confirm.text).recovery_codes as string[]) secrets.push({ value: code, revealedIn: '2fa.confirm' }, { value: sha256Hex(code), revealedIn: null });
+      for (const code of JSON.parse(confirm.text).recovery_codes as string[])
+        secrets.push({ value: code, revealedIn: '2fa.confirm' }, { value: sha256Hex(code), revealedIn: null });
       const member = await memberOf(server, owner.client, owner.orgId as string, 'leak-member@example.com', 'member');
       const reset = record('reset', await owner.client.post(`/orgs/${owner.orgId}/members/${member.userId}/reset-password`));
       secrets.push({ value: JSON.parse(reset.text).temporary_password, revealedIn: 'reset' });
@@ -200,10 +254,16 @@ describe('secrets never leak', () => {
 
       const keyClient = new Client(server, { 'X-API-Key': rawKey });
       const reads: [string, Client, string][] = [
-        ['me', owner.client, '/auth/me'], ['keys', owner.client, '/auth/keys'], ['invites', owner.client, `/orgs/${owner.orgId}/invites`],
-        ['members', owner.client, `/orgs/${owner.orgId}/members`], ['audit', owner.client, '/metrics/audit?limit=1000'],
-        ['audit.csv', owner.client, '/metrics/audit/export?format=csv'], ['spans', owner.client, '/metrics/spans?limit=1000'],
-        ['key.me', keyClient, '/auth/me'], ['orgs', owner.client, '/auth/me/organizations'], ['preview', new Client(server), `/invite/${token}`],
+        ['me', owner.client, '/auth/me'],
+        ['keys', owner.client, '/auth/keys'],
+        ['invites', owner.client, `/orgs/${owner.orgId}/invites`],
+        ['members', owner.client, `/orgs/${owner.orgId}/members`],
+        ['audit', owner.client, '/metrics/audit?limit=1000'],
+        ['audit.csv', owner.client, '/metrics/audit/export?format=csv'],
+        ['spans', owner.client, '/metrics/spans?limit=1000'],
+        ['key.me', keyClient, '/auth/me'],
+        ['orgs', owner.client, '/auth/me/organizations'],
+        ['preview', new Client(server), `/invite/${token}`],
       ];
       for (const [label, client, path] of reads) {
         const res = record(label, await client.get(path));
@@ -219,6 +279,8 @@ describe('secrets never leak', () => {
       }
       expect(leaks).toEqual([]);
       expect(responses.length).toBeGreaterThan(10);
-    } finally { await server.close(); }
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -19,7 +19,9 @@ describe('organizations, members, keys, teams and invitations', () => {
     admin = await memberOf(server, owner.client, orgId, 'o-admin@example.com', 'admin');
     outsider = await registerUser(server, 'o-out@example.com', { orgName: 'Org Two' });
   });
-  afterAll(async () => { await server.close(); });
+  afterAll(async () => {
+    await server.close();
+  });
 
   it('org info: 401 / 403 not a member / 404 unknown / 200 for any member', async () => {
     expect((await anon().get(`/orgs/${orgId}`)).status).toBe(401);
@@ -27,8 +29,13 @@ describe('organizations, members, keys, teams and invitations', () => {
     expect((await outsider.client.get('/orgs/org_missing')).status).toBe(404);
     const info = await viewer.client.get(`/orgs/${orgId}`);
     expect(info.body).toEqual({
-      org_id: orgId, name: 'Org One', plan_tier: 'free', quota: { monthly_budget_usd: null },
-      report_link_ttl_hours: expect.any(Number), invite_link_ttl_hours: 168, created_at: expect.any(String),
+      org_id: orgId,
+      name: 'Org One',
+      plan_tier: 'free',
+      quota: { monthly_budget_usd: null },
+      report_link_ttl_hours: expect.any(Number),
+      invite_link_ttl_hours: 168,
+      created_at: expect.any(String),
     });
     expect((await owner.client.post('/orgs', { name: '' })).status).toBe(422);
   });
@@ -38,7 +45,12 @@ describe('organizations, members, keys, teams and invitations', () => {
     expect((await anon().get(base)).status).toBe(401);
     expect((await outsider.client.get(base)).status).toBe(404);
     const list = await viewer.client.get(base);
-    expect(list.body.members.find((m: { email: string }) => m.email === 'o-owner@example.com')).toMatchObject({ role: 'owner', is_active: true, account_active: true, teams: [] });
+    expect(list.body.members.find((m: { email: string }) => m.email === 'o-owner@example.com')).toMatchObject({
+      role: 'owner',
+      is_active: true,
+      account_active: true,
+      teams: [],
+    });
     expect((await viewer.client.post(base, { email: 'x@example.com', role: 'member' })).status).toBe(403);
     expect((await admin.client.post(base, { email: 'x@example.com', role: 'owner' })).status).toBe(422);
     expect((await admin.client.post(base, { email: 'nobody@example.com', role: 'member' })).status).toBe(404);
@@ -138,7 +150,13 @@ describe('organizations, members, keys, teams and invitations', () => {
     expect((await admin.client.post(base, { role: 'owner' })).status).toBe(422);
     expect((await outsider.client.post(base, { role: 'member' })).status).toBe(404);
     const open = await admin.client.post(base, { role: 'member' });
-    expect(open.body).toMatchObject({ invite_id: expect.any(String), token: expect.any(String), join_url: expect.stringContaining('/invite/'), role: 'member', email: null });
+    expect(open.body).toMatchObject({
+      invite_id: expect.any(String),
+      token: expect.any(String),
+      join_url: expect.stringContaining('/invite/'),
+      role: 'member',
+      email: null,
+    });
     const addressed = await admin.client.post(base, { role: 'viewer', email: 'Invitee@Example.com' });
     expect(addressed.body.email).toBe('invitee@example.com');
 
@@ -156,7 +174,9 @@ describe('organizations, members, keys, teams and invitations', () => {
 
     const invitee = await registerUser(server, 'invitee@example.com');
     const pending = await invitee.client.get('/auth/me/invitations');
-    expect(pending.body).toEqual([{ invite_id: addressed.body.invite_id, org_name: 'Org One', role: 'viewer', created_at: expect.any(String), expires_at: expect.any(String) }]);
+    expect(pending.body).toEqual([
+      { invite_id: addressed.body.invite_id, org_name: 'Org One', role: 'viewer', created_at: expect.any(String), expires_at: expect.any(String) },
+    ]);
     expect((await stranger.client.post(`/auth/me/invitations/${addressed.body.invite_id}/accept`)).status).toBe(404);
     const accepted = await invitee.client.post(`/auth/me/invitations/${addressed.body.invite_id}/accept`);
     expect(accepted.body).toEqual({ org_id: orgId, role: 'viewer' });
@@ -200,7 +220,15 @@ describe('organizations, members, keys, teams and invitations', () => {
     expect((await anon().get('/admin/organizations')).status).toBe(401);
     const all = await boot.get('/admin/organizations');
     const mine = all.body.organizations.find((o: { org_id: string }) => o.org_id === orgId);
-    expect(mine).toMatchObject({ name: 'Org One', plan_tier: 'free', contract: null, member_count: expect.any(Number), locked: false, require_2fa: false, sso_enabled: false });
+    expect(mine).toMatchObject({
+      name: 'Org One',
+      plan_tier: 'free',
+      contract: null,
+      member_count: expect.any(Number),
+      locked: false,
+      require_2fa: false,
+      sso_enabled: false,
+    });
     expect((await boot.get(`/admin/organizations/${orgId}`)).body).toMatchObject({ org_id: orgId, sso: null });
     expect((await boot.get('/admin/organizations/org_missing')).status).toBe(404);
     const members = await boot.get(`/admin/organizations/${orgId}/members`);
@@ -215,7 +243,12 @@ describe('organizations, members, keys, teams and invitations', () => {
     expect((await boot.delete(`/admin/organizations/${orgId}/members/${mirrored.userId}`)).status).toBe(204);
 
     const feed = await boot.get(`/admin/organizations/${orgId}/audit?action=member.remove`);
-    expect(feed.body.events.find((e: { target_id: string }) => e.target_id === mirrored.userId)).toMatchObject({ action: 'member.remove', target_id: mirrored.userId, actor_key_id: '_bootstrap', actor_is_superadmin: true });
+    expect(feed.body.events.find((e: { target_id: string }) => e.target_id === mirrored.userId)).toMatchObject({
+      action: 'member.remove',
+      target_id: mirrored.userId,
+      actor_key_id: '_bootstrap',
+      actor_is_superadmin: true,
+    });
     const platform = await boot.get('/admin/audit?action=superadmin.grant');
     expect(platform.status).toBe(200);
     const orgOnly = await boot.get(`/admin/audit?org_id=${outsider.orgId}`);

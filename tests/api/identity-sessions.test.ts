@@ -6,8 +6,12 @@ import { bootstrap, Client, FakeClock, memberOf, registerUser, startAuthServer }
 describe('registration, login and sessions', () => {
   let server: TestServer;
   const clock = new FakeClock();
-  beforeAll(async () => { server = await startAuthServer({ clock, overrides: { session: { access_ttl_minutes: 60 } } }); });
-  afterAll(async () => { await server.close(); });
+  beforeAll(async () => {
+    server = await startAuthServer({ clock, overrides: { session: { access_ttl_minutes: 60 } } });
+  });
+  afterAll(async () => {
+    await server.close();
+  });
 
   it('registers in three modes and reports the options', async () => {
     const options = await new Client(server).get('/auth/registration-options');
@@ -33,7 +37,7 @@ describe('registration, login and sessions', () => {
     expect(short.status).toBe(422);
   });
 
-  it('an invitation expires after the org\'s invite_link_ttl_hours (168)', async () => {
+  it("an invitation expires after the org's invite_link_ttl_hours (168)", async () => {
     const owner = await registerUser(server, 'ttl-owner@example.com', { orgName: 'Ttl' });
     const invite = await owner.client.post(`/orgs/${owner.orgId}/invites`, { role: 'member' });
     expect(invite.body.expires_at).toBe(new Date(clock.current.getTime() + 168 * 3_600_000).toISOString());
@@ -164,7 +168,9 @@ describe('every session-revocation trigger', () => {
     server = await startAuthServer({ clock });
     owner = await registerUser(server, 'rev-owner@example.com', { orgName: 'Revocations' });
   });
-  afterAll(async () => { await server.close(); });
+  afterAll(async () => {
+    await server.close();
+  });
 
   async function victim(email: string) {
     const user = await memberOf(server, owner.client, owner.orgId as string, email, 'member');

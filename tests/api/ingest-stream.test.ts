@@ -10,8 +10,12 @@ import { writeJsonArray } from '../../server/src/routes/json-slices';
 import { corpusFile, startTestServer, type TestServer } from '../helpers/test-server';
 
 let server: TestServer;
-beforeAll(async () => { server = await startTestServer(); });
-afterAll(async () => { await server.close(); });
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(async () => {
+  await server.close();
+});
 
 /** A plan of `copies` × the large corpus plan's resource changes, each copy with its own addresses. */
 function bigPlan(copies: number): string {
@@ -31,12 +35,16 @@ describe('streamed ingest reply', () => {
     expect(text.length).toBeGreaterThan(1024 * 1024); // many chunks
     const units = JSON.parse(text) as { hash: string }[];
     expect(text).toBe(JSON.stringify(units));
-    const stored = await (await server.api('/stream-a/resources')).json() as unknown[];
+    const stored = (await (await server.api('/stream-a/resources')).json()) as unknown[];
     expect(stored).toHaveLength(units.length);
   });
 
   it('streams the auto-ingest reply {units, analyzers_used, detections} byte for byte', async () => {
-    const res = await server.api('/stream-auto/ingest/auto', { method: 'POST', body: corpusFile('diff-mixed/tf-aws-eks-9fa75c0d-karpenter-tf-and-k8s-yaml.diff'), headers: { 'content-type': 'text/plain' } });
+    const res = await server.api('/stream-auto/ingest/auto', {
+      method: 'POST',
+      body: corpusFile('diff-mixed/tf-aws-eks-9fa75c0d-karpenter-tf-and-k8s-yaml.diff'),
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(res.status).toBe(201);
     const text = await res.text();
     const reply = JSON.parse(text) as { units: unknown[]; analyzers_used: string[]; detections: unknown[] };
@@ -51,9 +59,14 @@ describe('streamed ingest reply', () => {
     const status = await new Promise<number>((resolve, reject) => {
       const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
         // Read one chunk, then hang up while the server is still writing.
-        res.once('data', () => { req.destroy(); resolve(res.statusCode ?? 0); });
+        res.once('data', () => {
+          req.destroy();
+          resolve(res.statusCode ?? 0);
+        });
       });
-      req.on('error', (error) => { if (!req.destroyed) reject(error); });
+      req.on('error', (error) => {
+        if (!req.destroyed) reject(error);
+      });
       req.end(body);
     });
     expect(status).toBe(201);
@@ -62,8 +75,8 @@ describe('streamed ingest reply', () => {
     // The ingest itself was complete before the first byte of the reply.
     const again = await server.api('/terraform/stream-gone-2/ingest', { method: 'POST', body, headers: { 'content-type': 'application/json' } });
     expect(again.status).toBe(201);
-    const units = await again.json() as unknown[];
-    const stored = await (await server.api('/stream-gone/resources')).json() as unknown[];
+    const units = (await again.json()) as unknown[];
+    const stored = (await (await server.api('/stream-gone/resources')).json()) as unknown[];
     expect(stored).toHaveLength(units.length);
   });
 });
@@ -71,11 +84,23 @@ describe('streamed ingest reply', () => {
 describe('writeJsonArray', () => {
   function collector(): { out: BodyWriter; chunks: string[] } {
     const chunks: string[] = [];
-    return { chunks, out: { write: async (chunk) => { chunks.push(chunk); } } };
+    return {
+      chunks,
+      out: {
+        write: async (chunk) => {
+          chunks.push(chunk);
+        },
+      },
+    };
   }
 
   it('writes exactly prefix + JSON.stringify(items) + suffix, in several chunks when large', async () => {
-    const cases: unknown[][] = [[], [1], [undefined, null, 'é ✓ \u2028', { a: [1, { b: undefined }] }], Array.from({ length: 5000 }, (_, i) => ({ i, s: 'x'.repeat(100) }))];
+    const cases: unknown[][] = [
+      [],
+      [1],
+      [undefined, null, 'é ✓ \u2028', { a: [1, { b: undefined }] }],
+      Array.from({ length: 5000 }, (_, i) => ({ i, s: 'x'.repeat(100) })),
+    ];
     for (const items of cases) {
       const { out, chunks } = collector();
       await writeJsonArray(items, out, '{"units":', ',"n":1}');
@@ -86,7 +111,12 @@ describe('writeJsonArray', () => {
 
   it('stops at the first write the client refuses', async () => {
     let writes = 0;
-    const out: BodyWriter = { write: async () => { writes += 1; throw new Error('client gone'); } };
+    const out: BodyWriter = {
+      write: async () => {
+        writes += 1;
+        throw new Error('client gone');
+      },
+    };
     const items = Array.from({ length: 5000 }, (_, i) => ({ i, s: 'x'.repeat(100) }));
     await expect(writeJsonArray(items, out)).rejects.toThrow('client gone');
     expect(writes).toBe(1);

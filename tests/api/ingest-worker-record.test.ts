@@ -15,7 +15,9 @@ import { corpusFile, startTestServer, waitForJob, type TestServer } from '../hel
 
 const dataDir = mkdtempSync(join(tmpdir(), 'planwarden-ingest-worker-'));
 let server: TestServer;
-beforeAll(async () => { server = await startTestServer({ overrides: { data_dir: dataDir, storage: { backend: 'sqlite' } } }); });
+beforeAll(async () => {
+  server = await startTestServer({ overrides: { data_dir: dataDir, storage: { backend: 'sqlite' } } });
+});
 afterAll(async () => {
   await server.close();
   rmSync(dataDir, { recursive: true, force: true });
@@ -49,16 +51,16 @@ describe('ingest recorded by the worker (sqlite file store)', () => {
     expect(text).toBe(JSON.stringify(expectedUnits(raw)));
     const units = JSON.parse(text) as { hash: string; body: string }[];
 
-    const listed = await (await server.api('/rec-a/resources')).json() as { hash: string }[];
+    const listed = (await (await server.api('/rec-a/resources')).json()) as { hash: string }[];
     expect(listed.map((r) => r.hash)).toEqual(units.map((u) => u.hash));
-    const one = await (await server.api(`/resource/${units[7].hash}`)).json() as { value: { body: string } };
+    const one = (await (await server.api(`/resource/${units[7].hash}`)).json()) as { value: { body: string } };
     expect(one.value.body).toBe(units[7].body);
 
     // The same plan in a second namespace: same hashes, the resources are not duplicated.
     const again = await ingest('rec-b', raw);
     expect(again.status).toBe(201);
     expect((JSON.parse(await again.text()) as { hash: string }[]).map((u) => u.hash)).toEqual(units.map((u) => u.hash));
-    const namespaces = await (await server.api('/namespaces')).json() as { namespace: string }[];
+    const namespaces = (await (await server.api('/namespaces')).json()) as { namespace: string }[];
     expect(namespaces.map((n) => n.namespace)).toEqual(expect.arrayContaining(['rec-a', 'rec-b']));
     const next = await server.api('/rec-b/resource/next');
     expect(next.status).toBe(200);
@@ -71,7 +73,7 @@ describe('ingest recorded by the worker (sqlite file store)', () => {
     const [ua, ub] = [JSON.parse(await a.text()) as { hash: string }[], JSON.parse(await b.text()) as { hash: string }[]];
     expect(ub.map((u) => u.hash)).toEqual(ua.map((u) => u.hash));
     for (const ns of ['rec-c1', 'rec-c2']) {
-      const listed = await (await server.api(`/${ns}/resources`)).json() as unknown[];
+      const listed = (await (await server.api(`/${ns}/resources`)).json()) as unknown[];
       expect(listed).toHaveLength(ua.length);
     }
   });
@@ -80,8 +82,8 @@ describe('ingest recorded by the worker (sqlite file store)', () => {
     const raw = JSON.stringify({ format_version: '1.2', resource_changes: [], padding: 'x'.repeat(WORKER_MIN_CHARS) });
     const res = await ingest('rec-empty', raw);
     expect(res.status).toBe(422);
-    expect((await res.json() as { detail: string }).detail).toMatch(/found no resources/);
-    const namespaces = await (await server.api('/namespaces')).json() as { namespace: string }[];
+    expect(((await res.json()) as { detail: string }).detail).toMatch(/found no resources/);
+    const namespaces = (await (await server.api('/namespaces')).json()) as { namespace: string }[];
     expect(namespaces.map((n) => n.namespace)).not.toContain('rec-empty');
   });
 
@@ -100,7 +102,7 @@ describe('ingest recorded by the worker (sqlite file store)', () => {
     const raw = bigPlan(4, 'z');
     const res = await server.api('/terraform/rec-analyze/analyze', { method: 'POST', json: { raw_input: raw } });
     expect([200, 202]).toContain(res.status);
-    const body = await res.json() as { job_id: string };
+    const body = (await res.json()) as { job_id: string };
     const job = await waitForJob(server, body.job_id);
     expect(job.status).toBe('done');
     expect(job.resource_count).toBe(expectedUnits(raw).length);

@@ -8,7 +8,11 @@ import { startFakeProvider, type FakeProvider } from '../fakes/llm-provider-serv
 import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver';
 import { corpusFile, corpusFiles, startTestServer, type TestServer } from '../helpers/test-server';
 
-interface Attempt { id: string; kind: string; text: string }
+interface Attempt {
+  id: string;
+  kind: string;
+  text: string;
+}
 const { attempts } = JSON.parse(readFileSync(new URL('../fixtures/injection/attempts.json', import.meta.url), 'utf8')) as { attempts: Attempt[] };
 
 describe('the injection scanner on its corpus', () => {
@@ -53,7 +57,20 @@ const DIFF = [
 ].join('\n');
 const ALL_CLEAR = JSON.stringify({
   summary: 'Nothing to report.',
-  findings: [{ title: 'No findings', severity: 'INFO', rule_id: 'NO-FINDINGS', risk: 'none', why_it_matters: 'none', suggested_next_step: 'none', confidence: 'HIGH', evidence: [], resource_address: 'aws_s3_bucket.logs', tags: [] }],
+  findings: [
+    {
+      title: 'No findings',
+      severity: 'INFO',
+      rule_id: 'NO-FINDINGS',
+      risk: 'none',
+      why_it_matters: 'none',
+      suggested_next_step: 'none',
+      confidence: 'HIGH',
+      evidence: [],
+      resource_address: 'aws_s3_bucket.logs',
+      tags: [],
+    },
+  ],
 });
 
 describe('injection findings and the commit status per analysis.injection_scan_gate', () => {
@@ -76,8 +93,22 @@ describe('injection findings and the commit status per analysis.injection_scan_g
         egress: { allowlist: ['127.0.0.1'] },
       },
     });
-    expect((await server.api('/orgs/default/integrations/codehost', { method: 'POST', json: { installation_id: String(INSTALLATION), llm_backend: 'ollama', model: 'llama3.1:8b' } })).status).toBe(201);
-    expect((await server.api('/orgs/default/notifications/channels', { method: 'POST', json: { label: 'Gate', kind: 'webhook', target_url: receiver.url, events: ['pr.gate_blocked'] } })).status).toBe(201);
+    expect(
+      (
+        await server.api('/orgs/default/integrations/codehost', {
+          method: 'POST',
+          json: { installation_id: String(INSTALLATION), llm_backend: 'ollama', model: 'llama3.1:8b' },
+        })
+      ).status,
+    ).toBe(201);
+    expect(
+      (
+        await server.api('/orgs/default/notifications/channels', {
+          method: 'POST',
+          json: { label: 'Gate', kind: 'webhook', target_url: receiver.url, events: ['pr.gate_blocked'] },
+        })
+      ).status,
+    ).toBe(201);
   });
   afterAll(async () => {
     await server.close();
@@ -91,8 +122,14 @@ describe('injection findings and the commit status per analysis.injection_scan_g
     fake.script(['valid'].map(() => ({ text: ALL_CLEAR })));
     const body = JSON.stringify(pullRequestPayload({ action: 'opened', owner: 'acme', repo: 'app', pr, sha, installationId: INSTALLATION }));
     const res = await server.api('/integrations/codehost/webhook', {
-      method: 'POST', body,
-      headers: { 'content-type': 'application/json', 'X-GitHub-Event': 'pull_request', 'X-GitHub-Delivery': `inj-${++delivery}`, 'X-Hub-Signature-256': signWebhook(SECRET, body) },
+      method: 'POST',
+      body,
+      headers: {
+        'content-type': 'application/json',
+        'X-GitHub-Event': 'pull_request',
+        'X-GitHub-Delivery': `inj-${++delivery}`,
+        'X-Hub-Signature-256': signWebhook(SECRET, body),
+      },
     });
     expect(res.status).toBe(202);
     await server.services.runner.idle();
@@ -103,7 +140,7 @@ describe('injection findings and the commit status per analysis.injection_scan_g
     receiver.skipAll();
     const status = await openPull(1, '1'.repeat(40));
     expect(status.state).toBe('pending');
-    const { findings } = await (await server.api('/findings?namespace=pr-acme-app-1')).json() as { findings: Record<string, any>[] };
+    const { findings } = (await (await server.api('/findings?namespace=pr-acme-app-1')).json()) as { findings: Record<string, any>[] };
     expect(findings).toEqual([expect.objectContaining({ rule_id: INJECTION_RULE_ID, status: 'needs_review', resource_address: 'aws_s3_bucket.logs' })]);
     expect(findings[0].title).toMatch(/prompt injection/i);
     // The unit went to the model all the same, inside the untrusted-data fence.

@@ -24,7 +24,9 @@ class ServerProcess {
   #partial = '';
   constructor(env: Record<string, string>, cwd: string) {
     this.child = spawn(join(ROOT, 'node_modules/.bin/tsx'), [join(ROOT, 'server/src/main.ts')], {
-      cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd, PLANWARDEN_CONFIG: join(cwd, 'none.json'), ...env }, stdio: ['ignore', 'pipe', 'inherit'],
+      cwd,
+      env: { PATH: process.env.PATH ?? '', HOME: cwd, PLANWARDEN_CONFIG: join(cwd, 'none.json'), ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
     });
     this.child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
       const parts = (this.#partial + chunk).split('\n');
@@ -58,10 +60,17 @@ describe('logs of the real server (npm start, logging.format json)', () => {
   let url: string;
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'planwarden-logs-'));
-    server = new ServerProcess({
-      PLANWARDEN_HOST: '127.0.0.1', PLANWARDEN_PORT: '0', PLANWARDEN_DATA_DIR: join(dir, 'data'),
-      PLANWARDEN_LOGGING_FORMAT: 'json', PLANWARDEN_LOGGING_LEVEL: 'info', PLANWARDEN_AUTH_API_KEY: BOOTSTRAP_KEY,
-    }, dir);
+    server = new ServerProcess(
+      {
+        PLANWARDEN_HOST: '127.0.0.1',
+        PLANWARDEN_PORT: '0',
+        PLANWARDEN_DATA_DIR: join(dir, 'data'),
+        PLANWARDEN_LOGGING_FORMAT: 'json',
+        PLANWARDEN_LOGGING_LEVEL: 'info',
+        PLANWARDEN_AUTH_API_KEY: BOOTSTRAP_KEY,
+      },
+      dir,
+    );
     const banner = JSON.parse(await server.waitFor((l) => l.includes('listening on'), 'the banner')) as Line;
     url = String(banner.url);
     await fetch(`${url}/api/v1/jobs?api_key=${QUERY_KEY}`, { headers: { 'X-Request-ID': 'log-test-query-key' } });
@@ -92,7 +101,13 @@ describe('logs of the real server (npm start, logging.format json)', () => {
 
   it('logs each request at info with its request id, method, path, status and duration', () => {
     const line = JSON.parse(server.lines.find((l) => l.includes('"log-test-headers"'))!) as Line;
-    expect(line).toMatchObject({ level: 30, request_id: 'log-test-headers', method: 'GET', path: '/api/v1/auth/me', msg: expect.stringMatching(/^GET \/api\/v1\/auth\/me \d{3} [\d.]+ms$/) });
+    expect(line).toMatchObject({
+      level: 30,
+      request_id: 'log-test-headers',
+      method: 'GET',
+      path: '/api/v1/auth/me',
+      msg: expect.stringMatching(/^GET \/api\/v1\/auth\/me \d{3} [\d.]+ms$/),
+    });
     expect(typeof line.status).toBe('number');
     expect(typeof line.duration_ms).toBe('number');
     const query = JSON.parse(server.lines.find((l) => l.includes('"log-test-query-key"'))!) as Line;
@@ -116,7 +131,12 @@ describe('start banner and pretty format', () => {
   /** A logger of `format` writing into an array of lines. */
   function captured(format: 'json' | 'pretty') {
     const out: string[] = [];
-    const sink = new Writable({ write(chunk, _enc, done) { out.push(...String(chunk).split('\n').filter(Boolean)); done(); } });
+    const sink = new Writable({
+      write(chunk, _enc, done) {
+        out.push(...String(chunk).split('\n').filter(Boolean));
+        done();
+      },
+    });
     return { out, log: createLogger({ logging: { level: 'info', format } }, sink) };
   }
   const config = (overrides: Record<string, unknown>) => loadConfig({ env: {}, cwd: '/nonexistent', overrides });
@@ -126,18 +146,27 @@ describe('start banner and pretty format', () => {
     logStartBanner(exposed.log, config({ server: { host: '0.0.0.0' }, storage: { backend: 'memory' } }), 'http://0.0.0.0:8000');
     const warning = exposed.out.map((l) => JSON.parse(l) as Line).find((l) => l.level === 40);
     expect(warning?.msg).toMatch(/^Anonymous mode on non-loopback address 0\.0\.0\.0: anyone who can reach this port has full access/);
-    expect(exposed.out.map((l) => (JSON.parse(l) as Line).msg)).toContain('Auth: anonymous (no credential needed: every caller is the owner of the default organization)');
+    expect(exposed.out.map((l) => (JSON.parse(l) as Line).msg)).toContain(
+      'Auth: anonymous (no credential needed: every caller is the owner of the default organization)',
+    );
 
     for (const overrides of [{ server: { host: '127.0.0.1' } }, { server: { host: '::1' } }, { server: { host: '0.0.0.0' }, auth: { enabled: true } }]) {
       const quiet = captured('json');
       logStartBanner(quiet.log, config({ ...overrides, storage: { backend: 'memory' } }), 'http://x');
-      expect(quiet.out.map((l) => JSON.parse(l) as Line).filter((l) => l.level === 40), JSON.stringify(overrides)).toEqual([]);
+      expect(
+        quiet.out.map((l) => JSON.parse(l) as Line).filter((l) => l.level === 40),
+        JSON.stringify(overrides),
+      ).toEqual([]);
     }
   });
 
   it('names a docdb store by host and database, never its credentials', () => {
     const docdb = captured('json');
-    logStartBanner(docdb.log, config({ storage: { backend: 'docdb', uri: 'mongodb://admin:hunter2@db.internal:27017/?tls=true', database: 'pw' }, auth: { enabled: true } }), 'http://x');
+    logStartBanner(
+      docdb.log,
+      config({ storage: { backend: 'docdb', uri: 'mongodb://admin:hunter2@db.internal:27017/?tls=true', database: 'pw' }, auth: { enabled: true } }),
+      'http://x',
+    );
     const all = docdb.out.join('\n');
     expect(all).toContain('Storage: docdb database \\"pw\\" at mongodb://db.internal:27017');
     expect(all).not.toContain('hunter2');

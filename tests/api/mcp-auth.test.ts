@@ -11,20 +11,24 @@ const BOOTSTRAP = 'bootstrap-key-for-mcp-tests';
 const PLAN = 'tfplan-json/terraform-showjson-basic-delete.json';
 const NAMESPACE = 'org-a-review';
 const INITIALIZE = {
-  jsonrpc: '2.0', id: 1, method: 'initialize',
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
   params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
 };
 
 async function connect(server: TestServer, kind: TransportKind, headers: Record<string, string>): Promise<Client> {
   const client = new Client({ name: 'planwarden-test', version: '1.0.0' });
-  await client.connect(kind === 'streamable'
-    ? new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers } })
-    : new SSEClientTransport(new URL(`${server.url}/mcp/sse`), { requestInit: { headers } }));
+  await client.connect(
+    kind === 'streamable'
+      ? new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers } })
+      : new SSEClientTransport(new URL(`${server.url}/mcp/sse`), { requestInit: { headers } }),
+  );
   return client;
 }
 
 async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<CallToolResult> {
-  return await client.callTool({ name, arguments: args }) as CallToolResult;
+  return (await client.callTool({ name, arguments: args })) as CallToolResult;
 }
 
 function text(result: CallToolResult): string {
@@ -35,7 +39,7 @@ function text(result: CallToolResult): string {
 async function createKey(server: TestServer, headers: Record<string, string>, role: string): Promise<string> {
   const res = await server.api('/auth/keys', { method: 'POST', headers, json: { role, name: `mcp-${role}` } });
   expect(res.status, await res.clone().text()).toBe(201);
-  return (await res.json() as { key: string }).key;
+  return ((await res.json()) as { key: string }).key;
 }
 
 let fake: FakeProvider;
@@ -53,10 +57,16 @@ beforeAll(async () => {
   keys.member = { 'X-API-Key': await createKey(server, bootstrap, 'member') };
   keys.viewer = { 'X-API-Key': await createKey(server, bootstrap, 'viewer') };
   // A second org: a registered user owning it, and a member key of that org.
-  const reg = await server.api('/auth/register', { method: 'POST', json: { email: 'owner@other.example', password: 'a-long-password', org_name: 'Other org' } });
+  const reg = await server.api('/auth/register', {
+    method: 'POST',
+    json: { email: 'owner@other.example', password: 'a-long-password', org_name: 'Other org' },
+  });
   expect(reg.status, await reg.clone().text()).toBe(201);
-  otherOrgId = (await reg.json() as { org_id: string }).org_id;
-  const cookie = reg.headers.getSetCookie().map((c) => c.split(';')[0]).find((c) => c.startsWith('mcp_session='))!;
+  otherOrgId = ((await reg.json()) as { org_id: string }).org_id;
+  const cookie = reg.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0])
+    .find((c) => c.startsWith('mcp_session='))!;
   otherCookie = { Cookie: cookie };
   keys.other = { 'X-API-Key': await createKey(server, otherCookie, 'member') };
 
@@ -66,7 +76,10 @@ beforeAll(async () => {
   expect(ingest.isError, text(ingest)).toBeFalsy();
   hashes = (ingest.structuredContent as { units: { hash: string }[] }).units.map((u) => u.hash);
   const analyze = await call(client, 'analyze', {
-    analyzer: 'terraform', namespace: 'org-a-server', llm_backend: 'ollama', model: 'llama3.1:8b',
+    analyzer: 'terraform',
+    namespace: 'org-a-server',
+    llm_backend: 'ollama',
+    model: 'llama3.1:8b',
     raw_input: corpusFile('tfplan-json/terraform-showjson-drift.json').toString('utf8'),
   });
   expect(analyze.isError, text(analyze)).toBeFalsy();
@@ -119,13 +132,29 @@ describe('MCP transport authentication', () => {
 });
 
 describe.each(['streamable', 'sse'] as TransportKind[])('MCP roles and org scoping over %s', (kind) => {
-  it('a key of another org sees none of this org\'s resources', async () => {
+  it("a key of another org sees none of this org's resources", async () => {
     const client = await connect(server, kind, keys.other);
     try {
       // This org's namespace does not exist for the other org: 404, exactly like a missing one.
       expect(text(await call(client, 'next_resource', { namespace: NAMESPACE }))).toMatch(/^404 Not Found/);
       expect(text(await call(client, 'get_report', { namespace: NAMESPACE }))).toMatch(/^404 Not Found/);
-      const payload = { summary: 's', findings: [{ title: 't', severity: 'LOW', rule_id: 'R', risk: 'r', why_it_matters: 'w', suggested_next_step: 'n', confidence: 'LOW', evidence: [], resource_address: 'a', tags: [] }] };
+      const payload = {
+        summary: 's',
+        findings: [
+          {
+            title: 't',
+            severity: 'LOW',
+            rule_id: 'R',
+            risk: 'r',
+            why_it_matters: 'w',
+            suggested_next_step: 'n',
+            confidence: 'LOW',
+            evidence: [],
+            resource_address: 'a',
+            tags: [],
+          },
+        ],
+      };
       for (const hash of hashes) {
         expect(text(await call(client, 'submit_analysis', { hash, analysis: payload }))).toBe('404 Not Found: Resource not found');
       }
@@ -146,11 +175,29 @@ describe.each(['streamable', 'sse'] as TransportKind[])('MCP roles and org scopi
     const client = await connect(server, kind, keys.viewer);
     try {
       expect((await call(client, 'list_analyzers')).isError).toBeFalsy();
-      const payload = { summary: 's', findings: [{ title: 't', severity: 'LOW', rule_id: 'R', risk: 'r', why_it_matters: 'w', suggested_next_step: 'n', confidence: 'LOW', evidence: [], resource_address: 'a', tags: [] }] };
+      const payload = {
+        summary: 's',
+        findings: [
+          {
+            title: 't',
+            severity: 'LOW',
+            rule_id: 'R',
+            risk: 'r',
+            why_it_matters: 'w',
+            suggested_next_step: 'n',
+            confidence: 'LOW',
+            evidence: [],
+            resource_address: 'a',
+            tags: [],
+          },
+        ],
+      };
       const submit = await call(client, 'submit_analysis', { hash: hashes[0], analysis: payload });
       expect(submit.isError).toBe(true);
       expect(text(submit)).toBe('403 Forbidden: This action needs the member role');
-      expect(text(await call(client, 'ingest', { analyzer: 'terraform', namespace: 'viewer-ns', raw_input: corpusFile(PLAN).toString('utf8') }))).toMatch(/^403 Forbidden/);
+      expect(text(await call(client, 'ingest', { analyzer: 'terraform', namespace: 'viewer-ns', raw_input: corpusFile(PLAN).toString('utf8') }))).toMatch(
+        /^403 Forbidden/,
+      );
       expect(text(await call(client, 'next_resource', { namespace: NAMESPACE }))).toMatch(/^403 Forbidden/);
       expect((await client.listResources()).resources).toEqual([]);
     } finally {

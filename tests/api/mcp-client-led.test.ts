@@ -15,15 +15,16 @@ const FIXED_NOW = new Date('2025-06-01T12:00:00.000Z');
 /** The SDK's own client over one transport, against the real server's /mcp endpoint. */
 async function connect(server: TestServer, kind: TransportKind, headers: Record<string, string> = {}): Promise<Client> {
   const client = new Client({ name: 'planwarden-test', version: '1.0.0' });
-  const transport = kind === 'streamable'
-    ? new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers } })
-    : new SSEClientTransport(new URL(`${server.url}/mcp/sse`), { requestInit: { headers } });
+  const transport =
+    kind === 'streamable'
+      ? new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers } })
+      : new SSEClientTransport(new URL(`${server.url}/mcp/sse`), { requestInit: { headers } });
   await client.connect(transport);
   return client;
 }
 
 async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<CallToolResult> {
-  return await client.callTool({ name, arguments: args }) as CallToolResult;
+  return (await client.callTool({ name, arguments: args })) as CallToolResult;
 }
 
 function text(result: CallToolResult, index = 0): string {
@@ -45,18 +46,20 @@ function analysisFor(hash: string, name: string, body: string, ruleId: string) {
   const line = body.split('\n').find((l) => l.trim().length > 0)!;
   return {
     summary: `Reviewed ${name}.`,
-    findings: [{
-      title: `Issue on ${name}`,
-      severity: hash < '8' ? 'HIGH' : 'MEDIUM',
-      rule_id: ruleId,
-      risk: 'Data exposure',
-      why_it_matters: 'Attackers read it.',
-      suggested_next_step: 'Restrict it.',
-      confidence: hash < '4' ? 'LOW' : 'HIGH',
-      evidence: [line],
-      resource_address: name,
-      tags: ['test'],
-    }],
+    findings: [
+      {
+        title: `Issue on ${name}`,
+        severity: hash < '8' ? 'HIGH' : 'MEDIUM',
+        rule_id: ruleId,
+        risk: 'Data exposure',
+        why_it_matters: 'Attackers read it.',
+        suggested_next_step: 'Restrict it.',
+        confidence: hash < '4' ? 'LOW' : 'HIGH',
+        evidence: [line],
+        resource_address: name,
+        tags: ['test'],
+      },
+    ],
   };
 }
 
@@ -67,11 +70,11 @@ async function httpLoop(server: TestServer, ruleId: string): Promise<string> {
   for (let i = 0; i < 100; i += 1) {
     const next = await server.api(`/${NAMESPACE}/resource/next`);
     if (next.status === 208) break;
-    const r = await next.json() as { hash: string; value: { name: string; body: string } };
+    const r = (await next.json()) as { hash: string; value: { name: string; body: string } };
     const put = await server.api(`/resource/${r.hash}/analysis`, { method: 'PUT', json: analysisFor(r.hash, r.value.name, r.value.body, ruleId) });
     expect(put.status).toBe(200);
   }
-  return (await (await server.api(`/${NAMESPACE}/report`)).json() as { markdown_report: string }).markdown_report;
+  return ((await (await server.api(`/${NAMESPACE}/report`)).json()) as { markdown_report: string }).markdown_report;
 }
 
 let reference: TestServer;
@@ -83,7 +86,9 @@ beforeAll(async () => {
   ruleId = /^## ([A-Z0-9-]+):/m.exec(rules)![1];
   referenceReport = await httpLoop(reference, ruleId);
 });
-afterAll(async () => { await reference?.close(); });
+afterAll(async () => {
+  await reference?.close();
+});
 
 describe.each(TRANSPORTS)('MCP client-led loop over %s', (kind) => {
   let server: TestServer;
@@ -99,8 +104,22 @@ describe.each(TRANSPORTS)('MCP client-led loop over %s', (kind) => {
 
   it('lists the tools, the ruleset resources and the review prompt', async () => {
     const tools = (await client.listTools()).tools.map((t) => t.name).sort();
-    expect(tools).toEqual(['analyze', 'cancel_job', 'get_job', 'get_report', 'get_ruleset', 'ingest', 'ingest_auto',
-      'list_analyzers', 'list_findings', 'next_resource', 'submit_analysis', 'triage_finding'].sort());
+    expect(tools).toEqual(
+      [
+        'analyze',
+        'cancel_job',
+        'get_job',
+        'get_report',
+        'get_ruleset',
+        'ingest',
+        'ingest_auto',
+        'list_analyzers',
+        'list_findings',
+        'next_resource',
+        'submit_analysis',
+        'triage_finding',
+      ].sort(),
+    );
     const analyzers = await call(client, 'list_analyzers');
     expect((analyzers.structuredContent as { analyzers: { name: string }[] }).analyzers.map((a) => a.name)).toContain('terraform');
 
@@ -141,9 +160,12 @@ describe.each(TRANSPORTS)('MCP client-led loop over %s', (kind) => {
       }
       const body = fencedBody(next);
       // The fenced body is exactly the stored body.
-      const stored = await (await server.api(`/resource/${structured.hash}?filter=value`)).json() as { value: { body: string } };
+      const stored = (await (await server.api(`/resource/${structured.hash}?filter=value`)).json()) as { value: { body: string } };
       expect(body).toBe(stored.value.body);
-      const submit = await call(client, 'submit_analysis', { hash: structured.hash, analysis: analysisFor(structured.hash, structured.value.name, body, ruleId) });
+      const submit = await call(client, 'submit_analysis', {
+        hash: structured.hash,
+        analysis: analysisFor(structured.hash, structured.value.name, body, ruleId),
+      });
       expect(submit.isError, text(submit)).toBeFalsy();
       analysed.push(structured.hash);
     }
@@ -159,7 +181,7 @@ describe.each(TRANSPORTS)('MCP client-led loop over %s', (kind) => {
     expect(text(report)).toContain(mcpReport);
     // Identical to what GET /report renders for the same namespace, and to the report of the
     // same analyses made through the HTTP loop on another server (same clock, same namespace).
-    const http = await (await server.api(`/${NAMESPACE}/report`)).json() as { markdown_report: string };
+    const http = (await (await server.api(`/${NAMESPACE}/report`)).json()) as { markdown_report: string };
     expect(mcpReport).toBe(http.markdown_report);
     expect(mcpReport).toBe(referenceReport);
 
@@ -170,18 +192,30 @@ describe.each(TRANSPORTS)('MCP client-led loop over %s', (kind) => {
   it('lists and triages the findings as GET/PATCH /findings do; the report follows the triage', async () => {
     const listed = await call(client, 'list_findings', { namespace: NAMESPACE });
     const findings = (listed.structuredContent as { findings: { resource_hash: string; rule_id: string; status: string }[] }).findings;
-    const http = await (await server.api(`/findings?namespace=${NAMESPACE}`)).json() as { findings: unknown[] };
+    const http = (await (await server.api(`/findings?namespace=${NAMESPACE}`)).json()) as { findings: unknown[] };
     expect(findings).toEqual(http.findings);
     expect(findings.length).toBeGreaterThan(0);
-    expect((await call(client, 'list_findings', { namespace: NAMESPACE, status: 'needs_review' })).structuredContent)
-      .toEqual(await (await server.api(`/findings?namespace=${NAMESPACE}&status=needs_review`)).json());
+    expect((await call(client, 'list_findings', { namespace: NAMESPACE, status: 'needs_review' })).structuredContent).toEqual(
+      await (await server.api(`/findings?namespace=${NAMESPACE}&status=needs_review`)).json(),
+    );
 
     const target = findings[0];
-    const triage = await call(client, 'triage_finding', { resource_hash: target.resource_hash, rule_id: target.rule_id, status: 'suppressed', reason_code: 'accepted_risk', note: 'Known and accepted.' });
+    const triage = await call(client, 'triage_finding', {
+      resource_hash: target.resource_hash,
+      rule_id: target.rule_id,
+      status: 'suppressed',
+      reason_code: 'accepted_risk',
+      note: 'Known and accepted.',
+    });
     expect(triage.isError, text(triage)).toBeFalsy();
-    expect(triage.structuredContent).toMatchObject({ resource_hash: target.resource_hash, rule_id: target.rule_id, status: 'suppressed', note: 'Known and accepted.' });
+    expect(triage.structuredContent).toMatchObject({
+      resource_hash: target.resource_hash,
+      rule_id: target.rule_id,
+      status: 'suppressed',
+      note: 'Known and accepted.',
+    });
     const mcpReport = (await call(client, 'get_report', { namespace: NAMESPACE })).structuredContent as { report: string };
-    const httpReport = await (await server.api(`/${NAMESPACE}/report`)).json() as { markdown_report: string };
+    const httpReport = (await (await server.api(`/${NAMESPACE}/report`)).json()) as { markdown_report: string };
     expect(mcpReport.report).toBe(httpReport.markdown_report);
     expect(mcpReport.report).not.toBe(referenceReport);
     const withSuppressed = (await call(client, 'get_report', { namespace: NAMESPACE, include_suppressed: true })).structuredContent as { report: string };

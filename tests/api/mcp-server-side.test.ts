@@ -25,7 +25,7 @@ afterAll(async () => {
 });
 
 async function call(name: string, args: Record<string, unknown>): Promise<CallToolResult> {
-  return await client.callTool({ name, arguments: args }) as CallToolResult;
+  return (await client.callTool({ name, arguments: args })) as CallToolResult;
 }
 
 function text(result: CallToolResult): string {
@@ -63,7 +63,7 @@ describe('server-side analysis over MCP', () => {
     expect(job).toMatchObject({ status: 'done', analyzer: 'auto', mode: 'async' });
     expect(job.processed_count).toBe(job.total_count);
     const report = await call('get_report', { namespace: 'mcp-async' });
-    const http = await (await server.api('/mcp-async/report')).json() as { markdown_report: string };
+    const http = (await (await server.api('/mcp-async/report')).json()) as { markdown_report: string };
     const untimed = (s: string) => s.replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/g, '<time>');
     expect(untimed((report.structuredContent as { report: string }).report)).toBe(untimed(http.markdown_report));
   });

@@ -10,7 +10,9 @@ import type { TestServer } from '../helpers/test-server';
  */
 const LIMITS = { max_sessions: 6, max_sessions_per_org: 4, max_sessions_per_principal: 3 };
 const INITIALIZE = {
-  jsonrpc: '2.0', id: 1, method: 'initialize',
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
   params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
 };
 const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
@@ -34,13 +36,17 @@ async function useSession(server: TestServer, headers: Headers, id: string): Pro
 }
 
 /** An open event stream: the response is held and read, so it is neither collected nor closed. */
-interface Stream { readonly abort: AbortController; readonly reading: Promise<unknown> }
+interface Stream {
+  readonly abort: AbortController;
+  readonly reading: Promise<unknown>;
+}
 
 /** Opens the server-to-client event stream of session `id` and keeps it open: the session is active. */
 async function keepActive(server: TestServer, headers: Headers, id: string, streams: Stream[]): Promise<void> {
   const abort = new AbortController();
   const res = await fetch(`${server.url}/mcp`, {
-    headers: { ...headers, accept: 'text/event-stream', 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' }, signal: abort.signal,
+    headers: { ...headers, accept: 'text/event-stream', 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' },
+    signal: abort.signal,
   });
   expect(res.status).toBe(200);
   streams.push({ abort, reading: res.text().catch(() => null) });
@@ -52,7 +58,11 @@ async function closeAll(streams: Stream[]): Promise<void> {
 }
 
 async function memberKey(server: TestServer, headers: Headers): Promise<Headers> {
-  const res = await fetch(`${server.url}/api/v1/auth/keys`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ role: 'member', name: 'mcp' }) });
+  const res = await fetch(`${server.url}/api/v1/auth/keys`, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify({ role: 'member', name: 'mcp' }),
+  });
   expect(res.status, await res.clone().text()).toBe(201);
   return { 'X-API-Key': ((await res.json()) as { key: string }).key };
 }
@@ -73,7 +83,10 @@ describe('MCP session caps: one tenant cannot lock the others out', () => {
   let server: TestServer;
   const streams: Stream[] = [];
   const bootstrap = { 'X-API-Key': BOOTSTRAP_KEY };
-  let a1: Headers; let a2: Headers; let b: Headers; let c: Headers;
+  let a1: Headers;
+  let a2: Headers;
+  let b: Headers;
+  let c: Headers;
   const s: Record<string, string> = {};
 
   beforeAll(async () => {
@@ -88,7 +101,7 @@ describe('MCP session caps: one tenant cannot lock the others out', () => {
     await server.close();
   });
 
-  it("a principal at its cap gives up its oldest idle session; its active one survives", async () => {
+  it('a principal at its cap gives up its oldest idle session; its active one survives', async () => {
     for (const name of ['s1', 's2', 's3']) s[name] = await opened(server, a1);
     await keepActive(server, a1, s.s1, streams); // s1 is the oldest but active
     s.s4 = await opened(server, a1);
@@ -96,11 +109,17 @@ describe('MCP session caps: one tenant cannot lock the others out', () => {
     for (const name of ['s1', 's3', 's4']) expect(await useSession(server, a1, s[name])).toBe(200);
   });
 
-  it("an org at its cap gives up its oldest idle session, whoever opened it", async () => {
+  it('an org at its cap gives up its oldest idle session, whoever opened it', async () => {
     s.t1 = await opened(server, a2); // org A: s1, s3, s4, t1
     s.t2 = await opened(server, a2); // the org's oldest idle one is s3
     expect(await useSession(server, a1, s.s3)).toBe(404);
-    for (const [name, key] of [['s1', a1], ['s4', a1], ['t1', a2], ['t2', a2]] as const) expect(await useSession(server, key, s[name])).toBe(200);
+    for (const [name, key] of [
+      ['s1', a1],
+      ['s4', a1],
+      ['t1', a2],
+      ['t2', a2],
+    ] as const)
+      expect(await useSession(server, key, s[name])).toBe(200);
     // Org A keeps trying: it only ever replaces its own sessions.
     for (let i = 0; i < 10; i += 1) await opened(server, i % 2 ? a1 : a2);
     expect(await useSession(server, a1, s.s1)).toBe(200);
@@ -111,7 +130,12 @@ describe('MCP session caps: one tenant cannot lock the others out', () => {
     const c1 = await opened(server, c);
     // 4 (org A) + 1 + 1 = 6, the total: B's next session costs org A an idle one, not B or C.
     const b2 = await opened(server, b);
-    for (const [id, key] of [[b1, b], [c1, c], [b2, b]] as const) expect(await useSession(server, key, id)).toBe(200);
+    for (const [id, key] of [
+      [b1, b],
+      [c1, c],
+      [b2, b],
+    ] as const)
+      expect(await useSession(server, key, id)).toBe(200);
     expect(await useSession(server, a1, s.s1)).toBe(200);
   });
 

@@ -19,14 +19,16 @@ describe('MCP legacy SSE transport at /mcp', () => {
   beforeAll(async () => {
     server = await startTestServer({ overrides: { auth: { api_key: BOOTSTRAP_KEY } } });
   });
-  afterAll(async () => { await server.close(); });
+  afterAll(async () => {
+    await server.close();
+  });
 
   it('opens an SSE session on GET /mcp and runs tools through its messages endpoint', async () => {
     const client = await sseClient(server, { 'X-API-Key': BOOTSTRAP_KEY });
     try {
       const tools = await client.listTools();
       expect(tools.tools.map((t) => t.name)).toContain('list_analyzers');
-      const analyzers = await client.callTool({ name: 'list_analyzers', arguments: {} }) as CallToolResult;
+      const analyzers = (await client.callTool({ name: 'list_analyzers', arguments: {} })) as CallToolResult;
       expect(analyzers.isError ?? false).toBe(false);
       expect(JSON.stringify(analyzers.structuredContent)).toContain('terraform');
     } finally {

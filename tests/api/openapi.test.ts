@@ -23,9 +23,13 @@ async function expressApiOperations(): Promise<string[]> {
       .map((layer) => layer.handle?.stack ?? [])
       .filter((stack) => stack.some((l) => l.route));
     const api = routers.sort((a, b) => b.length - a.length)[0];
-    return api.filter((l) => l.route).flatMap((l) => Object.keys(l.route!.methods)
-      .filter((m) => m !== '_all')
-      .map((m) => `${m.toUpperCase()} ${openApiPath(l.route!.path)}`));
+    return api
+      .filter((l) => l.route)
+      .flatMap((l) =>
+        Object.keys(l.route!.methods)
+          .filter((m) => m !== '_all')
+          .map((m) => `${m.toUpperCase()} ${openApiPath(l.route!.path)}`),
+      );
   } finally {
     await built.mcp.close();
     built.services.identity.guard.shutdown();
@@ -42,9 +46,11 @@ describe('OpenAPI document (GET /api/v1/openapi.json)', () => {
     const res = await server.api('/openapi.json');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/application\/json/);
-    doc = await res.json() as Doc;
+    doc = (await res.json()) as Doc;
   });
-  afterAll(async () => { await server.close(); });
+  afterAll(async () => {
+    await server.close();
+  });
 
   it('is a valid OpenAPI 3.1 document', async () => {
     expect(doc.openapi).toBe('3.1.0');
@@ -105,7 +111,14 @@ describe('OpenAPI document (GET /api/v1/openapi.json)', () => {
   });
 
   it('serves the reference pages, their assets and the landing page without a credential', async () => {
-    for (const path of ['/api/v1/docs', '/api/v1/redoc', '/api/v1/docs/swagger-ui-bundle.js', '/api/v1/docs/swagger-ui.css', '/api/v1/redoc/redoc.standalone.js', '/']) {
+    for (const path of [
+      '/api/v1/docs',
+      '/api/v1/redoc',
+      '/api/v1/docs/swagger-ui-bundle.js',
+      '/api/v1/docs/swagger-ui.css',
+      '/api/v1/redoc/redoc.standalone.js',
+      '/',
+    ]) {
       const res = await fetch(`${server.url}${path}`);
       expect(res.status, path).toBe(200);
       await res.arrayBuffer();
@@ -118,7 +131,9 @@ describe('OpenAPI document (GET /api/v1/openapi.json)', () => {
 
   it('answers GET / with a landing page linking the references (where no dashboard build takes `/`)', async () => {
     const app = express().use('/', docsRouter(healthRoutes(), '/api/v1'));
-    const listener = await new Promise<Server>((resolve) => { const s = app.listen(0, '127.0.0.1', () => resolve(s)); });
+    const listener = await new Promise<Server>((resolve) => {
+      const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    });
     try {
       const res = await fetch(`http://127.0.0.1:${(listener.address() as AddressInfo).port}/`);
       expect(res.status).toBe(200);

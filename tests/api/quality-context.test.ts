@@ -14,7 +14,11 @@ beforeEach(() => env.fake.reset());
 /** `terraform show -json` of a bucket and its public-access block (as Terraform 1.x writes it). */
 function planJson(blockPublicAcls: boolean): string {
   const change = (type: string, name: string, after: Record<string, unknown>, unknown: Record<string, unknown>) => ({
-    address: `${type}.${name}`, mode: 'managed', type, name, provider_name: 'registry.terraform.io/hashicorp/aws',
+    address: `${type}.${name}`,
+    mode: 'managed',
+    type,
+    name,
+    provider_name: 'registry.terraform.io/hashicorp/aws',
     change: { actions: ['create'], before: null, after, after_unknown: unknown, before_sensitive: false, after_sensitive: {} },
   });
   return JSON.stringify({
@@ -22,22 +26,40 @@ function planJson(blockPublicAcls: boolean): string {
     terraform_version: '1.9.5',
     resource_changes: [
       change('aws_s3_bucket', 'data', { bucket: 'acme-data', force_destroy: false, tags: null }, { arn: true, id: true }),
-      change('aws_s3_bucket_public_access_block', 'data', {
-        block_public_acls: blockPublicAcls, block_public_policy: true, ignore_public_acls: true, restrict_public_buckets: true,
-      }, { bucket: true, id: true }),
+      change(
+        'aws_s3_bucket_public_access_block',
+        'data',
+        {
+          block_public_acls: blockPublicAcls,
+          block_public_policy: true,
+          ignore_public_acls: true,
+          restrict_public_buckets: true,
+        },
+        { bucket: true, id: true },
+      ),
     ],
-    configuration: { root_module: { resources: [
-      { address: 'aws_s3_bucket.data', mode: 'managed', type: 'aws_s3_bucket', name: 'data', expressions: { bucket: { constant_value: 'acme-data' } } },
-      {
-        address: 'aws_s3_bucket_public_access_block.data', mode: 'managed', type: 'aws_s3_bucket_public_access_block', name: 'data',
-        expressions: { bucket: { references: ['aws_s3_bucket.data.id', 'aws_s3_bucket.data'] }, block_public_acls: { constant_value: blockPublicAcls } },
+    configuration: {
+      root_module: {
+        resources: [
+          { address: 'aws_s3_bucket.data', mode: 'managed', type: 'aws_s3_bucket', name: 'data', expressions: { bucket: { constant_value: 'acme-data' } } },
+          {
+            address: 'aws_s3_bucket_public_access_block.data',
+            mode: 'managed',
+            type: 'aws_s3_bucket_public_access_block',
+            name: 'data',
+            expressions: { bucket: { references: ['aws_s3_bucket.data.id', 'aws_s3_bucket.data'] }, block_public_acls: { constant_value: blockPublicAcls } },
+          },
+        ],
       },
-    ] } },
+    },
   });
 }
 
 async function analyse(namespace: string, raw: string): Promise<void> {
-  const res = await env.server.api(`/terraform/${namespace}/analyze`, { method: 'POST', json: { llm_backend: 'ollama', model: 'llama3.1:8b', raw_input: raw } });
+  const res = await env.server.api(`/terraform/${namespace}/analyze`, {
+    method: 'POST',
+    json: { llm_backend: 'ollama', model: 'llama3.1:8b', raw_input: raw },
+  });
   expect(res.status).toBe(200); // two units: analysed inline
 }
 
@@ -60,15 +82,15 @@ describe('plan context', () => {
   it('the same plan in a new namespace costs no provider call', async () => {
     await analyse('ctx-again', planJson(true));
     expect(env.fake.requests).toHaveLength(0);
-    const resources = await (await env.server.api('/ctx-again/resources')).json() as { analysis: unknown }[];
+    const resources = (await (await env.server.api('/ctx-again/resources')).json()) as { analysis: unknown }[];
     expect(resources).toHaveLength(2);
     expect(resources.every((r) => r.analysis !== null)).toBe(true);
   });
 
   it('a weakened companion re-analyses the bucket (same unit hash) with the new context', async () => {
-    const before = await (await env.server.api('/ctx-first/resources')).json() as { hash: string; value: { type: string } }[];
+    const before = (await (await env.server.api('/ctx-first/resources')).json()) as { hash: string; value: { type: string } }[];
     await analyse('ctx-weakened', planJson(false));
-    const after = await (await env.server.api('/ctx-weakened/resources')).json() as { hash: string; value: { type: string } }[];
+    const after = (await (await env.server.api('/ctx-weakened/resources')).json()) as { hash: string; value: { type: string } }[];
     const bucketHash = (list: typeof before) => list.find((r) => r.value.type === 'aws_s3_bucket')!.hash;
     expect(bucketHash(after)).toBe(bucketHash(before)); // triage records stay keyed by the same unit
     const calls = bucketCalls();

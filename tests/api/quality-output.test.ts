@@ -17,9 +17,15 @@ type Json = Record<string, any>;
 let nsCounter = 0;
 async function analyze(backend: string, model: string, plan = PLAN) {
   const ns = `quality-out-${(nsCounter += 1)}`;
-  const raw = corpusFile(plan).toString('utf8').replaceAll('"name":', `"name" :`).replace(/"address":\s*"/g, `"address": "n${nsCounter}_`); // fresh unit hashes per call
-  const res = await env.server.api(`/terraform/${ns}/analyze`, { method: 'POST', json: { llm_backend: backend, model, api_key: backend === 'ollama' ? null : 'sk-test', raw_input: raw } });
-  return { res, body: await res.json() as Json, ns };
+  const raw = corpusFile(plan)
+    .toString('utf8')
+    .replaceAll('"name":', `"name" :`)
+    .replace(/"address":\s*"/g, `"address": "n${nsCounter}_`); // fresh unit hashes per call
+  const res = await env.server.api(`/terraform/${ns}/analyze`, {
+    method: 'POST',
+    json: { llm_backend: backend, model, api_key: backend === 'ollama' ? null : 'sk-test', raw_input: raw },
+  });
+  return { res, body: (await res.json()) as Json, ns };
 }
 const ruleIdsIn = (system: string) => [...system.matchAll(/^## ([^\s:]+):/gm)].map((m) => m[1]);
 
@@ -61,7 +67,23 @@ describe('the schema goes with every request', () => {
 });
 
 describe('refusals', () => {
-  const invented = JSON.stringify({ summary: 's', findings: [{ title: 't', severity: 'HIGH', rule_id: 'TF-MADE-UP-RULE', risk: 'r', why_it_matters: 'w', suggested_next_step: 'n', confidence: 'HIGH', evidence: [], resource_address: 'a', tags: [] }] });
+  const invented = JSON.stringify({
+    summary: 's',
+    findings: [
+      {
+        title: 't',
+        severity: 'HIGH',
+        rule_id: 'TF-MADE-UP-RULE',
+        risk: 'r',
+        why_it_matters: 'w',
+        suggested_next_step: 'n',
+        confidence: 'HIGH',
+        evidence: [],
+        resource_address: 'a',
+        tags: [],
+      },
+    ],
+  });
 
   it('a model answer with an invented rule id fails the attempt and is retried', async () => {
     env.fake.script([{ text: invented }]);
@@ -80,16 +102,35 @@ describe('refusals', () => {
   });
 
   it('a client-led PUT with an invented rule id answers 422 naming it; evidence is verified like the model path', async () => {
-    const units = await (await env.server.api('/terraform/quality-put/ingest', { method: 'POST', body: new Uint8Array(corpusFile('tfplan-json/checkov-aws-replace-create-delete.json')) })).json() as { hash: string; name: string; body: string }[];
+    const units = (await (
+      await env.server.api('/terraform/quality-put/ingest', {
+        method: 'POST',
+        body: new Uint8Array(corpusFile('tfplan-json/checkov-aws-replace-create-delete.json')),
+      })
+    ).json()) as { hash: string; name: string; body: string }[];
     const unit = units[0];
-    const finding = (rule_id: string, evidence: string[]) => ({ title: 't', severity: 'HIGH', rule_id, risk: 'r', why_it_matters: 'w', suggested_next_step: 'n', confidence: 'HIGH', evidence, resource_address: unit.name, tags: [] });
+    const finding = (rule_id: string, evidence: string[]) => ({
+      title: 't',
+      severity: 'HIGH',
+      rule_id,
+      risk: 'r',
+      why_it_matters: 'w',
+      suggested_next_step: 'n',
+      confidence: 'HIGH',
+      evidence,
+      resource_address: unit.name,
+      tags: [],
+    });
     const bad = await env.server.api(`/resource/${unit.hash}/analysis`, { method: 'PUT', json: { summary: 's', findings: [finding('TF-MADE-UP-RULE', [])] } });
     expect(bad.status).toBe(422);
     expect(((await bad.json()) as Json).detail).toContain("'TF-MADE-UP-RULE'");
     expect(((await (await env.server.api(`/resource/${unit.hash}`)).json()) as Json).analysis).toBeNull();
 
     const realLine = unit.body.split('\n')[0].trim();
-    const ok = await env.server.api(`/resource/${unit.hash}/analysis`, { method: 'PUT', json: { summary: 's', findings: [finding('TF-GEN-SECRET-PLAINTEXT', [realLine, 'password = "invented"'])] } });
+    const ok = await env.server.api(`/resource/${unit.hash}/analysis`, {
+      method: 'PUT',
+      json: { summary: 's', findings: [finding('TF-GEN-SECRET-PLAINTEXT', [realLine, 'password = "invented"'])] },
+    });
     expect(ok.status).toBe(200);
     const stored = ((await ok.json()) as Json).analysis.findings[0];
     expect(stored.evidence).toEqual([realLine]);

@@ -22,9 +22,9 @@ describe('plain-text secrets are masked at ingest', () => {
       json: { llm_backend: 'ollama', model: 'llama3.1:8b', raw_input: corpusFile(PLAN).toString('utf8') },
     });
     expect([200, 202]).toContain(res.status);
-    const body = await res.json() as { job_id: string };
+    const body = (await res.json()) as { job_id: string };
     for (let i = 0; i < 400; i += 1) {
-      const job = await (await env.server.api(`/jobs/${body.job_id}`)).json() as { status: string };
+      const job = (await (await env.server.api(`/jobs/${body.job_id}`)).json()) as { status: string };
       if (['done', 'failed', 'cancelled'].includes(job.status)) break;
       await new Promise((r) => setTimeout(r, 25));
     }

@@ -16,10 +16,20 @@ const example = (name: string): string => readFileSync(`${REPO}resources/example
 
 const NO_FINDINGS = {
   summary: 'No rule applies.',
-  findings: [{
-    title: 'No findings', severity: 'INFO', rule_id: 'NO-FINDINGS', risk: 'Checked against the ruleset.',
-    why_it_matters: '-', suggested_next_step: '-', confidence: 'HIGH', evidence: [], resource_address: '-', tags: [],
-  }],
+  findings: [
+    {
+      title: 'No findings',
+      severity: 'INFO',
+      rule_id: 'NO-FINDINGS',
+      risk: 'Checked against the ruleset.',
+      why_it_matters: '-',
+      suggested_next_step: '-',
+      confidence: 'HIGH',
+      evidence: [],
+      resource_address: '-',
+      tags: [],
+    },
+  ],
 };
 
 const env = useServerWithFakeProvider();
@@ -45,7 +55,7 @@ describe('README walk-through', () => {
       const next = await env.server.api('/demo/resource/next');
       if (next.status === 208) break;
       expect(next.status).toBe(200);
-      const unit = await next.json() as { hash: string };
+      const unit = (await next.json()) as { hash: string };
       const put = await env.server.api(`/resource/${unit.hash}/analysis`, { method: 'PUT', json: NO_FINDINGS });
       expect(put.status).toBe(200);
       answered += 1;
@@ -63,7 +73,7 @@ describe('README walk-through', () => {
       json: { llm_backend: 'openai', model: 'gpt-4o-mini', api_key: 'sk-walkthrough', raw_input: example('azure-firewall-plan.json') },
     });
     expect(res.status).toBe(202);
-    const { job_id } = await res.json() as { job_id: string };
+    const { job_id } = (await res.json()) as { job_id: string };
     const job = await waitForJob(env.server, job_id);
     expect(job).toMatchObject({ status: 'done', processed_count: 11, total_count: 11 });
     expect(env.fake.requests).toHaveLength(11);

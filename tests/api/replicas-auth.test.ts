@@ -52,7 +52,8 @@ describe('two replicas on one SQLite data dir share sessions and brute-force sta
     const secret = (await client.post('/auth/me/2fa/enroll')).body.manual_entry_code as string;
     await client.post('/auth/me/2fa/confirm', { code: totpAt(secret, clock.now()) });
     clock.advance(30_000);
-    const challenge = async (server: TestServer) => (await new Client(server).post('/auth/session', { email: 'mfa-two@example.com', password: 'correct-horse-1' })).body.mfa_token as string;
+    const challenge = async (server: TestServer) =>
+      (await new Client(server).post('/auth/session', { email: 'mfa-two@example.com', password: 'correct-horse-1' })).body.mfa_token as string;
     const token = await challenge(a);
     const code = totpAt(secret, clock.now());
     expect((await new Client(a).post('/auth/session/2fa', { mfa_token: token, code })).status).toBe(200);

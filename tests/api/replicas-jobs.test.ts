@@ -49,7 +49,7 @@ afterAll(async () => {
 
 async function waitForJob(replica: ServerProcess, jobId: string): Promise<Record<string, any>> {
   for (let i = 0; i < 1200; i += 1) {
-    const job = await (await replica.api(`/jobs/${jobId}`)).json() as Record<string, any>;
+    const job = (await (await replica.api(`/jobs/${jobId}`)).json()) as Record<string, any>;
     if (['done', 'failed', 'cancelled'].includes(job.status)) return job;
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -61,12 +61,14 @@ const logged = (msg: string) => replicas.flatMap((r) => r.logLines().filter((l) 
 
 describe('two server processes on one SQLite file', () => {
   it('runs jobs started on either replica exactly once', async () => {
-    const accepted = await Promise.all(PLANS.map(async ([file, namespace], i) => {
-      const replica = replicas[i % 2];
-      const res = await replica.api(`/terraform/${namespace}/analyze`, { method: 'POST', json: { ...OPENAI, raw_input: corpusFile(file).toString() } });
-      expect(res.status).toBe(202);
-      return (await res.json() as { job_id: string }).job_id;
-    }));
+    const accepted = await Promise.all(
+      PLANS.map(async ([file, namespace], i) => {
+        const replica = replicas[i % 2];
+        const res = await replica.api(`/terraform/${namespace}/analyze`, { method: 'POST', json: { ...OPENAI, raw_input: corpusFile(file).toString() } });
+        expect(res.status).toBe(202);
+        return ((await res.json()) as { job_id: string }).job_id;
+      }),
+    );
     const jobs = await Promise.all(accepted.map((id, i) => waitForJob(replicas[(i + 1) % 2], id)));
     expect(jobs.map((j) => j.status)).toEqual(jobs.map(() => 'done'));
     const units = jobs.reduce((sum, j) => sum + j.resource_count, 0);
@@ -84,22 +86,22 @@ describe('two server processes on one SQLite file', () => {
     fake.script([{ status: 400, message: 'bad request: fail this job' }]); // the job's first unit fails, nothing else ran
     const res = await replicas[0].api('/terraform/rep-retry/analyze', { method: 'POST', json: { ...OPENAI, raw_input: RETRY_PLAN } });
     expect(res.status).toBe(202);
-    const { job_id: jobId } = await res.json() as { job_id: string };
+    const { job_id: jobId } = (await res.json()) as { job_id: string };
     const failed = await waitForJob(replicas[1], jobId);
     expect(failed.status).toBe('failed');
     fake.reset();
 
     const answers = await Promise.all(replicas.map((r) => r.api(`/jobs/${jobId}/retry`, { method: 'POST', json: {} })));
     expect(answers.map((r) => r.status).sort()).toEqual([202, 409]);
-    const { job_id: retryId } = await answers.find((r) => r.status === 202)!.json() as { job_id: string };
+    const { job_id: retryId } = (await answers.find((r) => r.status === 202)!.json()) as { job_id: string };
     const done = await waitForJob(replicas[0], retryId);
     expect(done.status).toBe('done');
-    const resources = await (await replicas[1].api('/rep-retry/resources')).json() as { analysis: unknown }[];
+    const resources = (await (await replicas[1].api('/rep-retry/resources')).json()) as { analysis: unknown }[];
     expect(resources.every((r) => r.analysis !== null)).toBe(true);
     const prompts = fake.requests.map((r) => r.user);
     expect(prompts).toHaveLength(done.resource_count);
     expect(new Set(prompts).size).toBe(done.resource_count);
-    const list = await (await replicas[1].api('/jobs?limit=200')).json() as { jobs: { retry_of: string | null }[] };
+    const list = (await (await replicas[1].api('/jobs?limit=200')).json()) as { jobs: { retry_of: string | null }[] };
     expect(list.jobs.filter((j) => j.retry_of === jobId)).toHaveLength(1);
   }, 120_000);
 });

@@ -15,10 +15,15 @@ type Link = { link_id: string; namespace: string; created_at: string; expires_at
 
 beforeAll(async () => {
   server = await startTestServer({ start: { now: () => new Date('2026-03-10T12:00:00.000Z') } });
-  const ingest = await server.api(`/terraform/${NS}/ingest`, { method: 'POST', body: new Uint8Array(corpusFile('tfplan-json/terraform-showjson-basic-delete.json')) });
+  const ingest = await server.api(`/terraform/${NS}/ingest`, {
+    method: 'POST',
+    body: new Uint8Array(corpusFile('tfplan-json/terraform-showjson-basic-delete.json')),
+  });
   expect(ingest.status).toBeLessThan(300);
 });
-afterAll(async () => { await server.close(); });
+afterAll(async () => {
+  await server.close();
+});
 
 /** Mints a link the way a user does (GET /{namespace}/report?format=markdown_light) and returns its token. */
 async function mint(headers?: Record<string, string>): Promise<string> {
@@ -44,7 +49,10 @@ describe('public report links: list and revoke', () => {
     const { links } = JSON.parse(text) as { links: Link[] };
     expect(links).toHaveLength(1);
     expect(links[0]).toEqual({
-      link_id: expect.stringMatching(/^rl_/), namespace: NS, created_at: '2026-03-10T12:00:00.000Z', expires_at: '2026-03-11T12:00:00.000Z',
+      link_id: expect.stringMatching(/^rl_/),
+      namespace: NS,
+      created_at: '2026-03-10T12:00:00.000Z',
+      expires_at: '2026-03-11T12:00:00.000Z',
       created_by: expect.any(String),
     });
 
@@ -54,10 +62,10 @@ describe('public report links: list and revoke', () => {
     const unknown = await openLoggedOut('A'.repeat(43));
     expect(after.status).toBe(404);
     expect(after).toEqual(unknown);
-    expect((await (await server.api(LINKS)).json() as { links: Link[] }).links).toEqual([]);
+    expect(((await (await server.api(LINKS)).json()) as { links: Link[] }).links).toEqual([]);
     expect((await server.api(`${LINKS}/${links[0].link_id}`, { method: 'DELETE' })).status).toBe(404);
 
-    const audit = await (await server.api('/metrics/audit?action=report_link.revoke')).json() as { events: { target_id: string; before: Link }[] };
+    const audit = (await (await server.api('/metrics/audit?action=report_link.revoke')).json()) as { events: { target_id: string; before: Link }[] };
     expect(audit.events.map((e) => [e.target_id, e.before.namespace])).toEqual([[links[0].link_id, NS]]);
   });
 
@@ -84,7 +92,7 @@ describe('public report links: list and revoke', () => {
   });
 
   it('appears in the OpenAPI document', async () => {
-    const doc = await (await server.api('/openapi.json')).json() as { paths: Record<string, Record<string, unknown>> };
+    const doc = (await (await server.api('/openapi.json')).json()) as { paths: Record<string, Record<string, unknown>> };
     const paths = Object.keys(doc.paths);
     expect(paths).toContain('/orgs/{org_id}/report-links');
     expect(Object.keys(doc.paths['/orgs/{org_id}/report-links/{link_id}'] ?? {})).toContain('delete');

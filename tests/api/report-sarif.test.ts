@@ -14,9 +14,13 @@ const DIFF = 'diff-tf/tf-aws-vpc-802d5f1-vpce-security-group.diff';
 beforeAll(async () => {
   fake = await startFakeProvider();
   server = await startTestServer({ fake, overrides: { server: { host: '127.0.0.1', port: 0, sync_analysis_max_units: 100 } } });
-  for (const [ns, input] of [['sarif-plan', PLAN], ['sarif-diff', DIFF]]) {
+  for (const [ns, input] of [
+    ['sarif-plan', PLAN],
+    ['sarif-diff', DIFF],
+  ]) {
     const res = await server.api(`/${ns}/analyze/auto`, {
-      method: 'POST', json: { llm_backend: 'openai', model: 'gpt-4o-mini', api_key: 'sk-test', raw_input: corpusFile(input).toString('utf8') },
+      method: 'POST',
+      json: { llm_backend: 'openai', model: 'gpt-4o-mini', api_key: 'sk-test', raw_input: corpusFile(input).toString('utf8') },
     });
     expect(res.status).toBe(200);
   }
@@ -29,7 +33,7 @@ afterAll(async () => {
 async function sarif(namespace: string, headers?: Record<string, string>): Promise<Sarif.Log> {
   const res = await server.api(`/${namespace}/report?format=sarif`, { headers });
   expect(res.status).toBe(200);
-  return (await res.json() as { sarif_report: Sarif.Log }).sarif_report;
+  return ((await res.json()) as { sarif_report: Sarif.Log }).sarif_report;
 }
 
 describe('GET /{namespace}/report?format=sarif', () => {
@@ -74,13 +78,17 @@ describe('GET /{namespace}/report?format=sarif', () => {
       expect(region?.startLine).toBeGreaterThanOrEqual(1);
     }
     // A block of modules/vpc-endpoints/main.tf starts where its hunk puts it on the new side, not at line 1.
-    const block = located.find((r) => r.locations![0].physicalLocation!.artifactLocation!.uri === 'modules/vpc-endpoints/main.tf' && r.locations![0].physicalLocation!.region!.startLine! > 1);
+    const block = located.find(
+      (r) =>
+        r.locations![0].physicalLocation!.artifactLocation!.uri === 'modules/vpc-endpoints/main.tf' && r.locations![0].physicalLocation!.region!.startLine! > 1,
+    );
     expect(block).toBeDefined();
   });
 
   it('keeps the fingerprint when the same unit is reported from another namespace', async () => {
     const res = await server.api('/sarif-plan-again/analyze/auto', {
-      method: 'POST', json: { llm_backend: 'openai', model: 'gpt-4o-mini', api_key: 'sk-test', raw_input: corpusFile(PLAN).toString('utf8') },
+      method: 'POST',
+      json: { llm_backend: 'openai', model: 'gpt-4o-mini', api_key: 'sk-test', raw_input: corpusFile(PLAN).toString('utf8') },
     });
     expect(res.status).toBe(200);
     const fingerprints = (log: Sarif.Log) => log.runs[0].results!.map((r) => r.partialFingerprints!['planwardenUnitRule/v1']).sort();
@@ -91,7 +99,8 @@ describe('GET /{namespace}/report?format=sarif', () => {
     const [first] = (await sarif('sarif-plan')).runs[0].results!;
     const hash = String(first.properties!.resource_hash);
     const patched = await server.api(`/findings/${hash}/${encodeURIComponent(first.ruleId!)}`, {
-      method: 'PATCH', json: { status: 'false_positive', note: 'Deleting a local file is fine.' },
+      method: 'PATCH',
+      json: { status: 'false_positive', note: 'Deleting a local file is fine.' },
     });
     expect(patched.status).toBe(200);
     const log = await sarif('sarif-plan');
@@ -99,7 +108,9 @@ describe('GET /{namespace}/report?format=sarif', () => {
     const results = log.runs[0].results!;
     expect(results).toHaveLength(2);
     const triaged = results.find((r) => r.properties!.resource_hash === hash && r.ruleId === first.ruleId)!;
-    expect(triaged.suppressions).toEqual([{ kind: 'external', status: 'accepted', justification: 'Triaged as false_positive in Planwarden: Deleting a local file is fine.' }]);
+    expect(triaged.suppressions).toEqual([
+      { kind: 'external', status: 'accepted', justification: 'Triaged as false_positive in Planwarden: Deleting a local file is fine.' },
+    ]);
     expect(triaged.properties!.status).toBe('false_positive');
     expect(results.filter((r) => r.suppressions)).toHaveLength(1);
     // The markdown report still hides it by default.
@@ -107,7 +118,7 @@ describe('GET /{namespace}/report?format=sarif', () => {
     expect(md).not.toContain('Deleting a local file is fine.');
   });
 
-  it('answers 404 for an unknown namespace and for another org\'s namespace, 400/422 for an unknown format', async () => {
+  it("answers 404 for an unknown namespace and for another org's namespace, 400/422 for an unknown format", async () => {
     expect((await server.api('/no-such-namespace/report?format=sarif')).status).toBe(404);
     const other = await otherOrg(server);
     const res = await server.api('/sarif-plan/report?format=sarif', { headers: other.headers });

@@ -23,13 +23,15 @@ function start(): Promise<TestServer> {
   return startTestServer({
     fake,
     overrides: { storage: { backend: 'sqlite' }, data_dir: dataDir },
-    adjust: (config) => { config.analysis.max_concurrent_units = 1; },
+    adjust: (config) => {
+      config.analysis.max_concurrent_units = 1;
+    },
   });
 }
 
 async function waitForProgress(server: TestServer, jobId: string, atLeast: number) {
   for (let i = 0; i < 500; i += 1) {
-    const job = await (await server.api(`/jobs/${jobId}`)).json() as { processed_count: number };
+    const job = (await (await server.api(`/jobs/${jobId}`)).json()) as { processed_count: number };
     if (job.processed_count >= atLeast) return;
     await new Promise((r) => setTimeout(r, 20));
   }
@@ -43,7 +45,7 @@ describe('background jobs survive a server restart (sqlite)', () => {
     await server.api('/orgs/default/llm-credentials', { method: 'POST', json: { provider: 'openai', api_key: 'sk-stored' } });
     const res = await server.api('/terraform/restart/analyze', { method: 'POST', json: { llm_backend: 'openai', model: 'gpt-4o-mini', raw_input: PLAN } });
     expect(res.status).toBe(202);
-    const { job_id } = await res.json() as { job_id: string };
+    const { job_id } = (await res.json()) as { job_id: string };
     await waitForProgress(server, job_id, 2);
     await server.close();
     const callsBefore = fake.requests.length;
@@ -56,7 +58,7 @@ describe('background jobs survive a server restart (sqlite)', () => {
       const total = countResourceChanges(Buffer.from(PLAN));
       expect(job).toMatchObject({ status: 'done', processed_count: total, total_count: total });
       expect(fake.requests.length - callsBefore).toBe(total - analysedBefore);
-      const resources = await (await server.api('/restart/resources')).json() as { analysis: unknown }[];
+      const resources = (await (await server.api('/restart/resources')).json()) as { analysis: unknown }[];
       expect(resources.every((r) => r.analysis !== null)).toBe(true);
     } finally {
       await server.close();
@@ -67,8 +69,11 @@ describe('background jobs survive a server restart (sqlite)', () => {
     fake.setLatency(100);
     let server = await start();
     const plan = corpusFile('tfplan-json/checkov-gcp-modules.json').toString();
-    const res = await server.api('/terraform/inline/analyze', { method: 'POST', json: { llm_backend: 'anthropic', model: 'claude-haiku-4-5', api_key: 'sk-inline', raw_input: plan } });
-    const { job_id } = await res.json() as { job_id: string };
+    const res = await server.api('/terraform/inline/analyze', {
+      method: 'POST',
+      json: { llm_backend: 'anthropic', model: 'claude-haiku-4-5', api_key: 'sk-inline', raw_input: plan },
+    });
+    const { job_id } = (await res.json()) as { job_id: string };
     await waitForProgress(server, job_id, 1);
     await server.close();
     fake.setLatency(0);
@@ -79,7 +84,7 @@ describe('background jobs survive a server restart (sqlite)', () => {
       expect(job.error).toMatch(/api_key/);
       const retry = await server.api(`/jobs/${job_id}/retry`, { method: 'POST', json: { api_key: 'sk-inline' } });
       expect(retry.status).toBe(202);
-      const done = await waitForJob(server, (await retry.json() as { job_id: string }).job_id);
+      const done = await waitForJob(server, ((await retry.json()) as { job_id: string }).job_id);
       expect(done.status).toBe('done');
     } finally {
       await server.close();
@@ -97,9 +102,9 @@ describe('background jobs survive a server restart (sqlite)', () => {
       await proc.api('/orgs/default/llm-credentials', { method: 'POST', json: { provider: 'openai', api_key: 'sk-stored' } });
       const res = await proc.api('/terraform/killed/analyze', { method: 'POST', json: { llm_backend: 'openai', model: 'gpt-4o-mini', raw_input: plan } });
       expect(res.status).toBe(202);
-      const { job_id } = await res.json() as { job_id: string };
+      const { job_id } = (await res.json()) as { job_id: string };
       for (let i = 0; i < 500; i += 1) {
-        const job = await (await proc.api(`/jobs/${job_id}`)).json() as { processed_count: number };
+        const job = (await (await proc.api(`/jobs/${job_id}`)).json()) as { processed_count: number };
         if (job.processed_count >= 3) break;
         await new Promise((r) => setTimeout(r, 20));
       }
@@ -108,11 +113,11 @@ describe('background jobs survive a server restart (sqlite)', () => {
       proc = await spawnServer({ dataDir: killDir, fake, env });
       let job: Record<string, any> = {};
       for (let i = 0; i < 1200 && !['done', 'failed'].includes(job.status); i += 1) {
-        job = await (await proc.api(`/jobs/${job_id}`)).json() as Record<string, any>;
+        job = (await (await proc.api(`/jobs/${job_id}`)).json()) as Record<string, any>;
         await new Promise((r) => setTimeout(r, 50));
       }
       expect(job).toMatchObject({ status: 'done', processed_count: job.total_count });
-      const usage = await (await proc.api('/orgs/default/usage')).json() as { event_count: number; resource_count: number };
+      const usage = (await (await proc.api('/orgs/default/usage')).json()) as { event_count: number; resource_count: number };
       expect(usage).toMatchObject({ event_count: job.resource_count, resource_count: job.resource_count });
       expect(proc.logLines().some((l) => l.msg === 'job resumed' && l.job_id === job_id)).toBe(true);
     } finally {

@@ -18,16 +18,23 @@ const RULES = '/orgs/default/rules';
 const CATEGORIES = '/orgs/default/rule-categories';
 type Rule = Record<string, any>;
 
-const rules = async (query = '') => (await (await server.api(`/terraform/rules${query}`)).text());
+const rules = async (query = '') => await (await server.api(`/terraform/rules${query}`)).text();
 const count = (text: string, needle: string) => text.split(needle).length - 1;
 
 function newRule(overrides: Record<string, unknown> = {}) {
-  return { title: 'No public S3 buckets', description: 'Flag `acl = "public-read"` on **aws_s3_bucket_acl**.\n## Not a rule heading', category: 'data-protection', severity: 'HIGH', analyzers: ['terraform'], ...overrides };
+  return {
+    title: 'No public S3 buckets',
+    description: 'Flag `acl = "public-read"` on **aws_s3_bucket_acl**.\n## Not a rule heading',
+    category: 'data-protection',
+    severity: 'HIGH',
+    analyzers: ['terraform'],
+    ...overrides,
+  };
 }
 
 describe('built-in seed', () => {
   it('the default org is seeded at startup, without changing the composed ruleset', async () => {
-    const list = await (await server.api(RULES)).json() as { rules: Rule[] };
+    const list = (await (await server.api(RULES)).json()) as { rules: Rule[] };
     expect(list.rules.length).toBeGreaterThan(50);
     expect(list.rules.every((r) => r.is_builtin_seed && r.enabled)).toBe(true);
     const plaintext = list.rules.find((r) => r.rule_id === 'TF-GEN-SECRET-PLAINTEXT')!;
@@ -43,7 +50,9 @@ describe('built-in seed', () => {
 
   it('a new org gets the built-ins automatically', async () => {
     const other = await otherOrg(server);
-    const list = await (await server.api(`/orgs/${other.orgId}/rules?analyzer=terraform&enabled=true`, { headers: other.headers })).json() as { rules: Rule[] };
+    const list = (await (await server.api(`/orgs/${other.orgId}/rules?analyzer=terraform&enabled=true`, { headers: other.headers })).json()) as {
+      rules: Rule[];
+    };
     expect(list.rules.length).toBeGreaterThan(50);
     expect(list.rules.every((r) => r.org_id === other.orgId)).toBe(true);
   });
@@ -72,11 +81,22 @@ describe('categories and custom rules', () => {
     const before = await server.api('/terraform/rules');
     const res = await server.api(RULES, { method: 'POST', json: newRule() });
     expect(res.status).toBe(201);
-    const rule = await res.json() as Rule;
+    const rule = (await res.json()) as Rule;
     expect(rule).toEqual({
-      rule_id: 'CUSTOM-NO-PUBLIC-S3-BUCKETS', org_id: 'default', title: 'No public S3 buckets', description: newRule().description,
-      category: 'data-protection', severity: 'HIGH', analyzers: ['terraform'], rule_type: null, enabled: true, requires_review: false,
-      is_builtin_seed: false, created_by: expect.any(String), created_at: expect.any(String), updated_at: null,
+      rule_id: 'CUSTOM-NO-PUBLIC-S3-BUCKETS',
+      org_id: 'default',
+      title: 'No public S3 buckets',
+      description: newRule().description,
+      category: 'data-protection',
+      severity: 'HIGH',
+      analyzers: ['terraform'],
+      rule_type: null,
+      enabled: true,
+      requires_review: false,
+      is_builtin_seed: false,
+      created_by: expect.any(String),
+      created_at: expect.any(String),
+      updated_at: null,
     });
     const text = await rules();
     expect(text).toContain('# Custom rules: Data protection\n\n## CUSTOM-NO-PUBLIC-S3-BUCKETS: No public S3 buckets\nSeverity: HIGH');
@@ -85,11 +105,13 @@ describe('categories and custom rules', () => {
     const after = await server.api('/terraform/rules');
     expect(after.headers.get('etag')).not.toBe(before.headers.get('etag'));
 
-    const renamed = await (await server.api(`${RULES}/CUSTOM-NO-PUBLIC-S3-BUCKETS`, { method: 'PATCH', json: { title: 'Buckets stay private' } })).json() as Rule;
+    const renamed = (await (
+      await server.api(`${RULES}/CUSTOM-NO-PUBLIC-S3-BUCKETS`, { method: 'PATCH', json: { title: 'Buckets stay private' } })
+    ).json()) as Rule;
     expect(renamed).toMatchObject({ rule_id: 'CUSTOM-NO-PUBLIC-S3-BUCKETS', title: 'Buckets stay private' });
     expect((await server.api(RULES, { method: 'POST', json: newRule() })).status).toBe(409);
     expect((await server.api(`${CATEGORIES}/data-protection`, { method: 'DELETE' })).status).toBe(409);
-    const filtered = await (await server.api(`${RULES}?category=data-protection`)).json() as { rules: Rule[] };
+    const filtered = (await (await server.api(`${RULES}?category=data-protection`)).json()) as { rules: Rule[] };
     expect(filtered.rules.map((r) => r.rule_id)).toEqual(['CUSTOM-NO-PUBLIC-S3-BUCKETS']);
   });
 
@@ -100,14 +122,15 @@ describe('categories and custom rules', () => {
     expect(await rules()).not.toContain('CUSTOM-GCP-ONLY');
     await server.api(`${RULES}/CUSTOM-GCP-ONLY`, { method: 'PATCH', json: { enabled: false } });
     expect(await rules('?type=gcp')).not.toContain('CUSTOM-GCP-ONLY');
-    const byType = await (await server.api(`${RULES}?rule_type=gcp&enabled=false`)).json() as { rules: Rule[] };
+    const byType = (await (await server.api(`${RULES}?rule_type=gcp&enabled=false`)).json()) as { rules: Rule[] };
     expect(byType.rules.map((r) => r.rule_id)).toEqual(['CUSTOM-GCP-ONLY']);
     expect((await server.api(RULES, { method: 'POST', json: newRule({ title: 'Bad type', rule_type: 'kubernetes' }) })).status).toBe(422);
   });
 
   it('analysis uses the custom rules, and a rule change re-analyses', async () => {
     const plan = corpusFile('tfplan-json/terraform-showjson-drift.json').toString();
-    const analyze = (ns: string) => server.api(`/terraform/${ns}/analyze`, { method: 'POST', json: { llm_backend: 'ollama', model: 'llama3.1:8b', raw_input: plan } });
+    const analyze = (ns: string) =>
+      server.api(`/terraform/${ns}/analyze`, { method: 'POST', json: { llm_backend: 'ollama', model: 'llama3.1:8b', raw_input: plan } });
     const first = fake.requests.length;
     expect((await analyze('custom-a')).status).toBe(200);
     expect(fake.requests.length).toBeGreaterThan(first);
@@ -124,18 +147,29 @@ describe('categories and custom rules', () => {
   it('requires_review: a match starts needs_review', async () => {
     await server.api(RULES, { method: 'POST', json: newRule({ title: 'Always review', requires_review: true }) });
     await server.api('/terraform/review-ns/ingest', { method: 'POST', body: new Uint8Array(corpusFile('tfplan-json/terraform-showjson-basic-delete.json')) });
-    const next = await (await server.api('/review-ns/resource/next')).json() as { hash: string; value: { name: string } };
-    const finding = { title: 't', severity: 'LOW', rule_id: 'CUSTOM-ALWAYS-REVIEW', risk: 'r', why_it_matters: 'w', suggested_next_step: 'n', confidence: 'HIGH', evidence: [], resource_address: next.value.name, tags: [] };
+    const next = (await (await server.api('/review-ns/resource/next')).json()) as { hash: string; value: { name: string } };
+    const finding = {
+      title: 't',
+      severity: 'LOW',
+      rule_id: 'CUSTOM-ALWAYS-REVIEW',
+      risk: 'r',
+      why_it_matters: 'w',
+      suggested_next_step: 'n',
+      confidence: 'HIGH',
+      evidence: [],
+      resource_address: next.value.name,
+      tags: [],
+    };
     expect((await server.api(`/resource/${next.hash}/analysis`, { method: 'PUT', json: { summary: 's', findings: [finding] } })).status).toBe(200);
-    const list = await (await server.api('/findings?rule_id=CUSTOM-ALWAYS-REVIEW')).json() as { findings: { status: string }[] };
+    const list = (await (await server.api('/findings?rule_id=CUSTOM-ALWAYS-REVIEW')).json()) as { findings: { status: string }[] };
     expect(list.findings).toEqual([expect.objectContaining({ status: 'needs_review' })]);
   });
 
   it('categories: get, patch keeps the id, delete unused', async () => {
     await server.api(CATEGORIES, { method: 'POST', json: { name: 'Scratch', description: 'x' } });
-    const patched = await (await server.api(`${CATEGORIES}/scratch`, { method: 'PATCH', json: { name: 'Scratch pad' } })).json() as Rule;
+    const patched = (await (await server.api(`${CATEGORIES}/scratch`, { method: 'PATCH', json: { name: 'Scratch pad' } })).json()) as Rule;
     expect(patched).toMatchObject({ category_id: 'scratch', name: 'Scratch pad', updated_at: expect.any(String) });
-    const list = await (await server.api(CATEGORIES)).json() as { categories: Rule[] };
+    const list = (await (await server.api(CATEGORIES)).json()) as { categories: Rule[] };
     expect(list.categories.map((c) => c.category_id)).toEqual(expect.arrayContaining(['built-in-terraform', 'data-protection', 'scratch']));
     expect((await server.api(`${CATEGORIES}/scratch`, { method: 'DELETE' })).status).toBe(200);
     expect((await server.api(`${CATEGORIES}/scratch`)).status).toBe(404);
@@ -157,7 +191,9 @@ describe('categories and custom rules', () => {
     const other = await otherOrg(server);
     expect((await server.api(`${RULES}/CUSTOM-NO-PUBLIC-S3-BUCKETS`, { headers: other.headers })).status).toBe(404);
     expect((await server.api(`/orgs/${other.orgId}/rules/CUSTOM-NO-PUBLIC-S3-BUCKETS`, { headers: other.headers })).status).toBe(404);
-    expect((await server.api(`/orgs/${other.orgId}/rules`, { method: 'POST', headers: other.headers, json: newRule({ title: 'Foreign category' }) })).status).toBe(422);
+    expect(
+      (await server.api(`/orgs/${other.orgId}/rules`, { method: 'POST', headers: other.headers, json: newRule({ title: 'Foreign category' }) })).status,
+    ).toBe(422);
     expect((await server.api(`/orgs/${other.orgId}/rule-categories/data-protection`, { headers: other.headers })).status).toBe(404);
 
     expect((await server.api(RULES, { method: 'POST', json: newRule({ title: 'x'.repeat(201) }) })).status).toBe(422);

@@ -48,12 +48,19 @@ describe('run task configuration', () => {
     const text = await put.text();
     expect(text).not.toContain(KEY);
     expect(JSON.parse(text)).toEqual({
-      llm_backend: 'ollama', model: 'llama3.1:8b', gate_severity: 'HIGH', has_hmac_key: true,
-      endpoint_path: '/api/v1/run-tasks/default', created_at: expect.any(String), updated_at: expect.any(String),
+      llm_backend: 'ollama',
+      model: 'llama3.1:8b',
+      gate_severity: 'HIGH',
+      has_hmac_key: true,
+      endpoint_path: '/api/v1/run-tasks/default',
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
     });
     expect(JSON.stringify(await server.services.engine.stores.store.collection('run_task_configs').find({}))).not.toContain(KEY);
     // Omitting the key keeps it.
-    expect(await (await server.api(CONFIG, { method: 'PUT', json: { llm_backend: 'ollama', model: 'llama3.1:8b', gate_severity: 'CRITICAL' } })).json()).toMatchObject({ gate_severity: 'CRITICAL', has_hmac_key: true });
+    expect(
+      await (await server.api(CONFIG, { method: 'PUT', json: { llm_backend: 'ollama', model: 'llama3.1:8b', gate_severity: 'CRITICAL' } })).json(),
+    ).toMatchObject({ gate_severity: 'CRITICAL', has_hmac_key: true });
     expect((await server.api(CONFIG, { method: 'DELETE' })).status).toBe(200);
     expect((await server.api(CONFIG)).status).toBe(404);
     // Without a config the endpoint answers 404, signed or not.
@@ -62,10 +69,20 @@ describe('run task configuration', () => {
 
   it('admin only, own org only, validated body, credential and catalogue checked', async () => {
     const member = await roleHeaders(server, 'member');
-    expect((await server.api(CONFIG, { method: 'PUT', headers: member, json: { hmac_key: KEY, llm_backend: 'ollama', model: 'llama3.1:8b' } })).status).toBe(403);
+    expect((await server.api(CONFIG, { method: 'PUT', headers: member, json: { hmac_key: KEY, llm_backend: 'ollama', model: 'llama3.1:8b' } })).status).toBe(
+      403,
+    );
     const other = await otherOrg(server);
-    expect((await server.api(`/orgs/${other.orgId}/integrations/run-task`, { method: 'PUT', json: { hmac_key: KEY, llm_backend: 'ollama', model: 'llama3.1:8b' } })).status).toBe(404);
-    for (const body of [{}, { hmac_key: 'short', llm_backend: 'ollama', model: 'llama3.1:8b' }, { hmac_key: KEY, llm_backend: 'nope', model: 'x' }, { hmac_key: KEY, llm_backend: 'ollama', model: 'llama3.1:8b', gate_severity: 'BAD' }]) {
+    expect(
+      (await server.api(`/orgs/${other.orgId}/integrations/run-task`, { method: 'PUT', json: { hmac_key: KEY, llm_backend: 'ollama', model: 'llama3.1:8b' } }))
+        .status,
+    ).toBe(404);
+    for (const body of [
+      {},
+      { hmac_key: 'short', llm_backend: 'ollama', model: 'llama3.1:8b' },
+      { hmac_key: KEY, llm_backend: 'nope', model: 'x' },
+      { hmac_key: KEY, llm_backend: 'ollama', model: 'llama3.1:8b', gate_severity: 'BAD' },
+    ]) {
       expect((await server.api(CONFIG, { method: 'PUT', json: body })).status).toBe(422);
     }
     expect((await server.api(CONFIG, { method: 'PUT', json: { hmac_key: KEY, llm_backend: 'ollama', model: 'not-on-catalogue' } })).status).toBe(400);
@@ -159,7 +176,7 @@ describe('run task requests', () => {
     const body = hcp.runTaskRequest('plan-x', 'tok-x', { task_result_callback_url: 'http://10.0.0.1/callback' });
     const res = await deliver(body);
     expect(res.status).toBe(422);
-    expect((await res.json() as { detail: string }).detail).toContain('10.0.0.1 is a private (RFC 1918) address');
+    expect(((await res.json()) as { detail: string }).detail).toContain('10.0.0.1 is a private (RFC 1918) address');
     expect((await deliver({ payload_version: 1 })).status).toBe(422);
     const raw = 'not json';
     expect((await server.api(ENDPOINT, { method: 'POST', headers: { 'X-TFC-Task-Signature': sign(KEY, raw) }, body: raw })).status).toBe(422);

@@ -14,20 +14,24 @@ describe('SCIM 2.0 provisioning', () => {
   /** A SCIM client: bearer token, application/scim+json both ways. */
   const scim = async (method: string, path: string, body?: unknown, bearer: string | null = token, org = orgId) => {
     const res = await fetch(`${server.url}/api/v1/scim/v2/${org}${path}`, {
-      method, headers: { ...(bearer ? { authorization: `Bearer ${bearer}` } : {}), ...(body ? { 'content-type': 'application/scim+json' } : {}) },
+      method,
+      headers: { ...(bearer ? { authorization: `Bearer ${bearer}` } : {}), ...(body ? { 'content-type': 'application/scim+json' } : {}) },
       body: body ? JSON.stringify(body) : undefined,
     });
     const text = await res.text();
     return { status: res.status, type: res.headers.get('content-type'), body: text ? JSON.parse(text) : null };
   };
-  const members = async () => (await owner.client.get(`/orgs/${orgId}/members`)).body.members as { user_id: string; email: string; role: string; is_active: boolean }[];
+  const members = async () =>
+    (await owner.client.get(`/orgs/${orgId}/members`)).body.members as { user_id: string; email: string; role: string; is_active: boolean }[];
 
   beforeAll(async () => {
     server = await startAuthServer();
     owner = await registerUser(server, 'scim-owner@corp.test', { orgName: 'Corp' });
     orgId = owner.orgId as string;
   });
-  afterAll(async () => { await server.close(); });
+  afterAll(async () => {
+    await server.close();
+  });
 
   it('configuration: token once, owner role and bad patterns refused, token never listed', async () => {
     const base = `/orgs/${orgId}/scim`;
@@ -39,7 +43,13 @@ describe('SCIM 2.0 provisioning', () => {
     const backreference = await owner.client.post(base, { group_role_mappings: [{ pattern: '^(a)\\1$', role: 'admin' }] });
     expect(backreference.status).toBe(422);
     expect(backreference.body.detail).toMatch(/group_role_mappings\.0\.pattern: not a valid RE2 regular expression/);
-    const created = await owner.client.post(base, { default_role: 'viewer', group_role_mappings: [{ pattern: '^Planwarden Admins$', role: 'admin' }, { pattern: '^Eng', role: 'member' }] });
+    const created = await owner.client.post(base, {
+      default_role: 'viewer',
+      group_role_mappings: [
+        { pattern: '^Planwarden Admins$', role: 'admin' },
+        { pattern: '^Eng', role: 'member' },
+      ],
+    });
     expect(created.status).toBe(201);
     token = created.body.token;
     expect(Object.keys(created.body)).toEqual(['token']);
@@ -70,10 +80,21 @@ describe('SCIM 2.0 provisioning', () => {
   it('Okta user lifecycle: create, get by filter, deactivate, reactivate, idempotent create', async () => {
     // Okta: GET /Users?filter=userName eq "..."&startIndex=1&count=100 before creating.
     const lookup = await scim('GET', `/Users?filter=${encodeURIComponent('userName eq "ada@corp.test"')}&startIndex=1&count=100`);
-    expect(lookup.body).toEqual({ schemas: ['urn:ietf:params:scim:api:messages:2.0:ListResponse'], totalResults: 0, startIndex: 1, itemsPerPage: 0, Resources: [] });
+    expect(lookup.body).toEqual({
+      schemas: ['urn:ietf:params:scim:api:messages:2.0:ListResponse'],
+      totalResults: 0,
+      startIndex: 1,
+      itemsPerPage: 0,
+      Resources: [],
+    });
     const created = await scim('POST', '/Users', {
-      schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'], userName: 'ada@corp.test', name: { givenName: 'Ada', familyName: 'Lovelace' },
-      emails: [{ primary: true, value: 'ada@corp.test', type: 'work' }], displayName: 'Ada Lovelace', externalId: '00u1okta', active: true,
+      schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'],
+      userName: 'ada@corp.test',
+      name: { givenName: 'Ada', familyName: 'Lovelace' },
+      emails: [{ primary: true, value: 'ada@corp.test', type: 'work' }],
+      displayName: 'Ada Lovelace',
+      externalId: '00u1okta',
+      active: true,
     });
     expect(created.status).toBe(201);
     expect(created.type).toMatch(/^application\/scim\+json/);
@@ -90,7 +111,12 @@ describe('SCIM 2.0 provisioning', () => {
     expect((await members()).find((m) => m.user_id === id)?.is_active).toBe(false);
     const on = await scim('PATCH', `/Users/${id}`, { schemas: [PATCH], Operations: [{ op: 'replace', path: 'active', value: true }] });
     expect(on.body.active).toBe(true);
-    const put = await scim('PUT', `/Users/${id}`, { schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'], userName: 'ada@corp.test', externalId: '00u1okta', active: false });
+    const put = await scim('PUT', `/Users/${id}`, {
+      schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'],
+      userName: 'ada@corp.test',
+      externalId: '00u1okta',
+      active: false,
+    });
     expect(put.body.active).toBe(false);
     const actions = (await owner.client.get('/metrics/audit?target_type=user')).body.events.map((e: { action: string }) => e.action);
     expect(actions).toEqual(expect.arrayContaining(['scim.user.provisioned', 'scim.user.deactivated', 'scim.user.reactivated']));
@@ -99,8 +125,12 @@ describe('SCIM 2.0 provisioning', () => {
   it('Entra ID user lifecycle: filter by externalId, "False" as a string, delete removes the membership only', async () => {
     const created = await scim('POST', '/Users', {
       schemas: ['urn:ietf:params:scim:schemas:core:2.0:User', 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User'],
-      externalId: 'bob-guid', userName: 'bob@corp.test', active: true, displayName: 'Bob',
-      emails: [{ primary: true, type: 'work', value: 'bob@corp.test' }], name: { formatted: 'Bob B', familyName: 'B', givenName: 'Bob' },
+      externalId: 'bob-guid',
+      userName: 'bob@corp.test',
+      active: true,
+      displayName: 'Bob',
+      emails: [{ primary: true, type: 'work', value: 'bob@corp.test' }],
+      name: { formatted: 'Bob B', familyName: 'B', givenName: 'Bob' },
     });
     const id = created.body.id as string;
     expect((await scim('GET', `/Users?filter=${encodeURIComponent('externalId eq "bob-guid"')}`)).body.totalResults).toBe(1);
@@ -115,7 +145,8 @@ describe('SCIM 2.0 provisioning', () => {
 
   it('filters (eq, co, sw, and, or, emails.value, displayName) and startIndex/count paging; errors in the SCIM schema', async () => {
     for (const name of ['carol', 'carl', 'dave']) await scim('POST', '/Users', { userName: `${name}@corp.test`, displayName: name });
-    const ids = async (filter: string) => (await scim('GET', `/Users?filter=${encodeURIComponent(filter)}`)).body.Resources.map((u: { userName: string }) => u.userName).sort();
+    const ids = async (filter: string) =>
+      (await scim('GET', `/Users?filter=${encodeURIComponent(filter)}`)).body.Resources.map((u: { userName: string }) => u.userName).sort();
     expect(await ids('userName sw "car"')).toEqual(['carl@corp.test', 'carol@corp.test']);
     expect(await ids('emails.value co "ave@"')).toEqual(['dave@corp.test']);
     expect(await ids('userName sw "car" and displayName eq "carl"')).toEqual(['carl@corp.test']);
@@ -138,7 +169,12 @@ describe('SCIM 2.0 provisioning', () => {
     const finn = await user('finn@corp.test');
     const role = async (id: string) => (await members()).find((m) => m.user_id === id)?.role;
     // Entra: POST /Groups without members, then PATCH add members.
-    const group = await scim('POST', '/Groups', { schemas: ['urn:ietf:params:scim:schemas:core:2.0:Group'], externalId: 'grp-1', displayName: 'Planwarden Admins', members: [] });
+    const group = await scim('POST', '/Groups', {
+      schemas: ['urn:ietf:params:scim:schemas:core:2.0:Group'],
+      externalId: 'grp-1',
+      displayName: 'Planwarden Admins',
+      members: [],
+    });
     expect(group.status).toBe(201);
     const gid = group.body.id as string;
     expect((await scim('GET', `/Groups?filter=${encodeURIComponent('displayName eq "Planwarden Admins"')}`)).body.Resources[0].id).toBe(gid);
@@ -150,7 +186,10 @@ describe('SCIM 2.0 provisioning', () => {
     expect(await role(finn)).toBe('viewer');
     expect((await scim('GET', `/Groups/${gid}`)).body.members.map((m: { value: string }) => m.value)).toEqual([erin]);
     // Rename: "Engineering" maps to member.
-    const renamed = await scim('PATCH', `/Groups/${gid}`, { schemas: [PATCH], Operations: [{ op: 'replace', value: { id: gid, displayName: 'Engineering' } }] });
+    const renamed = await scim('PATCH', `/Groups/${gid}`, {
+      schemas: [PATCH],
+      Operations: [{ op: 'replace', value: { id: gid, displayName: 'Engineering' } }],
+    });
     expect(renamed.body.displayName).toBe('Engineering');
     expect(await role(erin)).toBe('member');
     await scim('PUT', `/Groups/${gid}`, { displayName: 'Engineering', members: [{ value: erin }, { value: finn }] });

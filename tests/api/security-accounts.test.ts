@@ -23,7 +23,9 @@ describe('security: org resets reach only administered accounts; demotions apply
     owner = await registerUser(server, 'sec-owner@example.com', { orgName: 'Home' });
     orgId = owner.orgId as string;
   });
-  afterAll(async () => { await server.close(); });
+  afterAll(async () => {
+    await server.close();
+  });
 
   const signIn = async (email: string, password = PASSWORD) => {
     const client = new Client(server);
@@ -31,7 +33,9 @@ describe('security: org resets reach only administered accounts; demotions apply
     return { client, res };
   };
   const resets = (org: string, userId: string) => [
-    `/orgs/${org}/members/${userId}/reset-password`, `/orgs/${org}/members/${userId}/reset-2fa`, `/orgs/${org}/members/${userId}/2fa-reset`,
+    `/orgs/${org}/members/${userId}/reset-password`,
+    `/orgs/${org}/members/${userId}/reset-2fa`,
+    `/orgs/${org}/members/${userId}/2fa-reset`,
   ];
 
   it('an attacker cannot add a superadmin to their org by e-mail, nor reset a member who became one', async () => {
@@ -41,7 +45,9 @@ describe('security: org resets reach only administered accounts; demotions apply
     const added = await attacker.client.post(`/orgs/${attacker.orgId}/members`, { email: 'sec-super@example.com', role: 'viewer' });
     expect(added.status).toBe(403);
     expect(added.body.detail).toMatch(/platform administrator/);
-    expect((await attacker.client.get(`/orgs/${attacker.orgId}/members`)).body.members.some((m: { user_id: string }) => m.user_id === victim.userId)).toBe(false);
+    expect((await attacker.client.get(`/orgs/${attacker.orgId}/members`)).body.members.some((m: { user_id: string }) => m.user_id === victim.userId)).toBe(
+      false,
+    );
     // An account the org created, later made a platform administrator, leaves the org's reach.
     const promoted = await memberOf(server, attacker.client, attacker.orgId as string, 'sec-promoted@example.com', 'viewer');
     expect((await bootstrap(server).post(`/admin/users/${promoted.userId}/superadmin`, { enabled: true })).status).toBe(200);
@@ -55,7 +61,7 @@ describe('security: org resets reach only administered accounts; demotions apply
     expect(login.res.body.is_superadmin).toBe(true);
   });
 
-  it('an attacker cannot take over another org\'s owner with TOTP on (neither 2FA nor password reset)', async () => {
+  it("an attacker cannot take over another org's owner with TOTP on (neither 2FA nor password reset)", async () => {
     const victim = await registerUser(server, 'sec-totp-owner@example.com', { orgName: 'Victim Org' });
     const secret = (await victim.client.post('/auth/me/2fa/enroll')).body.manual_entry_code as string;
     expect((await victim.client.post('/auth/me/2fa/confirm', { code: totpAt(secret, clock.now()) })).status).toBe(200);
@@ -108,7 +114,9 @@ describe('security: org resets reach only administered accounts; demotions apply
     expect(created.status).toBe(201);
     return async (method: string, path: string, body?: unknown) => {
       const res = await fetch(`${server.url}/api/v1/scim/v2/${org}${path}`, {
-        method, headers: { authorization: `Bearer ${created.body.token}`, 'content-type': 'application/scim+json' }, body: body === undefined ? undefined : JSON.stringify(body),
+        method,
+        headers: { authorization: `Bearer ${created.body.token}`, 'content-type': 'application/scim+json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
       });
       const text = await res.text();
       return { status: res.status, body: text ? JSON.parse(text) : null };
@@ -116,7 +124,7 @@ describe('security: org resets reach only administered accounts; demotions apply
   };
   const PATCH_OP = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
 
-  it('SCIM takeover chain: provisioning an existing account\'s e-mail gives the org no power over it', async () => {
+  it("SCIM takeover chain: provisioning an existing account's e-mail gives the org no power over it", async () => {
     const victim = await registerUser(server, 'sec-scim-victim@example.com');
     const attacker = await registerUser(server, 'sec-scim-attacker@example.com', { orgName: 'Attacker SCIM' });
     const scim = await scimClient(attacker.client, attacker.orgId as string);
@@ -161,18 +169,28 @@ describe('security: org resets reach only administered accounts; demotions apply
     const scim = await scimClient(tenant.client, tenantOrg);
     const placed = await scim('POST', '/Users', { userName: 'sec-scim-super@example.com', externalId: 'x-1' });
     expect(placed.status).toBe(403);
-    expect(placed.body).toMatchObject({ schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'], status: '403', detail: expect.stringMatching(/platform administrator/) });
+    expect(placed.body).toMatchObject({
+      schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'],
+      status: '403',
+      detail: expect.stringMatching(/platform administrator/),
+    });
     expect((await scim('GET', `/Users/${platform.userId}`)).status).toBe(404);
     // A member who became superadmin while deactivated is not brought back by SCIM.
     const member = await memberOf(server, tenant.client, tenantOrg, 'sec-scim-later@example.com', 'member');
-    expect((await scim('PATCH', `/Users/${member.userId}`, { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'active', value: false }] })).status).toBe(200);
+    expect(
+      (await scim('PATCH', `/Users/${member.userId}`, { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'active', value: false }] })).status,
+    ).toBe(200);
     expect((await bootstrap(server).post(`/admin/users/${member.userId}/superadmin`, { enabled: true })).status).toBe(200);
-    expect((await scim('PATCH', `/Users/${member.userId}`, { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'active', value: true }] })).status).toBe(403);
+    expect((await scim('PATCH', `/Users/${member.userId}`, { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'active', value: true }] })).status).toBe(
+      403,
+    );
     expect((await scim('PUT', `/Users/${member.userId}`, { userName: 'sec-scim-later@example.com' })).status).toBe(403);
     expect((await scim('POST', '/Users', { userName: 'sec-scim-later@example.com', active: true })).status).toBe(403);
     expect((await scim('GET', `/Users/${member.userId}`)).body.active).toBe(false);
     // Deactivating stays possible.
-    expect((await scim('PATCH', `/Users/${member.userId}`, { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'active', value: false }] })).status).toBe(200);
+    expect(
+      (await scim('PATCH', `/Users/${member.userId}`, { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'active', value: false }] })).status,
+    ).toBe(200);
   });
 
   it('an admin cannot reset the owner, may reset an administered admin or member, and a key obeys its role', async () => {
@@ -194,7 +212,7 @@ describe('security: org resets reach only administered accounts; demotions apply
     expect((await keyClient.post(`/orgs/${orgId}/members/${owner.userId}/reset-password`)).status).toBe(403);
   });
 
-  it('keys are bounded by the creator\'s effective role: an admin cannot mint an owner key', async () => {
+  it("keys are bounded by the creator's effective role: an admin cannot mint an owner key", async () => {
     const admin = await memberOf(server, owner.client, orgId, 'sec-keymaker@example.com', 'admin');
     const denied = await admin.client.post('/auth/keys', { role: 'owner', name: 'escalate' });
     expect(denied.status).toBe(403);
@@ -203,7 +221,7 @@ describe('security: org resets reach only administered accounts; demotions apply
     expect((await owner.client.post('/auth/keys', { role: 'owner', name: 'owner' })).status).toBe(201);
   });
 
-  it('a demoted admin\'s old session loses admin powers at once; a promotion waits for a new session', async () => {
+  it("a demoted admin's old session loses admin powers at once; a promotion waits for a new session", async () => {
     const demoted = await memberOf(server, owner.client, orgId, 'sec-demoted@example.com', 'admin');
     const member = await memberOf(server, owner.client, orgId, 'sec-demoted-target@example.com', 'member');
     expect((await owner.client.patch(`/orgs/${orgId}/members/${demoted.userId}`, { role: 'viewer' })).status).toBe(200);
@@ -229,7 +247,9 @@ describe('security: org resets reach only administered accounts; demotions apply
     const demoted = await memberOf(server, owner.client, orgId, 'sec-mcp@example.com', 'member');
     const connect = async () => {
       const client = new McpClient({ name: 'security-test', version: '1.0.0' });
-      await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { cookie: demoted.client.cookie as string } } }));
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { cookie: demoted.client.cookie as string } } }),
+      );
       return client;
     };
     const mcp = await connect();
@@ -239,7 +259,7 @@ describe('security: org resets reach only administered accounts; demotions apply
     const denied = await cancel();
     expect(denied.isError).toBe(true);
     expect(denied.structuredContent).toMatchObject({ status: 403, detail: 'This action needs the member role' });
-    const read = await mcp.callTool({ name: 'get_job', arguments: { job_id: 'job_missing' } }) as CallToolResult;
+    const read = (await mcp.callTool({ name: 'get_job', arguments: { job_id: 'job_missing' } })) as CallToolResult;
     expect(read.structuredContent).toMatchObject({ status: 404 });
     await mcp.close();
   });
@@ -265,7 +285,11 @@ describe('security: org resets reach only administered accounts; demotions apply
 
   it('custom-rule audit events carry target_type custom_rule', async () => {
     const created = await owner.client.post(`/orgs/${orgId}/rules`, {
-      title: 'No public buckets', description: 'Flag public ACLs.', category: 'built-in-terraform', severity: 'HIGH', analyzers: ['terraform'],
+      title: 'No public buckets',
+      description: 'Flag public ACLs.',
+      category: 'built-in-terraform',
+      severity: 'HIGH',
+      analyzers: ['terraform'],
     });
     expect(created.status, created.text).toBe(201);
     const feed = await owner.client.get('/metrics/audit?action=rule.create');

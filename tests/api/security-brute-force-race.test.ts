@@ -27,12 +27,16 @@ describe('parallel guesses are counted before they are checked', () => {
   beforeAll(async () => {
     server = await startAuthServer({ clock, overrides: TRUST_PROXY });
   });
-  afterAll(async () => { await server.close(); });
+  afterAll(async () => {
+    await server.close();
+  });
 
   it('30 parallel wrong passwords for one account: 5 checked, 25 refused; the right one waits out the block', async () => {
     await registerUser(server, 'race@example.com');
     const attacker = () => from(server, '203.0.113.30');
-    const results = await Promise.all(Array.from({ length: 30 }, (_, i) => attacker().post('/auth/session', { email: 'race@example.com', password: `guess-${i}-x` })));
+    const results = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => attacker().post('/auth/session', { email: 'race@example.com', password: `guess-${i}-x` })),
+    );
     const list = statuses(results);
     expect(count(list, 401)).toBe(5);
     expect(count(list, 429)).toBe(25);
@@ -64,7 +68,9 @@ describe('parallel guesses are counted before they are checked', () => {
 
   it('60 parallel wrong passwords for 60 accounts from one source: at most 50 checked (the ip counter)', async () => {
     await registerUser(server, 'spray-target@example.com');
-    const results = await Promise.all(Array.from({ length: 60 }, (_, i) => from(server, '203.0.113.32').post('/auth/session', { email: `spray-${i}@example.com`, password: 'Winter2026!' })));
+    const results = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => from(server, '203.0.113.32').post('/auth/session', { email: `spray-${i}@example.com`, password: 'Winter2026!' })),
+    );
     const list = statuses(results);
     expect(count(list, 401)).toBe(50);
     expect(count(list, 429)).toBe(10);
@@ -128,10 +134,13 @@ describe('the reservation holds across replicas', () => {
 
   it('30 parallel wrong passwords split over two replicas: 5 checked in all', async () => {
     await registerUser(a, 'two-race@example.com');
-    const results = await Promise.all(Array.from({ length: 30 }, (_, i) => new Client(i % 2 ? a : b).post('/auth/session', { email: 'two-race@example.com', password: `guess-${i}-z` })));
+    const results = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => new Client(i % 2 ? a : b).post('/auth/session', { email: 'two-race@example.com', password: `guess-${i}-z` })),
+    );
     const list = statuses(results);
     expect(count(list, 401)).toBe(5);
     expect(count(list, 429)).toBe(25);
-    for (const server of [a, b]) expect((await new Client(server).post('/auth/session', { email: 'two-race@example.com', password: 'correct-horse-1' })).status).toBe(429);
+    for (const server of [a, b])
+      expect((await new Client(server).post('/auth/session', { email: 'two-race@example.com', password: 'correct-horse-1' })).status).toBe(429);
   });
 });

@@ -18,7 +18,9 @@ beforeAll(async () => {
   owner = (await registerUser(server, 'owner@example.com', { orgName: 'Acme' })).client;
   ownerCookie = owner.cookie as string;
 });
-afterAll(async () => { await server.close(); });
+afterAll(async () => {
+  await server.close();
+});
 
 /** A request as the signed-in owner's browser would send it: the session cookie plus `headers`. */
 function asBrowser(method: string, path: string, body: RequestInit['body'], headers: Record<string, string>) {
@@ -37,7 +39,7 @@ describe('cross-site request forgery backstop', () => {
     // What a hostile page can send without a CORS preflight: a text/plain string, an untyped Blob.
     const plain = await asBrowser('POST', '/auth/keys', '{"role":"owner","name":"planted"}', { 'content-type': 'text/plain;charset=UTF-8' });
     expect(plain.status).toBe(415);
-    expect((await plain.json() as { detail: string }).detail).toMatch(/application\/json/);
+    expect(((await plain.json()) as { detail: string }).detail).toMatch(/application\/json/);
     const untyped = await asBrowser('POST', '/auth/keys', new Uint8Array(Buffer.from('{"role":"owner"}')), {});
     expect(untyped.status).toBe(415);
     const form = await asBrowser('PATCH', '/auth/me', 'name=planted', { 'content-type': 'application/x-www-form-urlencoded' });
@@ -57,7 +59,12 @@ describe('cross-site request forgery backstop', () => {
     const before = await keyCount();
     const json = { 'content-type': 'application/json' };
     const body = JSON.stringify({ role: 'owner', name: 'cross-site' });
-    const hostile: Record<string, string>[] = [{ origin: 'https://evil.example' }, { origin: 'null' }, { 'sec-fetch-site': 'cross-site' }, { origin: server.url.replace('127.0.0.1', '127.0.0.1.evil.example') }];
+    const hostile: Record<string, string>[] = [
+      { origin: 'https://evil.example' },
+      { origin: 'null' },
+      { 'sec-fetch-site': 'cross-site' },
+      { origin: server.url.replace('127.0.0.1', '127.0.0.1.evil.example') },
+    ];
     for (const headers of hostile) {
       const res = await asBrowser('POST', '/auth/keys', body, { ...json, ...headers });
       expect(res.status, JSON.stringify(headers)).toBe(403);
@@ -76,14 +83,20 @@ describe('cross-site request forgery backstop', () => {
     expect((await asBrowser('POST', '/auth/keys', body, json)).status).toBe(201);
     // Reads are never blocked; an API key is not ambient authority, so Origin does not matter.
     expect((await asBrowser('GET', '/auth/keys', undefined, { origin: 'https://evil.example' })).status).toBe(200);
-    const withKey = await server.api('/auth/keys', { method: 'POST', json: { role: 'viewer' }, headers: { 'X-API-Key': BOOTSTRAP_KEY, origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' } });
+    const withKey = await server.api('/auth/keys', {
+      method: 'POST',
+      json: { role: 'viewer' },
+      headers: { 'X-API-Key': BOOTSTRAP_KEY, origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' },
+    });
     expect(withKey.status).toBe(201);
   });
 });
 
 describe('strict query parameters', () => {
   it('every route declares its query parameters', () => {
-    const undeclared = allRoutes(server.services).filter((r) => !r.query).map((r) => `${r.method.toUpperCase()} ${r.path}`);
+    const undeclared = allRoutes(server.services)
+      .filter((r) => !r.query)
+      .map((r) => `${r.method.toUpperCase()} ${r.path}`);
     expect(undeclared).toEqual([]);
   });
 

@@ -42,7 +42,7 @@ function capturingLogger(): Logger & { lines: Record<string, unknown>[] } {
 const promptsSent = () => fake.requests.map((r) => r.user);
 
 async function analysedCount(srv: TestServer, namespace: string): Promise<{ analysed: number; total: number }> {
-  const resources = await (await srv.api(`/${namespace}/resources`)).json() as { analysis: unknown }[];
+  const resources = (await (await srv.api(`/${namespace}/resources`)).json()) as { analysis: unknown }[];
   return { analysed: resources.filter((r) => r.analysis !== null).length, total: resources.length };
 }
 
@@ -51,15 +51,17 @@ describe('retrying a job', () => {
     const log = capturingLogger();
     server = await startTestServer({
       fake,
-      adjust: (config) => { config.analysis.max_concurrent_units = 2; },
+      adjust: (config) => {
+        config.analysis.max_concurrent_units = 2;
+      },
       start: { log },
     });
     fake.setLatency(120);
     const started = await server.api('/terraform/retry-race/analyze', { method: 'POST', json: { ...OPENAI, api_key: 'sk-inline', raw_input: GCP_PLAN } });
     expect(started.status).toBe(202);
-    const { job_id: jobId } = await started.json() as { job_id: string };
+    const { job_id: jobId } = (await started.json()) as { job_id: string };
     for (let i = 0; i < 400; i += 1) {
-      const job = await (await server.api(`/jobs/${jobId}`)).json() as { processed_count: number };
+      const job = (await (await server.api(`/jobs/${jobId}`)).json()) as { processed_count: number };
       if (job.processed_count >= 1) break;
       await new Promise((r) => setTimeout(r, 20));
     }
@@ -71,8 +73,8 @@ describe('retrying a job', () => {
     expect(answers.map((r) => r.status).sort()).toEqual([202, 409]);
     const accepted = answers.find((r) => r.status === 202)!;
     const refused = answers.find((r) => r.status === 409)!;
-    expect((await refused.json() as { detail: string }).detail).toMatch(/retry/i);
-    const { job_id: retryId } = await accepted.json() as { job_id: string };
+    expect(((await refused.json()) as { detail: string }).detail).toMatch(/retry/i);
+    const { job_id: retryId } = (await accepted.json()) as { job_id: string };
 
     fake.setLatency(0);
     expect((await waitForJob(server, retryId)).status).toBe('done');
@@ -82,15 +84,28 @@ describe('retrying a job', () => {
     const prompts = promptsSent();
     expect(prompts).toHaveLength(total);
     expect(new Set(prompts).size).toBe(total);
-    const jobs = await (await server.api('/jobs?limit=200')).json() as { jobs: { retry_of: string | null }[] };
+    const jobs = (await (await server.api('/jobs?limit=200')).json()) as { jobs: { retry_of: string | null }[] };
     expect(jobs.jobs.filter((j) => j.retry_of === jobId)).toHaveLength(1);
     // A retry already in flight or finished leaves nothing to do: still no second retry.
     expect((await retry()).status).toBe(409);
 
     // Lifecycle lines from the runner, through the injected logger.
     const line = (msg: string, id: string) => log.lines.find((l) => l.msg === msg && l.job_id === id);
-    for (const [msg, id] of [['job queued', jobId], ['job started', jobId], ['job cancelled', jobId], ['job queued', retryId], ['job started', retryId], ['job finished', retryId]]) {
-      expect(line(msg, id), `${msg} ${id}`).toMatchObject({ org_id: 'default', namespace: 'retry-race', resource_count: expect.any(Number), processed_count: expect.any(Number), total_count: expect.any(Number) });
+    for (const [msg, id] of [
+      ['job queued', jobId],
+      ['job started', jobId],
+      ['job cancelled', jobId],
+      ['job queued', retryId],
+      ['job started', retryId],
+      ['job finished', retryId],
+    ]) {
+      expect(line(msg, id), `${msg} ${id}`).toMatchObject({
+        org_id: 'default',
+        namespace: 'retry-race',
+        resource_count: expect.any(Number),
+        processed_count: expect.any(Number),
+        total_count: expect.any(Number),
+      });
     }
     expect(line('job finished', retryId)).toMatchObject({ status: 'done', retry_of: jobId });
   });
@@ -100,19 +115,39 @@ describe('metering across a crash', () => {
   it('a crash between metering a unit and saving its analysis does not bill the unit twice on resume', async () => {
     server = await startTestServer({
       fake,
-      adjust: (config) => { config.analysis.max_concurrent_units = 1; },
+      adjust: (config) => {
+        config.analysis.max_concurrent_units = 1;
+      },
       start: { pollIntervalMs: 3_600_000 }, // the runner claims only when the test says so
     });
     const engine = server.services.engine;
     const { stores } = engine;
-    expect((await server.api('/orgs/default/llm-credentials', { method: 'POST', json: { provider: 'openai', api_key: 'sk-stored' } })).status).toBeLessThan(300);
-    const units = await (await server.api('/terraform/crash/ingest', { method: 'POST', body: AWS_PLAN })).json() as { hash: string }[];
+    expect((await server.api('/orgs/default/llm-credentials', { method: 'POST', json: { provider: 'openai', api_key: 'sk-stored' } })).status).toBeLessThan(
+      300,
+    );
+    const units = (await (await server.api('/terraform/crash/ingest', { method: 'POST', body: AWS_PLAN })).json()) as { hash: string }[];
     const hashes = [...new Set(units.map((u) => u.hash))];
-    const job = await stores.jobs.create({
-      org_id: 'default', namespace: 'crash', analyzer: 'terraform', analyzers_used: [], detections: [], mode: 'async', status: 'running',
-      trigger: 'api', external_ref: null, resource_count: hashes.length, total_count: hashes.length, ...OPENAI, rule_type: null,
-      retry_of: null, hashes, key_source: 'stored',
-    }, engine.now().toISOString());
+    const job = await stores.jobs.create(
+      {
+        org_id: 'default',
+        namespace: 'crash',
+        analyzer: 'terraform',
+        analyzers_used: [],
+        detections: [],
+        mode: 'async',
+        status: 'running',
+        trigger: 'api',
+        external_ref: null,
+        resource_count: hashes.length,
+        total_count: hashes.length,
+        ...OPENAI,
+        rule_type: null,
+        retry_of: null,
+        hashes,
+        key_source: 'stored',
+      },
+      engine.now().toISOString(),
+    );
     const far = new Date(Date.now() + 3_600_000).toISOString();
     expect((await stores.jobs.unsafeClaimNext('runner-that-dies', engine.now().toISOString(), far))?.job_id).toBe(job.job_id);
 
@@ -126,11 +161,13 @@ describe('metering across a crash', () => {
     };
     const dyingCtx: EngineContext = { ...engine, stores: { ...stores, resources: dying } };
     const pricing = (await stores.models.get('openai', 'gpt-4o-mini'))!;
-    await expect(runJob(dyingCtx, job, {
-      provider: server.services.analysis.providerFor('openai', 'sk-stored'),
-      pricing,
-      settings: server.services.analysis.settings(),
-    })).rejects.toThrow('kill -9');
+    await expect(
+      runJob(dyingCtx, job, {
+        provider: server.services.analysis.providerFor('openai', 'sk-stored'),
+        pricing,
+        settings: server.services.analysis.settings(),
+      }),
+    ).rejects.toThrow('kill -9');
     expect(await stores.llmCalls.forJob('default', job.job_id)).toHaveLength(3);
 
     // Its lease runs out; a runner resumes the job.
@@ -144,7 +181,7 @@ describe('metering across a crash', () => {
     const calls = await stores.llmCalls.forJob('default', job.job_id);
     expect(calls).toHaveLength(hashes.length);
     expect(new Set(calls.map((c) => c.resource_hash)).size).toBe(hashes.length);
-    const usage = await (await server.api('/orgs/default/usage')).json() as { event_count: number; resource_count: number };
+    const usage = (await (await server.api('/orgs/default/usage')).json()) as { event_count: number; resource_count: number };
     expect(usage).toMatchObject({ event_count: hashes.length, resource_count: hashes.length });
   });
 });
@@ -152,17 +189,20 @@ describe('metering across a crash', () => {
 describe('conformance', () => {
   it('an unknown rule_type is refused with 422 {detail} before any work', async () => {
     server = await startTestServer({ fake });
-    const res = await server.api('/terraform/bad-type/analyze', { method: 'POST', json: { ...OPENAI, api_key: 'sk-x', raw_input: AWS_PLAN, rule_type: 'nonsense' } });
+    const res = await server.api('/terraform/bad-type/analyze', {
+      method: 'POST',
+      json: { ...OPENAI, api_key: 'sk-x', raw_input: AWS_PLAN, rule_type: 'nonsense' },
+    });
     expect(res.status).toBe(422);
-    expect((await res.json() as { detail: string }).detail).toMatch(/rule_type 'nonsense'.*default/);
+    expect(((await res.json()) as { detail: string }).detail).toMatch(/rule_type 'nonsense'.*default/);
     expect(fake.requests).toHaveLength(0);
-    expect((await (await server.api('/jobs')).json() as { total: number }).total).toBe(0);
+    expect(((await (await server.api('/jobs')).json()) as { total: number }).total).toBe(0);
     expect((await server.api('/bad-type/resources')).status).toBe(404); // nothing ingested
 
     expect((await server.api('/terraform/ok-type/ingest', { method: 'POST', body: AWS_PLAN })).status).toBe(201);
     const next = await server.api('/ok-type/resource/next?rule_type=nonsense');
     expect(next.status).toBe(422);
-    expect((await next.json() as { detail: string }).detail).toMatch(/nonsense/);
+    expect(((await next.json()) as { detail: string }).detail).toMatch(/nonsense/);
     expect((await server.api('/ok-type/resource/next?rule_type=aws')).status).toBe(200);
   });
 
@@ -171,23 +211,48 @@ describe('conformance', () => {
     const analyze = (path: string) => server!.api(path, { method: 'POST', json: { ...OPENAI, api_key: 'sk-x', raw_input: GCP_PLAN } });
     const named = await analyze('/terraform/span-named/analyze');
     expect(named.status).toBe(202);
-    const namedJob = await waitForJob(server, (await named.json() as { job_id: string }).job_id);
+    const namedJob = await waitForJob(server, ((await named.json()) as { job_id: string }).job_id);
     const auto = await analyze('/span-auto/analyze/auto');
     expect(auto.status).toBe(202);
-    await waitForJob(server, (await auto.json() as { job_id: string }).job_id);
+    await waitForJob(server, ((await auto.json()) as { job_id: string }).job_id);
 
-    const ingestSpans = await (await server.api('/metrics/spans?type=ingest')).json() as { data: Record<string, unknown> }[];
+    const ingestSpans = (await (await server.api('/metrics/spans?type=ingest')).json()) as { data: Record<string, unknown> }[];
     const byNamespace = (ns: string) => ingestSpans.find((s) => s.data.namespace === ns)?.data;
     expect(byNamespace('span-named')).toEqual({ namespace: 'span-named', analyzer: 'terraform', resource_count: namedJob.resource_count });
     expect(byNamespace('span-auto')).toEqual({ namespace: 'span-auto', analyzer: 'terraform', resource_count: namedJob.resource_count });
 
-    const units = await (await server.api('/terraform/span-put/ingest', { method: 'POST', body: AWS_PLAN })).json() as { hash: string; type: string; name: string }[];
+    const units = (await (await server.api('/terraform/span-put/ingest', { method: 'POST', body: AWS_PLAN })).json()) as {
+      hash: string;
+      type: string;
+      name: string;
+    }[];
     const put = await server.api(`/resource/${units[0].hash}/analysis`, {
       method: 'PUT',
-      json: { summary: 'ok', findings: [{ title: 't', severity: 'LOW', rule_id: 'TF-GEN-SECRET-PLAINTEXT', risk: 'r', why_it_matters: 'w', suggested_next_step: 's', confidence: 'LOW', evidence: [], resource_address: units[0].name, tags: [] }] },
+      json: {
+        summary: 'ok',
+        findings: [
+          {
+            title: 't',
+            severity: 'LOW',
+            rule_id: 'TF-GEN-SECRET-PLAINTEXT',
+            risk: 'r',
+            why_it_matters: 'w',
+            suggested_next_step: 's',
+            confidence: 'LOW',
+            evidence: [],
+            resource_address: units[0].name,
+            tags: [],
+          },
+        ],
+      },
     });
     expect(put.status).toBe(200);
-    const analysisSpans = await (await server.api('/metrics/spans?type=analysis')).json() as { data: Record<string, unknown> }[];
-    expect(analysisSpans[0].data).toMatchObject({ resource_type: units[0].type, resource_address: units[0].name, finding_count: 1, severity_counts: { LOW: 1 } });
+    const analysisSpans = (await (await server.api('/metrics/spans?type=analysis')).json()) as { data: Record<string, unknown> }[];
+    expect(analysisSpans[0].data).toMatchObject({
+      resource_type: units[0].type,
+      resource_address: units[0].name,
+      finding_count: 1,
+      severity_counts: { LOW: 1 },
+    });
   });
 });

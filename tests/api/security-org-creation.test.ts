@@ -21,7 +21,9 @@ beforeAll(async () => {
     },
   });
 });
-afterAll(async () => { await server.close(); });
+afterAll(async () => {
+  await server.close();
+});
 
 async function signIn(email: string, password: string): Promise<Client> {
   const client = new Client(server);

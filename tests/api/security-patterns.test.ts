@@ -27,21 +27,37 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-const json = async (res: Response) => ({ status: res.status, body: await res.json() as any });
+const json = async (res: Response) => ({ status: res.status, body: (await res.json()) as any });
 const health = async () => (await fetch(`${server.url}/health`)).status;
 
 describe('SCIM group_role_mappings', () => {
   let token: string;
-  const scim = async (method: string, path: string, body?: unknown) => json(await fetch(`${server.url}/api/v1/scim/v2/default${path}`, {
-    method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/scim+json' }, body: body === undefined ? undefined : JSON.stringify(body),
-  }));
-  const roleOf = async (userId: string) => ((await json(await server.api('/orgs/default/members'))).body.members as { user_id: string; role: string }[]).find((m) => m.user_id === userId)?.role;
-  const addToGroup = (groupId: string, userId: string) => scim('PATCH', `/Groups/${groupId}`, { schemas: [PATCH_OP], Operations: [{ op: 'add', path: 'members', value: [{ value: userId }] }] });
+  const scim = async (method: string, path: string, body?: unknown) =>
+    json(
+      await fetch(`${server.url}/api/v1/scim/v2/default${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/scim+json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }),
+    );
+  const roleOf = async (userId: string) =>
+    ((await json(await server.api('/orgs/default/members'))).body.members as { user_id: string; role: string }[]).find((m) => m.user_id === userId)?.role;
+  const addToGroup = (groupId: string, userId: string) =>
+    scim('PATCH', `/Groups/${groupId}`, { schemas: [PATCH_OP], Operations: [{ op: 'add', path: 'members', value: [{ value: userId }] }] });
 
   beforeAll(async () => {
-    const created = await json(await server.api('/orgs/default/scim', {
-      method: 'POST', json: { default_role: 'viewer', group_role_mappings: [{ pattern: EVIL_PATTERN, role: 'admin' }, { pattern: '^Eng', role: 'member' }] },
-    }));
+    const created = await json(
+      await server.api('/orgs/default/scim', {
+        method: 'POST',
+        json: {
+          default_role: 'viewer',
+          group_role_mappings: [
+            { pattern: EVIL_PATTERN, role: 'admin' },
+            { pattern: '^Eng', role: 'member' },
+          ],
+        },
+      }),
+    );
     expect(created.status).toBe(201);
     token = created.body.token;
   });
@@ -80,12 +96,15 @@ describe('SCIM group_role_mappings', () => {
   });
 });
 
-describe('CEL matches() in a custom rule\'s check', () => {
+describe("CEL matches() in a custom rule's check", () => {
   it('a catastrophic pattern against a crafted line: the analysis answers, and /health meanwhile; ordinary checks still match', async () => {
     const rule = async (title: string, check: string) => {
-      const res = await json(await server.api('/orgs/default/rules', {
-        method: 'POST', json: { title, description: `Check (CEL): ${check}`, category: 'built-in-terraform', severity: 'HIGH', analyzers: ['terraform'] },
-      }));
+      const res = await json(
+        await server.api('/orgs/default/rules', {
+          method: 'POST',
+          json: { title, description: `Check (CEL): ${check}`, category: 'built-in-terraform', severity: 'HIGH', analyzers: ['terraform'] },
+        }),
+      );
       expect(res.status).toBe(201);
       return res.body.rule_id as string;
     };

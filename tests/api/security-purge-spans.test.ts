@@ -16,7 +16,9 @@ let server: TestServer;
 beforeAll(async () => {
   server = await startAuthServer({ clock });
 });
-afterAll(async () => { await server.close(); });
+afterAll(async () => {
+  await server.close();
+});
 
 const storedSpans = async (orgId: string) => {
   await server.services.engine.stores.spans.flush();
@@ -26,8 +28,15 @@ const storedSpans = async (orgId: string) => {
 /** A span as a request of `orgId` in flight records it: queued in the write buffer. */
 function bufferSpan(orgId: string): void {
   server.services.engine.stores.spans.insert({
-    span_id: randomUUID(), org_id: orgId, trace_id: randomUUID(), type: 'request', timestamp: clock.now().toISOString(),
-    duration_ms: 3, key_id: null, user_id: null, data: { method: 'GET', path: '/x', status_code: 200 },
+    span_id: randomUUID(),
+    org_id: orgId,
+    trace_id: randomUUID(),
+    type: 'request',
+    timestamp: clock.now().toISOString(),
+    duration_ms: 3,
+    key_id: null,
+    user_id: null,
+    data: { method: 'GET', path: '/x', status_code: 200 },
   });
 }
 

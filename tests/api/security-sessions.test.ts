@@ -21,9 +21,12 @@ describe('second factor: codes and mfa_tokens are single use', () => {
     secret = (await client.post('/auth/me/2fa/enroll')).body.manual_entry_code;
     recovery = (await client.post('/auth/me/2fa/confirm', { code: totpAt(secret, clock.now()) })).body.recovery_codes;
   });
-  afterAll(async () => { await server.close(); });
+  afterAll(async () => {
+    await server.close();
+  });
 
-  const challenge = async () => (await new Client(server).post('/auth/session', { email: 'replay@example.com', password: 'correct-horse-1' })).body.mfa_token as string;
+  const challenge = async () =>
+    (await new Client(server).post('/auth/session', { email: 'replay@example.com', password: 'correct-horse-1' })).body.mfa_token as string;
 
   it('a TOTP code accepted once is refused the second time (also the code that confirmed enrollment)', async () => {
     const confirmCode = totpAt(secret, clock.now());
@@ -52,7 +55,7 @@ describe('second factor: codes and mfa_tokens are single use', () => {
 });
 
 describe('logout revokes the session server-side', () => {
-  it('a copied cookie is refused after logout; the account\'s other sessions live on', async () => {
+  it("a copied cookie is refused after logout; the account's other sessions live on", async () => {
     const server = await startAuthServer();
     try {
       const { client } = await registerUser(server, 'copied@example.com');
@@ -65,7 +68,9 @@ describe('logout revokes the session server-side', () => {
       expect((await thief.get('/auth/me')).status).toBe(401);
       expect((await thief.post('/auth/logout')).status).toBe(401);
       expect((await other.get('/auth/me')).status).toBe(200);
-    } finally { await server.close(); }
+    } finally {
+      await server.close();
+    }
   });
 });
 
@@ -76,7 +81,9 @@ describe('brute force is on by default, with backoff per source', () => {
     server = await startAuthServer({ clock, overrides: { server: { host: '127.0.0.1', port: 0, trust_proxy: true } } });
     await registerUser(server, 'victim@example.com');
   });
-  afterAll(async () => { await server.close(); });
+  afterAll(async () => {
+    await server.close();
+  });
 
   it('150 wrong passwords, then the right one: refused with Retry-After; delays double; the victim elsewhere signs in', async () => {
     const attacker = () => from(server, '203.0.113.7');
@@ -96,7 +103,9 @@ describe('brute force is on by default, with backoff per source', () => {
     for (const minutes of [1, 2]) {
       clock.advance(minutes * 60_000);
       expect((await attacker().post('/auth/session', { email: 'victim@example.com', password: 'guess-again' })).status).toBe(401);
-      expect((await attacker().post('/auth/session', { email: 'victim@example.com', password: 'correct-horse-1' })).headers.get('retry-after')).toBe(String(minutes * 120));
+      expect((await attacker().post('/auth/session', { email: 'victim@example.com', password: 'correct-horse-1' })).headers.get('retry-after')).toBe(
+        String(minutes * 120),
+      );
     }
   });
 
@@ -107,7 +116,8 @@ describe('brute force is on by default, with backoff per source', () => {
     signedIn.cookie = user.client.cookie;
     // 12 accounts × 4 wrong passwords (under the per-account threshold), then two forged cookies: 50.
     for (let a = 0; a < 12; a += 1) {
-      for (let i = 0; i < 4; i += 1) expect((await from(server, ip).post('/auth/session', { email: `spray-${a}@example.com`, password: 'Winter2026!' })).status).toBe(401);
+      for (let i = 0; i < 4; i += 1)
+        expect((await from(server, ip).post('/auth/session', { email: `spray-${a}@example.com`, password: 'Winter2026!' })).status).toBe(401);
     }
     const forged = from(server, ip);
     forged.cookie = `mcp_session=${user.client.cookie!.split('=')[1].slice(0, -4)}AAAA`;
@@ -143,6 +153,8 @@ describe('login timing does not tell which e-mails exist', () => {
       const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
       // Before the fix: ~40 ms against ~2 ms. Now both run one scrypt.
       expect(median(unknown)).toBeGreaterThan(median(known) * 0.5);
-    } finally { await server.close(); }
+    } finally {
+      await server.close();
+    }
   });
 });

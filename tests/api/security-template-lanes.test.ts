@@ -24,13 +24,17 @@ beforeAll(async () => {
     overrides: { templates: { pool_size: 2, max_concurrent_per_org: 1, max_queued_per_org: 2, max_queued: 64 } },
   });
 });
-afterAll(async () => { await server.close(); });
+afterAll(async () => {
+  await server.close();
+});
 
 describe('template sandbox lanes are per account, not per org', () => {
   it("one account's previews across three of its orgs get one share; another account's preview is not pushed out", async () => {
     // The flooder: a session in org 1, and a service key it created in each of orgs 2 and 3.
     const flooder = await registerUser(server, 'many-orgs@example.com', { orgName: 'Flood One' });
-    const callers: { orgId: string; headers: Record<string, string> }[] = [{ orgId: flooder.orgId as string, headers: { cookie: flooder.client.cookie as string } }];
+    const callers: { orgId: string; headers: Record<string, string> }[] = [
+      { orgId: flooder.orgId as string, headers: { cookie: flooder.client.cookie as string } },
+    ];
     for (const name of ['Flood Two', 'Flood Three']) {
       const created = await flooder.client.post('/orgs', { name });
       expect(created.status).toBe(201);
@@ -47,20 +51,34 @@ describe('template sandbox lanes are per account, not per org', () => {
 
     const settled: string[] = [];
     let sixRefused: () => void = () => {};
-    const refused = new Promise<void>((resolve) => { sixRefused = resolve; });
-    const flood = callers.flatMap((caller, o) => Array.from({ length: 3 }, (_, i) => server.api(`/orgs/${caller.orgId}/report-templates/preview`, {
-      method: 'POST', headers: caller.headers, json: { source: SLOW, format: 'markdown', namespace: 'ns-flood' },
-    }).then(async (res) => {
-      settled.push(`f${o}.${i}:${res.status}`);
-      if (settled.filter((s) => s.endsWith(':429')).length === 6 || settled.length === 9) sixRefused();
-      return { status: res.status, retryAfter: res.headers.get('retry-after'), body: await res.json() as { detail?: string } };
-    })));
+    const refused = new Promise<void>((resolve) => {
+      sixRefused = resolve;
+    });
+    const flood = callers.flatMap((caller, o) =>
+      Array.from({ length: 3 }, (_, i) =>
+        server
+          .api(`/orgs/${caller.orgId}/report-templates/preview`, {
+            method: 'POST',
+            headers: caller.headers,
+            json: { source: SLOW, format: 'markdown', namespace: 'ns-flood' },
+          })
+          .then(async (res) => {
+            settled.push(`f${o}.${i}:${res.status}`);
+            if (settled.filter((s) => s.endsWith(':429')).length === 6 || settled.length === 9) sixRefused();
+            return { status: res.status, retryAfter: res.headers.get('retry-after'), body: (await res.json()) as { detail?: string } };
+          }),
+      ),
+    );
 
     // One lane for the account: one render running, two waiting, the other six refused at once.
     await refused;
     expect(settled.filter((s) => s.endsWith(':429'))).toHaveLength(6);
 
-    const calm = await victim.client.post(`/orgs/${victim.orgId}/report-templates/preview`, { source: '# {{ namespace }}', format: 'markdown', namespace: 'ns-calm' });
+    const calm = await victim.client.post(`/orgs/${victim.orgId}/report-templates/preview`, {
+      source: '# {{ namespace }}',
+      format: 'markdown',
+      namespace: 'ns-calm',
+    });
     settled.push(`calm:${calm.status}`);
     expect(calm.status).toBe(200);
     expect(calm.body.content).toContain('# ns-calm');

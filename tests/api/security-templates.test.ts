@@ -24,27 +24,39 @@ beforeAll(async () => {
   const flooder = await registerUser(server, 'flooder@example.com', { orgName: 'Flooder' });
   orgB = flooder.client;
   orgBId = flooder.orgId as string;
-  for (const [headers, ns] of [[{ 'X-API-Key': BOOTSTRAP_KEY }, 'ns-a'], [{ cookie: orgB.cookie as string }, 'ns-b']] as const) {
+  for (const [headers, ns] of [
+    [{ 'X-API-Key': BOOTSTRAP_KEY }, 'ns-a'],
+    [{ cookie: orgB.cookie as string }, 'ns-b'],
+  ] as const) {
     const ingest = await server.api(`/terraform/${ns}/ingest`, { method: 'POST', body: new Uint8Array(corpusFile(PLAN)), headers });
     expect(ingest.status).toBe(201);
   }
-  const created = await orgA.post('/orgs/default/report-templates', { name: 'Team A', format: 'markdown', source: '# {{ namespace }}: {{ findings | size }} findings' });
+  const created = await orgA.post('/orgs/default/report-templates', {
+    name: 'Team A',
+    format: 'markdown',
+    source: '# {{ namespace }}: {{ findings | size }} findings',
+  });
   expect(created.status).toBe(201);
 });
-afterAll(async () => { await server.close(); });
+afterAll(async () => {
+  await server.close();
+});
 
 describe('template sandbox fairness between orgs', () => {
   it("org B's flood of slow previews neither delays org A's report nor queues without bound", async () => {
     const settled: string[] = [];
     let twoRefused: () => void = () => {};
-    const refusedTwice = new Promise<void>((resolve) => { twoRefused = resolve; });
+    const refusedTwice = new Promise<void>((resolve) => {
+      twoRefused = resolve;
+    });
     const previewPath = `/orgs/${orgBId}/report-templates/preview`;
-    const flood = Array.from({ length: 5 }, (_, i) => orgB.post(previewPath, { source: SLOW, format: 'markdown', namespace: 'ns-b' })
-      .then((res) => {
+    const flood = Array.from({ length: 5 }, (_, i) =>
+      orgB.post(previewPath, { source: SLOW, format: 'markdown', namespace: 'ns-b' }).then((res) => {
         settled.push(`b${i}:${res.status}`);
         if (settled.filter((s) => s.endsWith(':429')).length === 2 || settled.length === 5) twoRefused();
         return res;
-      }));
+      }),
+    );
 
     // One of B's renders runs, two wait in B's queue; the other two are refused at once.
     await refusedTwice;

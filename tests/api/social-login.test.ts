@@ -22,15 +22,27 @@ describe('social sign-in (google, microsoft)', () => {
       overrides: {
         egress: { allowlist: ['127.0.0.1'] },
         social_login: {
-          enabled: true, allow_signup: true, allow_auto_link: false,
-          google_enabled: true, google_client_id: 'g-client', google_client_secret: 'g-secret', google_issuer: google.issuer,
-          microsoft_enabled: true, microsoft_client_id: 'm-client', microsoft_client_secret: null,
-          microsoft_tenant: 'contoso-tenant', microsoft_issuer: `${msBase}/{tenant}/v2.0`,
+          enabled: true,
+          allow_signup: true,
+          allow_auto_link: false,
+          google_enabled: true,
+          google_client_id: 'g-client',
+          google_client_secret: 'g-secret',
+          google_issuer: google.issuer,
+          microsoft_enabled: true,
+          microsoft_client_id: 'm-client',
+          microsoft_client_secret: null,
+          microsoft_tenant: 'contoso-tenant',
+          microsoft_issuer: `${msBase}/{tenant}/v2.0`,
         },
       },
     });
   });
-  afterAll(async () => { await server.close(); await google.close(); await microsoft.close(); });
+  afterAll(async () => {
+    await server.close();
+    await google.close();
+    await microsoft.close();
+  });
 
   it('offers only providers with every switch and credential set; unknown provider 422, unusable 404', async () => {
     expect((await new Client(server).get('/auth/providers')).body).toEqual({ providers: [{ id: 'google', label: 'Google' }], allow_signup: true });
@@ -66,7 +78,16 @@ describe('social sign-in (google, microsoft)', () => {
 
   it('a domain an org SSO connection holds verified is sent to that SSO start; a pending claim routes nobody', async () => {
     const owner = await registerUser(server, 'boss@claimed.test', { orgName: 'Claimed' });
-    expect((await owner.client.post(`/orgs/${owner.orgId}/sso`, { display_name: 'IdP', issuer: google.issuer, client_id: 'g-client', allowed_domains: ['claimed.test'] })).status).toBe(201);
+    expect(
+      (
+        await owner.client.post(`/orgs/${owner.orgId}/sso`, {
+          display_name: 'IdP',
+          issuer: google.issuer,
+          client_id: 'g-client',
+          allowed_domains: ['claimed.test'],
+        })
+      ).status,
+    ).toBe(201);
     // Pending: the existing account of the domain is not pulled into the claiming org's provider.
     google.user = { sub: 'g-boss', email: 'boss@claimed.test', email_verified: true };
     expect(await roundTrip(server, '/auth/oauth/google/start')).toMatchObject({ location: '/login?oauth_error=account_exists', session: null });
@@ -109,7 +130,9 @@ describe('social sign-in (google, microsoft)', () => {
     google.user = { sub: 'g-5', email: 'other-address@gmail.test', email_verified: true };
     const linked = await roundTrip(server, '/auth/me/identities/google/link', local.client.cookie);
     expect(linked.location).toBe('/account?linked=google');
-    expect((await local.client.get('/auth/me/identities')).body.identities).toEqual([{ provider: 'google', email: 'other-address@gmail.test', created_at: expect.any(String) }]);
+    expect((await local.client.get('/auth/me/identities')).body.identities).toEqual([
+      { provider: 'google', email: 'other-address@gmail.test', created_at: expect.any(String) },
+    ]);
     const viaGoogle = await roundTrip(server, '/auth/oauth/google/start');
     expect((await Object.assign(new Client(server), { cookie: viaGoogle.session }).get('/auth/me')).body.user.user_id).toBe(local.userId);
     expect((await local.client.delete('/auth/me/identities/google')).status).toBe(200);

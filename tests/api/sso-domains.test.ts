@@ -22,10 +22,17 @@ describe('SSO domain verification', () => {
   let dns: FakeDnsServer;
   const clock = new FakeClock();
   const asSession = (cookie: string | null) => Object.assign(new Client(server), { cookie });
-  const connection = (domains: string[]) => ({ display_name: 'Corp login', issuer: idp.issuer, client_id: 'planwarden', client_secret: 'corp-secret', allowed_domains: domains });
+  const connection = (domains: string[]) => ({
+    display_name: 'Corp login',
+    issuer: idp.issuer,
+    client_id: 'planwarden',
+    client_secret: 'corp-secret',
+    allowed_domains: domains,
+  });
   /** The TXT value of `domain` in the org's connection, as GET /orgs/{org_id}/sso presents it. */
   const txtValueOf = async (client: Client, orgId: string, domain: string) =>
-    ((await client.get(`/orgs/${orgId}/sso`)).body.domains as { domain: string; txt_record_value: string }[]).find((d) => d.domain === domain)!.txt_record_value;
+    ((await client.get(`/orgs/${orgId}/sso`)).body.domains as { domain: string; txt_record_value: string }[]).find((d) => d.domain === domain)!
+      .txt_record_value;
 
   let alice: Awaited<ReturnType<typeof registerUser>>;
   let attacker: Awaited<ReturnType<typeof registerUser>>;
@@ -41,13 +48,25 @@ describe('SSO domain verification', () => {
       overrides: {
         egress: { allowlist: ['127.0.0.1'] },
         sso: { dns_servers: [dns.address] },
-        social_login: { enabled: true, allow_signup: true, google_enabled: true, google_client_id: 'g-client', google_client_secret: 'g-secret', google_issuer: google.issuer },
+        social_login: {
+          enabled: true,
+          allow_signup: true,
+          google_enabled: true,
+          google_client_id: 'g-client',
+          google_client_secret: 'g-secret',
+          google_issuer: google.issuer,
+        },
       },
     });
     alice = await registerUser(server, 'alice@victimcorp.test', { orgName: 'VictimCorp' });
     attacker = await registerUser(server, 'mallory@evil.test', { orgName: 'Evil' });
   });
-  afterAll(async () => { await server.close(); await idp.close(); await google.close(); await dns.close(); });
+  afterAll(async () => {
+    await server.close();
+    await idp.close();
+    await google.close();
+    await dns.close();
+  });
 
   it('an org claiming a domain on its word cannot take over an existing account of it (TOTP on or off)', async () => {
     const withTotp = await registerUser(server, 'tina@victimcorp.test', { orgName: 'Tina Co' });
@@ -77,7 +96,7 @@ describe('SSO domain verification', () => {
     expect(created.body.domains).toEqual([expect.objectContaining({ domain: 'victimcorp.test', status: 'pending', txt_record_name: CHALLENGE })]);
   });
 
-  it('a pending domain still provisions NEW accounts into the connection\'s own org (created_account), and signs in only accounts that org created', async () => {
+  it("a pending domain still provisions NEW accounts into the connection's own org (created_account), and signs in only accounts that org created", async () => {
     idp.user = { sub: 'evil-new', email: 'newbie@victimcorp.test', email_verified: true };
     const first = await ssoSignIn(server, attacker.orgId!);
     expect(first.status).toBe(307);
@@ -164,11 +183,23 @@ describe('SSO domain verification', () => {
     const verified = await alice.client.post(`/orgs/${alice.orgId}/sso/domains/victimcorp.test/verify`);
     expect(verified.status).toBe(200);
     expect(verified.body).toEqual({
-      domain: 'victimcorp.test', status: 'verified', verified_at: clock.now().toISOString(), verified_by: 'dns', txt_record_name: CHALLENGE, txt_record_value: value,
+      domain: 'victimcorp.test',
+      status: 'verified',
+      verified_at: clock.now().toISOString(),
+      verified_by: 'dns',
+      txt_record_name: CHALLENGE,
+      txt_record_value: value,
     });
     expect((await alice.client.post(`/orgs/${alice.orgId}/sso/domains/victimcorp.test/verify`)).status).toBe(200); // idempotent
     const audit = await alice.client.get('/metrics/audit?action=sso.domain_verify');
-    expect(audit.body.events).toEqual([expect.objectContaining({ target_type: 'sso_domain', target_id: 'victimcorp.test', actor_user_id: alice.userId, after: { domain: 'victimcorp.test', status: 'verified', verified_by: 'dns' } })]);
+    expect(audit.body.events).toEqual([
+      expect.objectContaining({
+        target_type: 'sso_domain',
+        target_id: 'victimcorp.test',
+        actor_user_id: alice.userId,
+        after: { domain: 'victimcorp.test', status: 'verified', verified_by: 'dns' },
+      }),
+    ]);
 
     dns.txt.set(CHALLENGE, [[await txtValueOf(attacker.client, attacker.orgId!, 'victimcorp.test')]]);
     expect((await attacker.client.post(`/orgs/${attacker.orgId}/sso/domains/victimcorp.test/verify`)).status).toBe(409);
@@ -178,7 +209,10 @@ describe('SSO domain verification', () => {
     expect(refused.status).toBe(409);
     expect(refused.body.detail).toContain('victimcorp.test is claimed by another organization');
 
-    expect((await new Client(server).post('/auth/sso/discover', { email: 'someone@VictimCorp.test' })).body).toEqual({ org_id: alice.orgId, display_name: 'Corp login' });
+    expect((await new Client(server).post('/auth/sso/discover', { email: 'someone@VictimCorp.test' })).body).toEqual({
+      org_id: alice.orgId,
+      display_name: 'Corp login',
+    });
     google.user = { sub: 'g-someone', email: 'someone@victimcorp.test', email_verified: true };
     expect((await socialRoundTrip(server, '/auth/oauth/google/start')).location).toBe(`/api/v1/auth/sso/${alice.orgId}/start`);
     // The attacker's connection still gets nowhere with the domain's existing accounts.
@@ -186,7 +220,7 @@ describe('SSO domain verification', () => {
     expect((await ssoSignIn(server, attacker.orgId!)).status).toBe(403);
   });
 
-  it('through the verified domain the owner\'s connection links an existing account from elsewhere, never a superadmin', async () => {
+  it("through the verified domain the owner's connection links an existing account from elsewhere, never a superadmin", async () => {
     const dave = await registerUser(server, 'dave@victimcorp.test', { orgName: 'Dave Side Project' });
     idp.user = { sub: 'corp-dave', email: 'dave@victimcorp.test' }; // email_verified absent: the verified domain vouches
     const signedIn = await ssoSignIn(server, alice.orgId!);
@@ -234,9 +268,12 @@ describe('SSO domain verification', () => {
     const approved = await approve(corp.orgId!, 'approved.test');
     expect(approved.body).toMatchObject({ domain: 'approved.test', status: 'verified', verified_by: 'superadmin' });
     const events = (await boot.get(`/admin/organizations/${corp.orgId}/audit?action=sso.domain_verify`)).body.events;
-    expect(events).toEqual([expect.objectContaining({ actor_is_superadmin: true, target_id: 'approved.test', after: expect.objectContaining({ verified_by: 'superadmin' }) })]);
+    expect(events).toEqual([
+      expect.objectContaining({ actor_is_superadmin: true, target_id: 'approved.test', after: expect.objectContaining({ verified_by: 'superadmin' }) }),
+    ]);
     expect((await boot.get(`/admin/organizations/${corp.orgId}`)).body.sso.domains).toEqual([
-      expect.objectContaining({ domain: 'approved.test', status: 'verified' }), expect.objectContaining({ domain: 'spare.test', status: 'pending' }),
+      expect.objectContaining({ domain: 'approved.test', status: 'verified' }),
+      expect.objectContaining({ domain: 'spare.test', status: 'pending' }),
     ]);
     const firstToken = (await corp.client.get(base)).body.domains[0].txt_record_value;
 

@@ -21,11 +21,21 @@ describe('SSO (OIDC) per org', () => {
     owner = await registerUser(server, 'sso-owner@owner.test', { orgName: 'Acme' });
     orgId = owner.orgId as string;
   });
-  afterAll(async () => { await server.close(); await idp.close(); });
+  afterAll(async () => {
+    await server.close();
+    await idp.close();
+  });
 
   it('connection CRUD: secret write-only and sealed at rest, default_role never owner, one connection per org', async () => {
     const base = `/orgs/${orgId}/sso`;
-    const body = { display_name: 'Acme IdP', issuer: idp.issuer, client_id: 'planwarden', client_secret: SECRET, default_role: 'member', allowed_domains: ['acme.test'] };
+    const body = {
+      display_name: 'Acme IdP',
+      issuer: idp.issuer,
+      client_id: 'planwarden',
+      client_secret: SECRET,
+      default_role: 'member',
+      allowed_domains: ['acme.test'],
+    };
     expect((await owner.client.get(base)).status).toBe(404);
     expect((await owner.client.post(base, { ...body, default_role: 'owner' })).status).toBe(422);
     expect((await owner.client.post(base, { ...body, issuer: 'http://10.0.0.5/realm' })).status).toBe(422);
@@ -34,15 +44,32 @@ describe('SSO (OIDC) per org', () => {
     const created = await owner.client.post(base, body);
     expect(created.status).toBe(201);
     expect(created.body).toEqual({
-      provider: 'oidc', display_name: 'Acme IdP', issuer: idp.issuer, client_id: 'planwarden', client_secret_set: true,
-      default_role: 'member', allowed_domains: ['acme.test'], enabled: true, created_at: expect.any(String), updated_at: expect.any(String),
-      domains: [{
-        domain: 'acme.test', status: 'pending', verified_at: null, verified_by: null,
-        txt_record_name: '_planwarden-challenge.acme.test', txt_record_value: expect.stringMatching(/^planwarden-domain-verification=[0-9a-f]{40}$/),
-      }],
+      provider: 'oidc',
+      display_name: 'Acme IdP',
+      issuer: idp.issuer,
+      client_id: 'planwarden',
+      client_secret_set: true,
+      default_role: 'member',
+      allowed_domains: ['acme.test'],
+      enabled: true,
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+      domains: [
+        {
+          domain: 'acme.test',
+          status: 'pending',
+          verified_at: null,
+          verified_by: null,
+          txt_record_name: '_planwarden-challenge.acme.test',
+          txt_record_value: expect.stringMatching(/^planwarden-domain-verification=[0-9a-f]{40}$/),
+        },
+      ],
     });
     // The rest of this file signs in through a verified acme.test (tests/api/sso-domains.test.ts covers verification).
-    expect((await bootstrap(server).post(`/admin/organizations/${orgId}/sso/domains/acme.test/verify`)).body).toMatchObject({ status: 'verified', verified_by: 'superadmin' });
+    expect((await bootstrap(server).post(`/admin/organizations/${orgId}/sso/domains/acme.test/verify`)).body).toMatchObject({
+      status: 'verified',
+      verified_by: 'superadmin',
+    });
     expect(created.text).not.toContain(SECRET);
     expect((await owner.client.post(base, body)).status).toBe(409);
     const stored = await server.services.engine.stores.sso.get(orgId);
@@ -153,7 +180,7 @@ describe('SSO (OIDC) per org', () => {
     expect((await ssoSignIn(server, orgId)).status).toBe(307);
   });
 
-  it('an SSO session satisfies the org\'s require_2fa; a password session without 2FA does not', async () => {
+  it("an SSO session satisfies the org's require_2fa; a password session without 2FA does not", async () => {
     const pw = await memberOf(server, owner.client, orgId, 'pw-user@acme.test', 'member');
     expect((await bootstrap(server).patch(`/admin/organizations/${orgId}/2fa-policy`, { require_2fa: true })).status).toBe(200);
     expect((await pw.client.get(`/orgs/${orgId}/members`)).status).toBe(403);

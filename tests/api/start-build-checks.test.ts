@@ -33,7 +33,10 @@ function webFolder(sourceAt: number, builtAt: number | null): string {
 describe('the dashboard build check of npm start', () => {
   it('builds when dist is missing or older than a source, and not when it is current', () => {
     const calls: string[] = [];
-    const build = (web: string) => { calls.push(web); return 0; };
+    const build = (web: string) => {
+      calls.push(web);
+      return 0;
+    };
     const missing = webFolder(1_000, null);
     const older = webFolder(2_000, 1_000);
     const current = webFolder(1_000, 2_000);

@@ -14,7 +14,9 @@ beforeAll(async () => {
   // Warm the sandbox worker so timings below measure rendering, not thread start-up.
   expect((await server.api(`${BASE}/preview`, { method: 'POST', json: { source: 'ok', format: 'markdown', namespace: 'sandbox-ns' } })).status).toBe(200);
 });
-afterAll(async () => { await server.close(); });
+afterAll(async () => {
+  await server.close();
+});
 
 const nested = (depth: number) => Array.from({ length: depth }, (_, i) => `{% for s${i} in severities %}`).join('') + 'x' + '{% endfor %}'.repeat(depth);
 
@@ -37,7 +39,7 @@ describe('hostile templates over HTTP', () => {
       const started = Date.now();
       const created = await server.api(BASE, { method: 'POST', json: { name: `hostile ${name}`, format: 'markdown', source } });
       expect(created.status).toBe(422);
-      expect((await created.json() as { detail: string }).detail).toMatch(/^template failed to render/);
+      expect(((await created.json()) as { detail: string }).detail).toMatch(/^template failed to render/);
       const preview = await server.api(`${BASE}/preview`, { method: 'POST', json: { source, format: 'html', namespace: 'sandbox-ns' } });
       expect(preview.status).toBe(422);
       expect(Date.now() - started).toBeLessThan(12_000); // two renders, each bounded by the 3 s render limit
@@ -47,8 +49,10 @@ describe('hostile templates over HTTP', () => {
 
   it('the server answers other requests while a template renders', async () => {
     const order: string[] = [];
-    const slow = server.api(`${BASE}/preview`, { method: 'POST', json: { source: nested(14), format: 'markdown', namespace: 'sandbox-ns' } })
-      .then((res) => { order.push('template'); return res; });
+    const slow = server.api(`${BASE}/preview`, { method: 'POST', json: { source: nested(14), format: 'markdown', namespace: 'sandbox-ns' } }).then((res) => {
+      order.push('template');
+      return res;
+    });
     const health = await fetch(`${server.url}/health`);
     order.push('health');
     const findings = await server.api('/findings');
@@ -65,6 +69,6 @@ describe('hostile templates over HTTP', () => {
     expect((await server.api(BASE, { method: 'POST', json: { name: 'Breaks later', format: 'markdown', source } })).status).toBe(201);
     const report = await server.api('/sandbox-ns/report?template_id=breaks-later');
     expect(report.status).toBe(422);
-    expect((await report.json() as { detail: string }).detail).toContain('missing_variable');
+    expect(((await report.json()) as { detail: string }).detail).toContain('missing_variable');
   });
 });

@@ -15,13 +15,22 @@
 import { describe, expect, it } from 'vitest';
 import { corpusFiles } from '../corpus';
 import {
-  checkOutcomes, checkedRules, evalUnits, falsePositives, knownMissesNowFound, loadLabelSet, scoreTable, unexplainedMisses,
+  checkOutcomes,
+  checkedRules,
+  evalUnits,
+  falsePositives,
+  knownMissesNowFound,
+  loadLabelSet,
+  scoreTable,
+  unexplainedMisses,
 } from '../helpers/eval-labels';
 
 const LABELS = loadLabelSet('terraform.json');
 const CHECKED = checkedRules(['terraform']);
 const CORPUS = [
-  ...corpusFiles('tfplan-json', '.json'), ...corpusFiles('tfplan-text', '.txt'), ...corpusFiles('diff-tf', '.diff'),
+  ...corpusFiles('tfplan-json', '.json'),
+  ...corpusFiles('tfplan-text', '.txt'),
+  ...corpusFiles('diff-tf', '.diff'),
   // Mixed diffs count when auto-routing gives the terraform analyzer at least one unit of theirs.
   ...corpusFiles('diff-mixed', '.diff').filter((file) => evalUnits({ file, analyzer: 'terraform', units: {} }).length > 0),
 ];

@@ -18,7 +18,10 @@ const MODEL_RULE = 'TF-GEN-SECRET-PLAINTEXT';
 
 beforeAll(async () => {
   fake = await startFakeProvider();
-  server = await startTestServer({ fake, overrides: { server: { host: '127.0.0.1', port: 0, sync_analysis_max_units: 100 }, rule_health: { min_samples: MIN_SAMPLES } } });
+  server = await startTestServer({
+    fake,
+    overrides: { server: { host: '127.0.0.1', port: 0, sync_analysis_max_units: 100 }, rule_health: { min_samples: MIN_SAMPLES } },
+  });
 });
 afterAll(async () => {
   await server.close();
@@ -29,7 +32,8 @@ type Finding = { resource_hash: string; rule_id: string; status: string; note: s
 
 async function analyze(namespace: string) {
   const res = await server.api(`/terraform/${namespace}/analyze`, {
-    method: 'POST', json: { llm_backend: 'openai', model: 'gpt-4o-mini', api_key: 'sk-test', raw_input: corpusFile(PLAN).toString('utf8') },
+    method: 'POST',
+    json: { llm_backend: 'openai', model: 'gpt-4o-mini', api_key: 'sk-test', raw_input: corpusFile(PLAN).toString('utf8') },
   });
   expect(res.status).toBe(200);
   return res.json() as Promise<{ job_id: string }>;
@@ -55,16 +59,27 @@ describe('triage that learns (scenario)', () => {
     await analyze('triage-a');
     const res = await server.api('/findings?limit=1000');
     expect(res.status).toBe(200);
-    const all = (await res.json() as { findings: Finding[] }).findings;
+    const all = ((await res.json()) as { findings: Finding[] }).findings;
     expect(all.every((f) => f.status === 'open')).toBe(true);
     findings = all.filter((f) => f.rule_id === MODEL_RULE);
     expect(findings.length).toBe(15);
     checked = all.length - findings.length;
     ruleId = MODEL_RULE;
     expect(Object.keys(findings[0]).sort()).toEqual([
-      'first_seen', 'last_seen', 'note', 'occurrence_count', 'resource_address', 'resource_hash', 'rule_id', 'severity', 'status', 'title', 'updated_at', 'updated_by',
+      'first_seen',
+      'last_seen',
+      'note',
+      'occurrence_count',
+      'resource_address',
+      'resource_hash',
+      'rule_id',
+      'severity',
+      'status',
+      'title',
+      'updated_at',
+      'updated_by',
     ]);
-    const ns = await (await server.api('/findings?namespace=triage-a&limit=2&offset=1')).json() as { findings: Finding[] };
+    const ns = (await (await server.api('/findings?namespace=triage-a&limit=2&offset=1')).json()) as { findings: Finding[] };
     expect(ns.findings).toHaveLength(2);
   });
 
@@ -91,12 +106,12 @@ describe('triage that learns (scenario)', () => {
     const reopened = await patch(findings[6], { status: 'open', note: 'looked again' });
     expect(await reopened.json()).toMatchObject({ status: 'open', note: 'looked again', updated_by: expect.any(String), updated_at: expect.any(String) });
 
-    const log = await (await server.api('/feedback')).json() as { feedback: Record<string, any>[]; total: number };
+    const log = (await (await server.api('/feedback')).json()) as { feedback: Record<string, any>[]; total: number };
     expect(log.total).toBe(6);
     expect(log.feedback.map((f) => f.verdict)).toEqual(['confirmed', 'unclear', 'rejected', 'rejected', 'rejected', 'confirmed']);
     expect(log.feedback[0]).toMatchObject({ source: 'dashboard_triage', trusted: true, reason_code: 'accepted_risk', namespace: 'triage-a', rule_id: ruleId });
     expect(log.feedback[0].provenance).toEqual({ provider: null, repo: null, pr_number: null, comment_id: null });
-    const rejected = await (await server.api('/feedback?verdict=rejected&limit=2')).json() as { feedback: unknown[]; total: number };
+    const rejected = (await (await server.api('/feedback?verdict=rejected&limit=2')).json()) as { feedback: unknown[]; total: number };
     expect(rejected).toMatchObject({ total: 3 });
     expect(rejected.feedback).toHaveLength(2);
 
@@ -108,27 +123,36 @@ describe('triage that learns (scenario)', () => {
   });
 
   it('POST /feedback records an api verdict; summary counts statuses', async () => {
-    const res = await server.api('/feedback', { method: 'POST', json: { resource_hash: findings[7].resource_hash, rule_id: ruleId, verdict: 'severity_wrong', comment: 'medium at most' } });
+    const res = await server.api('/feedback', {
+      method: 'POST',
+      json: { resource_hash: findings[7].resource_hash, rule_id: ruleId, verdict: 'severity_wrong', comment: 'medium at most' },
+    });
     expect(res.status).toBe(201);
     expect(await res.json()).toMatchObject({ source: 'api', trusted: true, verdict: 'severity_wrong' });
-    expect((await server.api('/feedback', { method: 'POST', json: { resource_hash: 'nope', rule_id: ruleId, verdict: 'confirmed', comment: '' } })).status).toBe(404);
-    expect((await server.api('/feedback', { method: 'POST', json: { resource_hash: findings[7].resource_hash, rule_id: ruleId, verdict: 'maybe' } })).status).toBe(422);
+    expect(
+      (await server.api('/feedback', { method: 'POST', json: { resource_hash: 'nope', rule_id: ruleId, verdict: 'confirmed', comment: '' } })).status,
+    ).toBe(404);
+    expect(
+      (await server.api('/feedback', { method: 'POST', json: { resource_hash: findings[7].resource_hash, rule_id: ruleId, verdict: 'maybe' } })).status,
+    ).toBe(422);
 
-    const summary = await (await server.api('/findings/summary?days=7')).json() as Record<string, any>;
+    const summary = (await (await server.api('/findings/summary?days=7')).json()) as Record<string, any>;
     expect(summary).toMatchObject({
-      period_days: 7, total: 15 + checked,
+      period_days: 7,
+      total: 15 + checked,
       by_status: { open: 9 + checked, needs_review: 0, acknowledged: 1, suppressed: 3, false_positive: 2 },
-      new_in_period: 15 + checked, resolved_in_period: 6,
+      new_in_period: 15 + checked,
+      resolved_in_period: 6,
     });
     expect(Object.values(summary.by_severity_open as Record<string, number>).reduce((a, b) => a + b, 0)).toBe(9 + checked);
-    const open = await (await server.api('/findings?status=false_positive')).json() as { findings: Finding[] };
+    const open = (await (await server.api('/findings?status=false_positive')).json()) as { findings: Finding[] };
     expect(open.findings).toHaveLength(2);
   });
 
   it('refresh is idempotent, apply edits the rule and the next prompt carries the amended text', async () => {
     const first = await server.api('/rule-proposals/refresh', { method: 'POST' });
     expect(first.status).toBe(200);
-    const refreshed = await first.json() as { created: number; proposals: Record<string, any>[] };
+    const refreshed = (await first.json()) as { created: number; proposals: Record<string, any>[] };
     expect(refreshed.created).toBe(1);
     const proposal = refreshed.proposals.find((p) => p.rule_id === ruleId)!;
     expect(proposal).toMatchObject({ status: 'pending', evidence: { confirmed: 2, rejected: 3, precision: 0.4 } });
@@ -136,7 +160,7 @@ describe('triage that learns (scenario)', () => {
     const amendment = proposal.changes.description_amendment as string;
     expect(amendment).toContain('precision 0.40');
 
-    const again = await (await server.api('/rule-proposals/refresh', { method: 'POST' })).json() as { created: number; proposals: { proposal_id: string }[] };
+    const again = (await (await server.api('/rule-proposals/refresh', { method: 'POST' })).json()) as { created: number; proposals: { proposal_id: string }[] };
     expect(again.created).toBe(0);
     expect(again.proposals.map((p) => p.proposal_id)).toEqual([proposal.proposal_id]);
 
@@ -147,14 +171,14 @@ describe('triage that learns (scenario)', () => {
     expect((await server.api(`/rule-proposals/${proposal.proposal_id}/apply`, { method: 'POST' })).status).toBe(409);
     expect((await server.api(`/rule-proposals/${proposal.proposal_id}/dismiss`, { method: 'POST' })).status).toBe(409);
     expect((await server.api('/rule-proposals/prop_unknown/apply', { method: 'POST' })).status).toBe(404);
-    const listed = await (await server.api('/rule-proposals?status=applied')).json() as { proposals: unknown[] };
+    const listed = (await (await server.api('/rule-proposals?status=applied')).json()) as { proposals: unknown[] };
     expect(listed.proposals).toHaveLength(1);
 
     const rulesAfter = await (await server.api('/terraform/rules')).text();
     expect(rulesAfter).not.toBe(rulesBefore);
     expect(rulesAfter).toContain(amendment.split('\n')[0]);
     // No new pending proposal from the evidence the decision already covered.
-    expect((await (await server.api('/rule-proposals/refresh', { method: 'POST' })).json() as { created: number }).created).toBe(0);
+    expect(((await (await server.api('/rule-proposals/refresh', { method: 'POST' })).json()) as { created: number }).created).toBe(0);
 
     const before = fake.requests.length;
     await analyze('triage-b'); // same plan, changed ruleset digest: re-analysed
@@ -167,7 +191,9 @@ describe('triage that learns (scenario)', () => {
       expect(p.system).toContain('sandbox account only');
     }
     // Re-analysis never resets a set status.
-    const after = await (await server.api(`/findings?rule_id=${ruleId}&status=acknowledged`)).json() as { findings: (Finding & { occurrence_count: number })[] };
+    const after = (await (await server.api(`/findings?rule_id=${ruleId}&status=acknowledged`)).json()) as {
+      findings: (Finding & { occurrence_count: number })[];
+    };
     expect(after.findings[0].occurrence_count).toBe(2);
 
     const audit = await server.services.engine.stores.audit.list('default', { limit: 200, offset: 0 });
@@ -183,20 +209,27 @@ describe('triage that learns (scenario)', () => {
     const ruleBefore = await engine.stores.customRules.get('default', ruleId);
     const extra = findings.slice(8, 14);
     for (const f of extra.slice(0, 2)) await patch(f, { status: 'false_positive', note: 'still noisy' });
-    const created = await (await server.api('/rule-proposals/refresh', { method: 'POST' })).json() as { created: number; proposals: { proposal_id: string }[] };
+    const created = (await (await server.api('/rule-proposals/refresh', { method: 'POST' })).json()) as {
+      created: number;
+      proposals: { proposal_id: string }[];
+    };
     expect(created.created).toBe(1);
     const dismissed = await server.api(`/rule-proposals/${created.proposals[0].proposal_id}/dismiss`, { method: 'POST' });
     expect(await dismissed.json()).toMatchObject({ status: 'dismissed' });
     expect(await engine.stores.customRules.get('default', ruleId)).toEqual(ruleBefore);
 
     await patch(extra[2], { status: 'false_positive', note: 'noise again' });
-    const pending = await (await server.api('/rule-proposals/refresh', { method: 'POST' })).json() as { created: number; proposals: { proposal_id: string }[] };
+    const pending = (await (await server.api('/rule-proposals/refresh', { method: 'POST' })).json()) as {
+      created: number;
+      proposals: { proposal_id: string }[];
+    };
     expect(pending.created).toBe(1);
     for (const f of [...extra.slice(3), findings[14]]) await patch(f, { status: 'acknowledged' });
-    for (const f of findings.slice(9, 11)) await server.api('/feedback', { method: 'POST', json: { resource_hash: f.resource_hash, rule_id: ruleId, verdict: 'confirmed', comment: '' } });
-    const withdrawn = await (await server.api('/rule-proposals/refresh', { method: 'POST' })).json() as { withdrawn: number };
+    for (const f of findings.slice(9, 11))
+      await server.api('/feedback', { method: 'POST', json: { resource_hash: f.resource_hash, rule_id: ruleId, verdict: 'confirmed', comment: '' } });
+    const withdrawn = (await (await server.api('/rule-proposals/refresh', { method: 'POST' })).json()) as { withdrawn: number };
     expect(withdrawn.withdrawn).toBe(1);
-    const state = await (await server.api('/rule-proposals?status=withdrawn')).json() as { proposals: { proposal_id: string }[] };
+    const state = (await (await server.api('/rule-proposals?status=withdrawn')).json()) as { proposals: { proposal_id: string }[] };
     expect(state.proposals.map((p) => p.proposal_id)).toEqual([pending.proposals[0].proposal_id]);
     expect((await server.api(`/rule-proposals/${pending.proposals[0].proposal_id}/apply`, { method: 'POST' })).status).toBe(409);
   });
@@ -206,15 +239,31 @@ describe('proposal for a rule that is gone', () => {
   it('apply answers 404 once the rule row was deleted', async () => {
     const cat = await server.api('/orgs/default/rule-categories', { method: 'POST', json: { name: 'Scenario' } });
     expect(cat.status).toBe(201);
-    const rule = await server.api('/orgs/default/rules', { method: 'POST', json: { title: 'Gone rule', description: 'x', category: 'scenario', severity: 'LOW', analyzers: ['terraform'] } });
+    const rule = await server.api('/orgs/default/rules', {
+      method: 'POST',
+      json: { title: 'Gone rule', description: 'x', category: 'scenario', severity: 'LOW', analyzers: ['terraform'] },
+    });
     expect(rule.status).toBe(201);
-    const resources = await (await server.api('/triage-a/resources')).json() as { hash: string; value: { name: string } }[];
+    const resources = (await (await server.api('/triage-a/resources')).json()) as { hash: string; value: { name: string } }[];
     for (const r of resources.slice(0, MIN_SAMPLES)) {
-      const finding = { title: 'g', severity: 'LOW', rule_id: 'CUSTOM-GONE-RULE', risk: 'r', why_it_matters: 'w', suggested_next_step: 'n', confidence: 'HIGH', evidence: [], resource_address: r.value.name, tags: [] };
+      const finding = {
+        title: 'g',
+        severity: 'LOW',
+        rule_id: 'CUSTOM-GONE-RULE',
+        risk: 'r',
+        why_it_matters: 'w',
+        suggested_next_step: 'n',
+        confidence: 'HIGH',
+        evidence: [],
+        resource_address: r.value.name,
+        tags: [],
+      };
       expect((await server.api(`/resource/${r.hash}/analysis`, { method: 'PUT', json: { summary: 's', findings: [finding] } })).status).toBe(200);
       expect((await server.api(`/findings/${r.hash}/CUSTOM-GONE-RULE`, { method: 'PATCH', json: { status: 'false_positive' } })).status).toBe(200);
     }
-    const refreshed = await (await server.api('/rule-proposals/refresh', { method: 'POST' })).json() as { proposals: { proposal_id: string; rule_id: string }[] };
+    const refreshed = (await (await server.api('/rule-proposals/refresh', { method: 'POST' })).json()) as {
+      proposals: { proposal_id: string; rule_id: string }[];
+    };
     const proposal = refreshed.proposals.find((p) => p.rule_id === 'CUSTOM-GONE-RULE')!;
     expect(proposal).toBeDefined();
     expect((await server.api('/orgs/default/rules/CUSTOM-GONE-RULE', { method: 'DELETE' })).status).toBe(200);
@@ -224,7 +273,7 @@ describe('proposal for a rule that is gone', () => {
 
 describe('findings: roles, tenancy, validation', () => {
   it('viewer 403, member may triage but not refresh, other org 404, bad input 422', async () => {
-    const [f] = (await (await server.api('/findings?limit=1')).json() as { findings: Finding[] }).findings;
+    const [f] = ((await (await server.api('/findings?limit=1')).json()) as { findings: Finding[] }).findings;
     const viewer = await roleHeaders(server, 'viewer');
     const member = await roleHeaders(server, 'member');
     expect((await server.api('/findings', { headers: viewer })).status).toBe(403);
@@ -238,9 +287,17 @@ describe('findings: roles, tenancy, validation', () => {
 
     const other = await otherOrg(server);
     expect((await patch(f, { status: 'open' }, other.headers)).status).toBe(404);
-    expect((await (await server.api('/findings', { headers: other.headers })).json() as { findings: unknown[] }).findings).toEqual([]);
-    expect((await server.api('/feedback', { method: 'POST', headers: other.headers, json: { resource_hash: f.resource_hash, rule_id: f.rule_id, verdict: 'confirmed' } })).status).toBe(404);
-    expect((await (await server.api('/rule-health', { headers: other.headers })).json() as { rules: unknown[] }).rules).toEqual([]);
+    expect(((await (await server.api('/findings', { headers: other.headers })).json()) as { findings: unknown[] }).findings).toEqual([]);
+    expect(
+      (
+        await server.api('/feedback', {
+          method: 'POST',
+          headers: other.headers,
+          json: { resource_hash: f.resource_hash, rule_id: f.rule_id, verdict: 'confirmed' },
+        })
+      ).status,
+    ).toBe(404);
+    expect(((await (await server.api('/rule-health', { headers: other.headers })).json()) as { rules: unknown[] }).rules).toEqual([]);
 
     expect((await patch(f, { status: 'closed' })).status).toBe(422);
     expect((await patch(f, { status: 'suppressed', reason_code: 'because' })).status).toBe(422);

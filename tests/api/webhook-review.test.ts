@@ -25,11 +25,27 @@ async function analyseClientSide(namespace: string, plan: string, confidence: 'L
   for (;;) {
     const res = await server.api(`/${namespace}/resource/next`);
     if (res.status === 208) return hashes;
-    const next = await res.json() as { hash: string; value: { name: string } };
+    const next = (await res.json()) as { hash: string; value: { name: string } };
     hashes.push(next.hash);
     await server.api(`/resource/${next.hash}/analysis`, {
       method: 'PUT',
-      json: { summary: 's', findings: [{ title: 't', severity: 'HIGH', rule_id: ruleId, risk: 'r', why_it_matters: 'w', suggested_next_step: 'n', confidence, evidence: [], resource_address: next.value.name, tags: [] }] },
+      json: {
+        summary: 's',
+        findings: [
+          {
+            title: 't',
+            severity: 'HIGH',
+            rule_id: ruleId,
+            risk: 'r',
+            why_it_matters: 'w',
+            suggested_next_step: 'n',
+            confidence,
+            evidence: [],
+            resource_address: next.value.name,
+            tags: [],
+          },
+        ],
+      },
     });
   }
 }
@@ -46,7 +62,10 @@ describe('review webhook config', () => {
     const rows = await server.services.engine.stores.store.collection('review_webhooks').find({});
     expect(JSON.stringify(rows)).not.toContain('s3cret-value');
     // Omitting the secret clears it.
-    expect(await (await server.api(PATH, { method: 'PUT', json: { url: receiver.url, enabled: false } })).json()).toMatchObject({ has_secret: false, enabled: false });
+    expect(await (await server.api(PATH, { method: 'PUT', json: { url: receiver.url, enabled: false } })).json()).toMatchObject({
+      has_secret: false,
+      enabled: false,
+    });
     expect((await server.api(PATH, { method: 'DELETE' })).status).toBe(200);
     expect((await server.api(PATH, { method: 'DELETE' })).status).toBe(404);
     expect((await server.api(PATH)).status).toBe(404);
@@ -78,8 +97,16 @@ describe('review webhook delivery', () => {
     expect(hook.headers['x-service-signature']).toBe(`sha256=${createHmac('sha256', 'hook-secret').update(hook.raw).digest('hex')}`);
     const body = JSON.parse(hook.raw) as Record<string, unknown>;
     expect(body).toEqual({
-      event: 'finding.needs_review', org_id: 'default', resource_hash: hash, rule_id: 'TF-GEN-SECRET-PLAINTEXT',
-      resource_address: expect.any(String), severity: 'HIGH', title: 't', namespaces: ['hook-auto'], trigger: 'auto', timestamp: expect.any(String),
+      event: 'finding.needs_review',
+      org_id: 'default',
+      resource_hash: hash,
+      rule_id: 'TF-GEN-SECRET-PLAINTEXT',
+      resource_address: expect.any(String),
+      severity: 'HIGH',
+      title: 't',
+      namespaces: ['hook-auto'],
+      trigger: 'auto',
+      timestamp: expect.any(String),
     });
   });
 

@@ -8,7 +8,12 @@ import { scaledPlan } from './plans';
 let dir: string;
 let engine: LocalEngine;
 const json = (method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body?: unknown) =>
-  engine.bridge({ method, path, headers: { 'content-type': 'application/json', accept: 'application/json' }, body: body === undefined ? null : JSON.stringify(body) });
+  engine.bridge({
+    method,
+    path,
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    body: body === undefined ? null : JSON.stringify(body),
+  });
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'pw-desktop-'));
@@ -87,7 +92,12 @@ describe('the request bridge', () => {
     const listed = await json('GET', '/api/v1/big-plan/resources');
     expect(JSON.parse(listed.body)).toHaveLength(units.length);
 
-    const tooBig = await engine.bridge({ method: 'POST', path: '/api/v1/terraform/too-big/ingest', headers: { 'content-type': 'text/plain' }, body: plan.text + ' '.repeat(600 * 1024) });
+    const tooBig = await engine.bridge({
+      method: 'POST',
+      path: '/api/v1/terraform/too-big/ingest',
+      headers: { 'content-type': 'text/plain' },
+      body: plan.text + ' '.repeat(600 * 1024),
+    });
     expect(tooBig.status).toBe(413);
   }, 120_000);
 });

@@ -17,7 +17,8 @@ let app: DesktopApp;
 let noKeychain: DesktopApp;
 
 const call = (target: DesktopApp, method: 'GET' | 'PUT' | 'POST', path: string, body?: unknown) =>
-  target.bridge({ method, path, headers: { 'content-type': 'application/json' }, body: body === undefined ? null : JSON.stringify(body) })
+  target
+    .bridge({ method, path, headers: { 'content-type': 'application/json' }, body: body === undefined ? null : JSON.stringify(body) })
     .then((res) => ({ status: res.status, body: JSON.parse(res.body) }));
 
 async function boot(safeStorage = fakeSafeStorage()): Promise<DesktopApp> {
@@ -41,7 +42,10 @@ afterAll(async () => {
 describe('the desktop-only routes', () => {
   it("GET /api/desktop/ollama lists Ollama's models and offers them on the Analyse page (GET /api/v1/models)", async () => {
     const found = await call(app, 'GET', '/api/desktop/ollama');
-    expect(found).toMatchObject({ status: 200, body: { status: 'ready', host: fake.ollamaHost, models: [{ name: 'llama3.1:8b' }, { name: 'qwen2.5-coder:7b' }] } });
+    expect(found).toMatchObject({
+      status: 200,
+      body: { status: 'ready', host: fake.ollamaHost, models: [{ name: 'llama3.1:8b' }, { name: 'qwen2.5-coder:7b' }] },
+    });
     const models = (await call(app, 'GET', '/api/v1/models')).body.models as { llm_backend: string; model: string }[];
     expect(models).toContainEqual(expect.objectContaining({ llm_backend: 'ollama', model: 'qwen2.5-coder:7b' }));
   });
@@ -68,7 +72,12 @@ describe('the desktop-only routes', () => {
     const moved = await call(app, 'PUT', '/api/desktop/sync/settings', { url: 'https://planwarden.example.org' });
     expect(moved.body).toMatchObject({ team_url: 'https://planwarden.example.org', has_service_key: true });
     expect(app.team()?.url).toBe('https://planwarden.example.org');
-    expect((await call(app, 'GET', '/api/desktop/sync')).body).toMatchObject({ team_url: 'https://planwarden.example.org', has_service_key: true, queued: [], log: [] });
+    expect((await call(app, 'GET', '/api/desktop/sync')).body).toMatchObject({
+      team_url: 'https://planwarden.example.org',
+      has_service_key: true,
+      queued: [],
+      log: [],
+    });
     expect((await call(app, 'PUT', '/api/desktop/sync/settings', { url: 'file:///etc/passwd', service_key: 'k' })).status).toBe(422);
   });
 

@@ -2,7 +2,10 @@ import { corpusFile } from '../corpus';
 
 const SOURCE = 'tfplan-json/infracost-aws-modules-tf014-large.json';
 
-interface Plan { resource_changes: { address: string; name: string; change: { actions: string[] } }[]; [key: string]: unknown }
+interface Plan {
+  resource_changes: { address: string; name: string; change: { actions: string[] } }[];
+  [key: string]: unknown;
+}
 
 /**
  * A real Terraform JSON plan (the corpus's infracost plan) grown to about `targetBytes` by

@@ -30,8 +30,9 @@ function fakePackagedResourcesPath(): string {
 
 describe('where the desktop app finds resources/', () => {
   it('packaged: <process.resourcesPath>/resources, the folder electron-builder copies resources/ rules and templates to', () => {
-    expect(desktopResourcesDir({ isPackaged: true, resourcesPath: '/opt/Planwarden/resources', appPath: '/opt/Planwarden/resources/app.asar' }))
-      .toBe(join('/opt/Planwarden/resources', 'resources'));
+    expect(desktopResourcesDir({ isPackaged: true, resourcesPath: '/opt/Planwarden/resources', appPath: '/opt/Planwarden/resources/app.asar' })).toBe(
+      join('/opt/Planwarden/resources', 'resources'),
+    );
     const copied = builder.extraResources.find((e) => resolve(DESKTOP, e.from) === join(REPO_ROOT, 'resources'));
     expect(copied?.to).toBe(PACKAGED_RESOURCES_FOLDER);
     expect(copied?.filter).toEqual(expect.arrayContaining(['rules/**/*', 'templates/**/*']));
@@ -67,9 +68,15 @@ describe.skipIf(buildToolMissing() !== null)('the bundled main process (electron
   });
 
   /** Runs out/main/index.js under Node with the stand-in electron; returns its exit code, first stdout line and stderr. */
-  function runBundle(env: Record<string, string>): { status: number | null; ready: { resources_dir: string | null; schemes: string[] } | null; stderr: string } {
+  function runBundle(env: Record<string, string>): {
+    status: number | null;
+    ready: { resources_dir: string | null; schemes: string[] } | null;
+    stderr: string;
+  } {
     const run = spawnSync(process.execPath, ['--import', REGISTER_FAKE_ELECTRON, join(main, 'index.js')], {
-      env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8', timeout: 120_000,
+      env: { PATH: process.env.PATH ?? '', ...env },
+      encoding: 'utf8',
+      timeout: 120_000,
     });
     const line = run.stdout.split('\n').find((l) => l.startsWith('{'));
     return { status: run.status, ready: line ? JSON.parse(line) : null, stderr: run.stderr };
@@ -87,7 +94,11 @@ describe.skipIf(buildToolMissing() !== null)('the bundled main process (electron
   it('packaged: loads the whole app with the rules and templates from <resourcesPath>/resources', () => {
     const resourcesPath = fakePackagedResourcesPath();
     packaged.push(resourcesPath);
-    const run = runBundle({ FAKE_ELECTRON_PACKAGED: '1', FAKE_ELECTRON_RESOURCES_PATH: resourcesPath, FAKE_ELECTRON_APP_PATH: join(resourcesPath, 'app.asar') });
+    const run = runBundle({
+      FAKE_ELECTRON_PACKAGED: '1',
+      FAKE_ELECTRON_RESOURCES_PATH: resourcesPath,
+      FAKE_ELECTRON_APP_PATH: join(resourcesPath, 'app.asar'),
+    });
     expect(run.stderr).not.toMatch(/ENOENT|Error/);
     expect(run.status).toBe(0);
     expect(run.ready).toEqual({ ready_requested: true, resources_dir: join(resourcesPath, 'resources'), schemes: ['app'] });

@@ -29,10 +29,12 @@ let sync: SyncService;
 /** The local engine's clock: tests move it to make the desktop decision earlier or later than the team's. */
 let localClockOffsetMs = 0;
 
-const startTeam = () => spawnServer({
-  dataDir: teamDir, fake,
-  env: { PLANWARDEN_PORT: String(port), PLANWARDEN_AUTH_ENABLED: 'true', PLANWARDEN_AUTH_API_KEY: BOOTSTRAP },
-});
+const startTeam = () =>
+  spawnServer({
+    dataDir: teamDir,
+    fake,
+    env: { PLANWARDEN_PORT: String(port), PLANWARDEN_AUTH_ENABLED: 'true', PLANWARDEN_AUTH_API_KEY: BOOTSTRAP },
+  });
 const llmCalls = () => fake.requests.filter((r) => r.backend !== 'unknown').length;
 const asJson = async (res: Response) => (await res.json()) as any;
 const teamFindings = async () => (await asJson(await team.api('/findings?limit=1000', { headers: { 'x-api-key': serviceKey } }))).findings as any[];
@@ -55,8 +57,12 @@ beforeAll(async () => {
 
   const journal = new InputJournal(join(userDir, 'sync', 'inputs'));
   engine = await bootLocalEngine({
-    userDataDir: userDir, ollamaHost: fake.ollamaHost, sleep: async () => {}, pollIntervalMs: 50,
-    now: () => new Date(Date.now() + localClockOffsetMs), onExchange: journal.observe,
+    userDataDir: userDir,
+    ollamaHost: fake.ollamaHost,
+    sleep: async () => {},
+    pollIntervalMs: 50,
+    now: () => new Date(Date.now() + localClockOffsetMs),
+    onExchange: journal.observe,
   });
   local = localApi(engine.bridge);
   teamClient = teamApi(team.url, serviceKey);
@@ -119,7 +125,12 @@ describe('sync to a team org (a real team server, auth on, a service key)', () =
     expect([onTeam.get(a.resource_hash + a.rule_id), onLaptop.get(a.resource_hash + a.rule_id)]).toEqual(['acknowledged', 'acknowledged']);
     expect([onTeam.get(b.resource_hash + b.rule_id), onLaptop.get(b.resource_hash + b.rule_id)]).toEqual(['acknowledged', 'acknowledged']);
 
-    const history = async (f: any) => (await asJson(await team.api(`/feedback?resource_hash=${f.resource_hash}&rule_id=${encodeURIComponent(f.rule_id)}`, { headers: { 'x-api-key': serviceKey } }))).feedback as any[];
+    const history = async (f: any) =>
+      (
+        await asJson(
+          await team.api(`/feedback?resource_hash=${f.resource_hash}&rule_id=${encodeURIComponent(f.rule_id)}`, { headers: { 'x-api-key': serviceKey } }),
+        )
+      ).feedback as any[];
     // a: the team's superseded false_positive is still there (its own PATCH recorded it), beside the winner.
     expect((await history(a)).map((e) => e.verdict).sort()).toEqual(['confirmed', 'rejected']);
     // b: the desktop's superseded 'suppressed' was carried to the team's history.
@@ -136,8 +147,15 @@ describe('sync to a team org (a real team server, auth on, a service key)', () =
     const me = await asJson(await team.api('/auth/me', { headers }));
     expect((await team.api(`/orgs/${me.org_id}/rule-categories`, { method: 'POST', headers, json: { name: 'Team policy' } })).status).toBe(201);
     const rule = await team.api(`/orgs/${me.org_id}/rules`, {
-      method: 'POST', headers,
-      json: { title: 'No public buckets', description: 'Flag any bucket readable by everyone.', category: 'team-policy', severity: 'HIGH', analyzers: ['terraform'] },
+      method: 'POST',
+      headers,
+      json: {
+        title: 'No public buckets',
+        description: 'Flag any bucket readable by everyone.',
+        category: 'team-policy',
+        severity: 'HIGH',
+        analyzers: ['terraform'],
+      },
     });
     expect(rule.status).toBe(201);
     const pulled = await sync.pull();

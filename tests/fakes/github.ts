@@ -69,24 +69,48 @@ export function signWebhook(secret: string, body: string): string {
 
 function repository(owner: string, repo: string, isPrivate: boolean) {
   return {
-    id: 1296269, node_id: 'MDEwOlJlcG9zaXRvcnkxMjk2MjY5', name: repo, full_name: `${owner}/${repo}`, private: isPrivate,
-    owner: { login: owner, id: 1, type: 'Organization' }, html_url: `https://github.com/${owner}/${repo}`, default_branch: 'main',
+    id: 1296269,
+    node_id: 'MDEwOlJlcG9zaXRvcnkxMjk2MjY5',
+    name: repo,
+    full_name: `${owner}/${repo}`,
+    private: isPrivate,
+    owner: { login: owner, id: 1, type: 'Organization' },
+    html_url: `https://github.com/${owner}/${repo}`,
+    default_branch: 'main',
   };
 }
 
 /** A `pull_request` webhook payload (GitHub docs "Webhook events and payloads"). */
-export function pullRequestPayload(options: { action: string; owner: string; repo: string; pr: number; sha: string; installationId: number; title?: string; body?: string; isPrivate?: boolean }) {
+export function pullRequestPayload(options: {
+  action: string;
+  owner: string;
+  repo: string;
+  pr: number;
+  sha: string;
+  installationId: number;
+  title?: string;
+  body?: string;
+  isPrivate?: boolean;
+}) {
   const { owner, repo, pr } = options;
   return {
     action: options.action,
     number: pr,
     pull_request: {
-      url: `https://api.github.com/repos/${owner}/${repo}/pulls/${pr}`, id: 1000 + pr, number: pr, state: 'open', locked: false,
-      title: options.title ?? 'Update infrastructure', body: options.body ?? 'Routine change.', user: { login: 'octocat', id: 583231, type: 'User' },
+      url: `https://api.github.com/repos/${owner}/${repo}/pulls/${pr}`,
+      id: 1000 + pr,
+      number: pr,
+      state: 'open',
+      locked: false,
+      title: options.title ?? 'Update infrastructure',
+      body: options.body ?? 'Routine change.',
+      user: { login: 'octocat', id: 583231, type: 'User' },
       head: { label: `${owner}:feature`, ref: 'feature', sha: options.sha, repo: repository(owner, repo, options.isPrivate ?? false) },
       base: { label: `${owner}:main`, ref: 'main', sha: '0'.repeat(40), repo: repository(owner, repo, options.isPrivate ?? false) },
-      html_url: `https://github.com/${owner}/${repo}/pull/${pr}`, diff_url: `https://github.com/${owner}/${repo}/pull/${pr}.diff`,
-      draft: false, merged: false,
+      html_url: `https://github.com/${owner}/${repo}/pull/${pr}`,
+      diff_url: `https://github.com/${owner}/${repo}/pull/${pr}.diff`,
+      draft: false,
+      merged: false,
     },
     repository: repository(owner, repo, options.isPrivate ?? false),
     installation: { id: options.installationId, node_id: 'MDIzOkludGVncmF0aW9uSW5zdGFsbGF0aW9uMQ==' },
@@ -95,16 +119,33 @@ export function pullRequestPayload(options: { action: string; owner: string; rep
 }
 
 /** An `issue_comment` webhook payload on a pull request. */
-export function issueCommentPayload(options: { action?: string; owner: string; repo: string; pr: number; installationId: number; commentId: number; body: string; login?: string; association?: string; isPrivate?: boolean; viaAppId?: number }) {
+export function issueCommentPayload(options: {
+  action?: string;
+  owner: string;
+  repo: string;
+  pr: number;
+  installationId: number;
+  commentId: number;
+  body: string;
+  login?: string;
+  association?: string;
+  isPrivate?: boolean;
+  viaAppId?: number;
+}) {
   const { owner, repo, pr } = options;
   return {
     action: options.action ?? 'created',
     issue: {
-      number: pr, title: 'Update infrastructure', state: 'open', user: { login: 'octocat', id: 583231, type: 'User' },
+      number: pr,
+      title: 'Update infrastructure',
+      state: 'open',
+      user: { login: 'octocat', id: 583231, type: 'User' },
       pull_request: { url: `https://api.github.com/repos/${owner}/${repo}/pulls/${pr}`, html_url: `https://github.com/${owner}/${repo}/pull/${pr}` },
     },
     comment: {
-      id: options.commentId, body: options.body, html_url: `https://github.com/${owner}/${repo}/pull/${pr}#issuecomment-${options.commentId}`,
+      id: options.commentId,
+      body: options.body,
+      html_url: `https://github.com/${owner}/${repo}/pull/${pr}#issuecomment-${options.commentId}`,
       user: { login: options.login ?? 'reviewer', id: 42, type: options.viaAppId ? 'Bot' : 'User' },
       author_association: options.association ?? 'MEMBER',
       performed_via_github_app: options.viaAppId ? { id: options.viaAppId, slug: 'app' } : null,
@@ -149,7 +190,15 @@ export async function startFakeGitHub(options: { now?: () => Date } = {}): Promi
 
   function newComment(body: string, login: string, app: { id: number; slug: string } | null): FakeComment {
     const now = new Date().toISOString();
-    return { id: nextCommentId++, body, user: { login, type: app ? 'Bot' : 'User' }, performed_via_github_app: app, author_association: app ? 'NONE' : 'MEMBER', created_at: now, updated_at: now };
+    return {
+      id: nextCommentId++,
+      body,
+      user: { login, type: app ? 'Bot' : 'User' },
+      performed_via_github_app: app,
+      author_association: app ? 'NONE' : 'MEMBER',
+      created_at: now,
+      updated_at: now,
+    };
   }
 
   function findComment(id: number): { list: FakeComment[]; index: number } | null {
@@ -166,7 +215,7 @@ export async function startFakeGitHub(options: { now?: () => Date } = {}): Promi
     const method = req.method ?? 'GET';
     requests.push({ method, path });
     const auth = req.headers.authorization ?? '';
-    const json = () => (raw ? JSON.parse(raw) as Record<string, unknown> : {});
+    const json = () => (raw ? (JSON.parse(raw) as Record<string, unknown>) : {});
 
     /** The app whose RS256 JWT authorizes the call (its `iss`, verified with its key), else null. */
     const jwtApp = async (): Promise<number | null> => {
@@ -210,8 +259,13 @@ export async function startFakeGitHub(options: { now?: () => Date } = {}): Promi
       const installation = installations.get(Number(m[1]));
       if (!installation || installation.appId !== appId) return send(res, 404, { message: 'Not Found' });
       return send(res, 200, {
-        id: Number(m[1]), app_id: appId, app_slug: apps.get(appId)!.slug, target_type: 'Organization', account: { login: 'acme', id: 1, type: 'Organization' },
-        created_at: installation.createdAt.toISOString(), updated_at: installation.createdAt.toISOString(),
+        id: Number(m[1]),
+        app_id: appId,
+        app_slug: apps.get(appId)!.slug,
+        target_type: 'Organization',
+        account: { login: 'acme', id: 1, type: 'Organization' },
+        created_at: installation.createdAt.toISOString(),
+        updated_at: installation.createdAt.toISOString(),
       });
     }
     m = /^\/app\/installations\/(\d+)\/access_tokens$/.exec(path);
@@ -228,7 +282,12 @@ export async function startFakeGitHub(options: { now?: () => Date } = {}): Promi
       }
       const token = `ghs_${randomBytes(18).toString('hex')}`;
       tokens.set(token, { installationId, appId });
-      return send(res, 201, { token, expires_at: new Date(Date.now() + 3_600_000).toISOString(), permissions: { pull_requests: 'read', issues: 'write', statuses: 'write' }, repository_selection: 'all' });
+      return send(res, 201, {
+        token,
+        expires_at: new Date(Date.now() + 3_600_000).toISOString(),
+        permissions: { pull_requests: 'read', issues: 'write', statuses: 'write' },
+        repository_selection: 'all',
+      });
     }
     m = /^\/app-manifests\/([^/]+)\/conversions$/.exec(path);
     if (m && method === 'POST') {
@@ -238,8 +297,14 @@ export async function startFakeGitHub(options: { now?: () => Date } = {}): Promi
       const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
       apps.set(app.appId, { slug: app.slug, publicKey });
       return send(res, 201, {
-        id: app.appId, slug: app.slug, html_url: `https://github.com/apps/${app.slug}`, owner: { login: 'acme' }, name: app.slug,
-        client_id: 'Iv1.fake', client_secret: 'fake-client-secret', webhook_secret: `whsec-${app.slug}`,
+        id: app.appId,
+        slug: app.slug,
+        html_url: `https://github.com/apps/${app.slug}`,
+        owner: { login: 'acme' },
+        name: app.slug,
+        client_id: 'Iv1.fake',
+        client_secret: 'fake-client-secret',
+        webhook_secret: `whsec-${app.slug}`,
         pem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
       });
     }
@@ -268,7 +333,11 @@ export async function startFakeGitHub(options: { now?: () => Date } = {}): Promi
       }
       if (method === 'POST') {
         const body = String(json().body ?? '');
-        if (body.length > 65_536) return send(res, 422, { message: 'Validation Failed', errors: [{ resource: 'IssueComment', code: 'custom', field: 'body', message: 'body is too long (maximum is 65536 characters)' }] });
+        if (body.length > 65_536)
+          return send(res, 422, {
+            message: 'Validation Failed',
+            errors: [{ resource: 'IssueComment', code: 'custom', field: 'body', message: 'body is too long (maximum is 65536 characters)' }],
+          });
         const comment = newComment(body, `${app.slug}[bot]`, app);
         list.push(comment);
         return send(res, 201, comment);
@@ -298,7 +367,15 @@ export async function startFakeGitHub(options: { now?: () => Date } = {}): Promi
       const body = json();
       const description = String(body.description ?? '');
       if (description.length > 140) return send(res, 422, { message: 'Validation Failed' });
-      const status: FakeStatus = { owner: m[1], repo: m[2], sha: m[3], state: String(body.state), context: String(body.context ?? 'default'), description, target_url: (body.target_url as string | undefined) ?? null };
+      const status: FakeStatus = {
+        owner: m[1],
+        repo: m[2],
+        sha: m[3],
+        state: String(body.state),
+        context: String(body.context ?? 'default'),
+        description,
+        target_url: (body.target_url as string | undefined) ?? null,
+      };
       statuses.push(status);
       return send(res, 201, { ...status, id: statuses.length, created_at: new Date().toISOString() });
     }
@@ -324,10 +401,18 @@ export async function startFakeGitHub(options: { now?: () => Date } = {}): Promi
       apps.set(appId, { slug, publicKey });
       return privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
     },
-    addInstallation(installationId, appId, createdAt) { installations.set(installationId, { appId, createdAt: createdAt ?? now() }); },
-    setSetupUrl(appId, setupUrl) { setupUrls.set(appId, setupUrl); },
-    setDiff(owner, repo, pr, diff) { diffs.set(issueKey(owner, repo, pr), diff); },
-    comments(owner, repo, pr) { return comments.get(issueKey(owner, repo, pr)) ?? []; },
+    addInstallation(installationId, appId, createdAt) {
+      installations.set(installationId, { appId, createdAt: createdAt ?? now() });
+    },
+    setSetupUrl(appId, setupUrl) {
+      setupUrls.set(appId, setupUrl);
+    },
+    setDiff(owner, repo, pr, diff) {
+      diffs.set(issueKey(owner, repo, pr), diff);
+    },
+    comments(owner, repo, pr) {
+      return comments.get(issueKey(owner, repo, pr)) ?? [];
+    },
     addUserComment(owner, repo, pr, login, body) {
       const key = issueKey(owner, repo, pr);
       const comment = newComment(body, login, null);
@@ -338,7 +423,9 @@ export async function startFakeGitHub(options: { now?: () => Date } = {}): Promi
       const found = findComment(id);
       if (found) found.list.splice(found.index, 1);
     },
-    addManifestCode(code, appId, slug) { manifestCodes.set(code, { appId, slug }); },
+    addManifestCode(code, appId, slug) {
+      manifestCodes.set(code, { appId, slug });
+    },
     async close() {
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));

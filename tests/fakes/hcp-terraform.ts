@@ -75,7 +75,10 @@ export async function startFakeHcpTerraform(): Promise<FakeHcpTerraform> {
         const callback = { path, headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as RecordedCallback['body'] };
         callbacks.push(callback);
         const waiter = waiters.shift();
-        if (waiter) { consumed += 1; waiter(callback); }
+        if (waiter) {
+          consumed += 1;
+          waiter(callback);
+        }
         return void res.writeHead(200, { 'content-type': 'application/vnd.api+json' }).end('{}');
       }
       res.writeHead(404).end();
@@ -87,7 +90,9 @@ export async function startFakeHcpTerraform(): Promise<FakeHcpTerraform> {
     url,
     requests,
     callbacks,
-    addPlan(planId, token, script) { plans.set(planId, { token, script }); },
+    addPlan(planId, token, script) {
+      plans.set(planId, { token, script });
+    },
     nextCallback() {
       if (consumed < callbacks.length) return Promise.resolve(callbacks[consumed++]);
       return new Promise((r) => waiters.push(r));

@@ -21,23 +21,34 @@ export function sendError(res: ServerResponse, backend: LlmBackend, status: numb
 }
 
 const OPENAI_ERROR_TYPES: Record<number, [string, string | null]> = {
-  401: ['invalid_request_error', 'invalid_api_key'], 403: ['invalid_request_error', 'unsupported_country_region_territory'],
-  404: ['invalid_request_error', 'model_not_found'], 429: ['requests', 'rate_limit_exceeded'],
+  401: ['invalid_request_error', 'invalid_api_key'],
+  403: ['invalid_request_error', 'unsupported_country_region_territory'],
+  404: ['invalid_request_error', 'model_not_found'],
+  429: ['requests', 'rate_limit_exceeded'],
 };
 const ANTHROPIC_ERROR_TYPES: Record<number, string> = {
-  400: 'invalid_request_error', 401: 'authentication_error', 403: 'permission_error', 404: 'not_found_error',
-  413: 'request_too_large', 429: 'rate_limit_error', 500: 'api_error', 529: 'overloaded_error',
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  413: 'request_too_large',
+  429: 'rate_limit_error',
+  500: 'api_error',
+  529: 'overloaded_error',
 };
 
 export function defaultMessage(backend: LlmBackend, status: number): string {
   if (status === 401) {
-    return backend === 'openai' ? 'Incorrect API key provided: sk-fake. You can find your API key at https://platform.openai.com/account/api-keys.' : backend === 'anthropic' ? 'invalid x-api-key' : 'unauthorized';
+    return backend === 'openai'
+      ? 'Incorrect API key provided: sk-fake. You can find your API key at https://platform.openai.com/account/api-keys.'
+      : backend === 'anthropic'
+        ? 'invalid x-api-key'
+        : 'unauthorized';
   }
   if (status === 429) return backend === 'anthropic' ? 'Number of request tokens has exceeded your per-minute rate limit' : 'Rate limit reached for requests';
   if (status >= 500) return backend === 'anthropic' ? 'Internal server error' : 'The server had an error while processing your request. Sorry about that!';
   return `fake error ${status}`;
 }
-
 
 function sendJson(res: ServerResponse, status: number, payload: unknown): void {
   if (res.destroyed || res.writableEnded) return;

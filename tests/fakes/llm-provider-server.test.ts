@@ -32,7 +32,13 @@ async function post(path: string, body: unknown, headers: Record<string, string>
   return { status: res.status, json: await res.json(), headers: res.headers };
 }
 
-const openaiBody = { model: 'gpt-4o', messages: [{ role: 'system', content: PROMPT.system }, { role: 'user', content: PROMPT.user }] };
+const openaiBody = {
+  model: 'gpt-4o',
+  messages: [
+    { role: 'system', content: PROMPT.system },
+    { role: 'user', content: PROMPT.user },
+  ],
+};
 const anthropicBody = { model: 'claude-haiku-4-5', max_tokens: 100, system: PROMPT.system, messages: [{ role: 'user', content: PROMPT.user }] };
 const ollamaBody = { model: 'llama3.1:8b', stream: false, messages: openaiBody.messages };
 const OPENAI_AUTH = { authorization: 'Bearer sk' };
@@ -41,7 +47,13 @@ const ANTHROPIC_AUTH = { 'x-api-key': 'k', 'anthropic-version': '2023-06-01' };
 function expectDefaultPayload(text: string): void {
   const payload = AnalysisPayloadSchema.parse(JSON.parse(text));
   expect(payload.findings).toEqual([
-    expect.objectContaining({ rule_id: 'K8S-007', severity: 'HIGH', confidence: 'HIGH', evidence: ['securityContext:'], resource_address: 'Deployment/default/web' }),
+    expect.objectContaining({
+      rule_id: 'K8S-007',
+      severity: 'HIGH',
+      confidence: 'HIGH',
+      evidence: ['securityContext:'],
+      resource_address: 'Deployment/default/web',
+    }),
   ]);
 }
 
@@ -50,7 +62,11 @@ describe('fake LLM provider: default answers per wire protocol', () => {
     for (const path of ['/v1/chat/completions', '/chat/completions']) {
       const { status, json } = await post(path, openaiBody, OPENAI_AUTH);
       expect(status).toBe(200);
-      expect(json).toMatchObject({ object: 'chat.completion', model: 'gpt-4o', choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant' } }] });
+      expect(json).toMatchObject({
+        object: 'chat.completion',
+        model: 'gpt-4o',
+        choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant' } }],
+      });
       expect(json.usage.prompt_tokens).toBe(Math.ceil(PROMPT.system.length / 4) + Math.ceil(PROMPT.user.length / 4));
       expectDefaultPayload(json.choices[0].message.content);
     }
@@ -78,7 +94,10 @@ describe('fake LLM provider: default answers per wire protocol', () => {
     expectDefaultPayload(json.message.content);
 
     const res = await fetch(`${fake.url}/api/chat`, { method: 'POST', body: JSON.stringify({ ...ollamaBody, stream: undefined }) });
-    const lines = (await res.text()).trim().split('\n').map((l) => JSON.parse(l));
+    const lines = (await res.text())
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.at(-1)).toMatchObject({ done: true });
     expectDefaultPayload(lines.map((l) => l.message.content).join(''));
   });
@@ -100,7 +119,7 @@ describe('fake LLM provider: scripts', () => {
     expect((await post('/api/chat', ollamaBody)).status).toBe(200);
   });
 
-  it('uses each provider\'s error body shape', async () => {
+  it("uses each provider's error body shape", async () => {
     fake.script([{ status: 401 }, { status: 529, message: 'Overloaded' }, { status: 500 }]);
     const o = await post('/v1/chat/completions', openaiBody, OPENAI_AUTH);
     expect(o).toMatchObject({ status: 401, json: { error: { type: 'invalid_request_error', code: 'invalid_api_key' } } });
@@ -128,9 +147,7 @@ describe('fake LLM provider: scripts', () => {
   it('holds a slow step until the client gives up', async () => {
     fake.script(['slow']);
     const started = Date.now();
-    await expect(
-      fetch(`${fake.url}/api/chat`, { method: 'POST', body: JSON.stringify(ollamaBody), signal: AbortSignal.timeout(200) }),
-    ).rejects.toThrow();
+    await expect(fetch(`${fake.url}/api/chat`, { method: 'POST', body: JSON.stringify(ollamaBody), signal: AbortSignal.timeout(200) })).rejects.toThrow();
     expect(Date.now() - started).toBeLessThan(2_000);
   });
 });

@@ -116,7 +116,15 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
       showRequests.push(body);
       const model = isRecord(body) && typeof body.model === 'string' ? body.model : '';
       if (model === '') sendJson(res, 400, { error: 'model is required' });
-      else sendJson(res, 200, { modelfile: '', parameters: '', template: '{{ .Prompt }}', details: { family: 'llama', format: 'gguf' }, model_info: { 'general.architecture': 'llama', 'llama.context_length': contextLength }, capabilities: ['completion'] });
+      else
+        sendJson(res, 200, {
+          modelfile: '',
+          parameters: '',
+          template: '{{ .Prompt }}',
+          details: { family: 'llama', format: 'gguf' },
+          model_info: { 'general.architecture': 'llama', 'llama.context_length': contextLength },
+          capabilities: ['completion'],
+        });
       return;
     }
     const { system, user } = messagesOf(backend, body);
@@ -149,8 +157,10 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     }
 
     const valid = validAnswer(system, user);
-    const forcedTool = backend === 'anthropic' && Array.isArray(body.tools) && isRecord(body.tool_choice) && body.tool_choice.type === 'tool'
-      ? String(body.tool_choice.name) : null;
+    const forcedTool =
+      backend === 'anthropic' && Array.isArray(body.tools) && isRecord(body.tool_choice) && body.tool_choice.type === 'tool'
+        ? String(body.tool_choice.name)
+        : null;
     let text: string;
     let truncated = false;
     if (step === 'malformed') text = 'Sure! Here is my analysis of the resource: {"summary": "looks fine", "findings": [';
@@ -194,7 +204,13 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
       // Simulate prompt caching: a system block marked cache_control is written once, then read.
       const cacheable = Array.isArray(body.system) && body.system.some((b) => isRecord(b) && b.cache_control != null);
       const sys = tokens(system);
-      const usage = { input_tokens: inputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: outputTokens, service_tier: 'standard' };
+      const usage = {
+        input_tokens: inputTokens,
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: 0,
+        output_tokens: outputTokens,
+        service_tier: 'standard',
+      };
       if (cacheable) {
         usage.input_tokens = tokens(user);
         if (cachedSystems.has(system)) usage.cache_read_input_tokens = sys;
@@ -207,7 +223,11 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
       // A forced tool call carries the payload as its input: the scripted text's JSON object, else the text as a field.
       let toolInput: unknown = null;
       if (forcedTool) {
-        try { toolInput = extractJson(text); } catch { toolInput = { raw: text }; }
+        try {
+          toolInput = extractJson(text);
+        } catch {
+          toolInput = { raw: text };
+        }
       }
       sendJson(res, 200, {
         id: `msg_fake${counter}`,
@@ -277,7 +297,11 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
 /** Ollama's `GET /api/tags` entries (the fields its API documents). */
 function ollamaTags(names: readonly string[]): Record<string, unknown>[] {
   return names.map((name) => ({
-    name, model: name, modified_at: '2025-01-01T00:00:00Z', size: 4_920_753_328, digest: `sha256:${'0'.repeat(64)}`,
+    name,
+    model: name,
+    modified_at: '2025-01-01T00:00:00Z',
+    size: 4_920_753_328,
+    digest: `sha256:${'0'.repeat(64)}`,
     details: { format: 'gguf', family: 'llama', families: ['llama'], parameter_size: '8.0B', quantization_level: 'Q4_K_M' },
   }));
 }
@@ -293,7 +317,11 @@ function backendFor(method: string, path: string): LlmBackend | 'unknown' {
 /** Wire-level auth checks the real services make (the SDKs must send the key). */
 function checkAuth(backend: LlmBackend, req: IncomingMessage): { status: number; message: string } | null {
   if (backend === 'openai' && !/^Bearer \S+/.test(req.headers.authorization ?? '')) {
-    return { status: 401, message: "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY)." };
+    return {
+      status: 401,
+      message:
+        "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",
+    };
   }
   if (backend === 'anthropic') {
     if (!req.headers['x-api-key'] && !req.headers.authorization) return { status: 401, message: 'x-api-key header is required' };
@@ -311,11 +339,17 @@ function messagesOf(backend: LlmBackend | 'unknown', body: unknown): { system: s
       : Array.isArray(content)
         ? content.map((part) => (isRecord(part) && typeof part.text === 'string' ? part.text : '')).join('')
         : '';
-  const user = messages.filter((m) => m.role === 'user').map((m) => textOf(m.content)).join('\n');
+  const user = messages
+    .filter((m) => m.role === 'user')
+    .map((m) => textOf(m.content))
+    .join('\n');
   const system =
     backend === 'anthropic'
       ? textOf(body.system)
-      : messages.filter((m) => m.role === 'system' || m.role === 'developer').map((m) => textOf(m.content)).join('\n');
+      : messages
+          .filter((m) => m.role === 'system' || m.role === 'developer')
+          .map((m) => textOf(m.content))
+          .join('\n');
   return { system, user };
 }
 

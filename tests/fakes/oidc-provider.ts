@@ -81,8 +81,15 @@ export async function startFakeOidcProvider(options: { path?: string } = {}): Pr
   };
 
   const provider: FakeOidcProvider = {
-    issuer: '', clients: new Map(), user: { sub: 'user-1', email: 'user@example.com', email_verified: true }, next: {}, seen: [],
-    close: async () => { await new Promise<void>((r) => server.close(() => r())); server.closeAllConnections?.(); },
+    issuer: '',
+    clients: new Map(),
+    user: { sub: 'user-1', email: 'user@example.com', email_verified: true },
+    next: {},
+    seen: [],
+    close: async () => {
+      await new Promise<void>((r) => server.close(() => r()));
+      server.closeAllConnections?.();
+    },
   };
 
   const clientOf = (req: http.IncomingMessage, body: URLSearchParams): { id: string | null; secret: string | null } => {
@@ -101,7 +108,13 @@ export async function startFakeOidcProvider(options: { path?: string } = {}): Pr
       return;
     }
     const grant = grants.get(body.get('code') ?? '');
-    if (body.get('grant_type') !== 'authorization_code' || !grant || grant.used || grant.clientId !== client.id || grant.redirectUri !== body.get('redirect_uri')) {
+    if (
+      body.get('grant_type') !== 'authorization_code' ||
+      !grant ||
+      grant.used ||
+      grant.clientId !== client.id ||
+      grant.redirectUri !== body.get('redirect_uri')
+    ) {
       json(res, 400, { error: 'invalid_grant' });
       return;
     }
@@ -126,19 +139,35 @@ export async function startFakeOidcProvider(options: { path?: string } = {}): Pr
       void (async () => {
         if (req.method === 'GET' && path === '/.well-known/openid-configuration') {
           json(res, 200, {
-            issuer: state.issuer, authorization_endpoint: `${state.issuer}/authorize`, token_endpoint: `${state.issuer}/token`,
-            jwks_uri: `${state.issuer}/jwks`, response_types_supported: ['code'], subject_types_supported: ['public'],
-            id_token_signing_alg_values_supported: ['RS256'], code_challenge_methods_supported: ['S256'],
-            token_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic', 'none'], scopes_supported: ['openid', 'email', 'profile'],
+            issuer: state.issuer,
+            authorization_endpoint: `${state.issuer}/authorize`,
+            token_endpoint: `${state.issuer}/token`,
+            jwks_uri: `${state.issuer}/jwks`,
+            response_types_supported: ['code'],
+            subject_types_supported: ['public'],
+            id_token_signing_alg_values_supported: ['RS256'],
+            code_challenge_methods_supported: ['S256'],
+            token_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic', 'none'],
+            scopes_supported: ['openid', 'email', 'profile'],
           });
         } else if (req.method === 'GET' && path === '/jwks') {
           json(res, 200, { keys: [jwk] });
         } else if (req.method === 'GET' && path === '/authorize') {
           const q = url.searchParams;
           const redirect = q.get('redirect_uri');
-          if (!redirect || !provider.clients.has(q.get('client_id') ?? '')) { json(res, 400, { error: 'invalid_request' }); return; }
+          if (!redirect || !provider.clients.has(q.get('client_id') ?? '')) {
+            json(res, 400, { error: 'invalid_request' });
+            return;
+          }
           const code = randomBytes(16).toString('hex');
-          grants.set(code, { clientId: q.get('client_id') as string, redirectUri: redirect, nonce: q.get('nonce') ?? undefined, challenge: q.get('code_challenge') ?? undefined, user: { ...provider.user }, used: false });
+          grants.set(code, {
+            clientId: q.get('client_id') as string,
+            redirectUri: redirect,
+            nonce: q.get('nonce') ?? undefined,
+            challenge: q.get('code_challenge') ?? undefined,
+            user: { ...provider.user },
+            used: false,
+          });
           const back = new URL(redirect);
           back.searchParams.set('code', code);
           if (q.get('state')) back.searchParams.set('state', q.get('state') as string);

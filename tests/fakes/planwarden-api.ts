@@ -32,25 +32,39 @@ export const FAKE_JOB_ID = 'job-fake-1';
 
 /** A finished job as GET /jobs/{id} answers it. */
 export function fakeJob(fields: Record<string, unknown> = {}): Record<string, unknown> {
-  return { job_id: FAKE_JOB_ID, status: 'done', resource_count: 1, processed_count: 1, total_count: 1, current_resource: null, quota_exceeded: false, error: null, ...fields };
+  return {
+    job_id: FAKE_JOB_ID,
+    status: 'done',
+    resource_count: 1,
+    processed_count: 1,
+    total_count: 1,
+    current_resource: null,
+    quota_exceeded: false,
+    error: null,
+    ...fields,
+  };
 }
 
 /** A SARIF log of the engine's shape with one result; `result` fields override the defaults. */
 export function fakeSarif(result: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     version: '2.1.0',
-    runs: [{
-      tool: { driver: { name: 'Planwarden', rules: [] } },
-      results: [{
-        ruleId: 'S3-001',
-        level: 'error',
-        message: { text: 'Public bucket (aws_s3_bucket.logs)' },
-        locations: [{ logicalLocations: [{ fullyQualifiedName: 'aws_s3_bucket.logs' }] }],
-        properties: { severity: 'HIGH', status: 'open', resource_address: 'aws_s3_bucket.logs', resource_hash: 'h1' },
-        ...result,
-      }],
-      properties: { quota_exceeded: false },
-    }],
+    runs: [
+      {
+        tool: { driver: { name: 'Planwarden', rules: [] } },
+        results: [
+          {
+            ruleId: 'S3-001',
+            level: 'error',
+            message: { text: 'Public bucket (aws_s3_bucket.logs)' },
+            locations: [{ logicalLocations: [{ fullyQualifiedName: 'aws_s3_bucket.logs' }] }],
+            properties: { severity: 'HIGH', status: 'open', resource_address: 'aws_s3_bucket.logs', resource_hash: 'h1' },
+            ...result,
+          },
+        ],
+        properties: { quota_exceeded: false },
+      },
+    ],
   };
 }
 

@@ -39,7 +39,10 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       const hook = { path: req.url ?? '/', headers, raw: Buffer.concat(chunks).toString('utf8') };
       received.push(hook);
       const waiter = waiters.shift();
-      if (waiter) { consumed += 1; waiter(hook); }
+      if (waiter) {
+        consumed += 1;
+        waiter(hook);
+      }
       if (holding) held.push(res);
       else res.writeHead(204).end();
     });
@@ -53,9 +56,15 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       if (consumed < received.length) return Promise.resolve(received[consumed++]);
       return new Promise((r) => waiters.push(r));
     },
-    skipAll() { consumed = received.length; },
-    hold(on) { holding = on; },
-    release() { for (const res of held.splice(0)) res.writeHead(204).end(); },
+    skipAll() {
+      consumed = received.length;
+    },
+    hold(on) {
+      holding = on;
+    },
+    release() {
+      for (const res of held.splice(0)) res.writeHead(204).end();
+    },
     async close() {
       for (const res of held.splice(0)) res.destroy();
       server.closeAllConnections();

@@ -9,16 +9,27 @@ import { main } from '../../server/src/cli/planwarden';
 export const REPO = fileURLToPath(new URL('../../', import.meta.url));
 export const BIN = join(REPO, 'server/bin/planwarden.js');
 
-export interface CliRun { code: number; stdout: string; stderr: string }
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
 
 /** Runs the bin as a child process in the repository root (stdout/stderr are pipes, not terminals); HOME = `home`. */
 export function runBin(args: string[], home: string, env: Record<string, string> = {}): Promise<CliRun> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], {
-      cwd: REPO, env: { PATH: process.env.PATH ?? '', HOME: home, ...env }, maxBuffer: 64 * 1024 * 1024,
-    }, (error, stdout, stderr) => {
-      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      {
+        cwd: REPO,
+        env: { PATH: process.env.PATH ?? '', HOME: home, ...env },
+        maxBuffer: 64 * 1024 * 1024,
+      },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 

@@ -22,10 +22,14 @@ export function visitSetup(url: string, headers: Record<string, string>): Promis
  * `gh.setSetupUrl`), then follows that redirect with the caller's credentials. Returns the setup
  * answer and the new installation's id.
  */
-export async function installThroughLink(server: TestServer, orgId: string, headers: Record<string, string>): Promise<{ setup: Response; installationId: string; setupAddress: string }> {
+export async function installThroughLink(
+  server: TestServer,
+  orgId: string,
+  headers: Record<string, string>,
+): Promise<{ setup: Response; installationId: string; setupAddress: string }> {
   const link = await installLink(server, orgId, headers);
   if (link.status !== 200) throw new Error(`install-link answered ${link.status}: ${await link.text()}`);
-  const { install_url } = await link.json() as { install_url: string };
+  const { install_url } = (await link.json()) as { install_url: string };
   const github = await fetch(install_url, { redirect: 'manual' });
   const setupAddress = github.headers.get('location');
   if (github.status !== 302 || !setupAddress) throw new Error(`the fake GitHub answered ${github.status}`);

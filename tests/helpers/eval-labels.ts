@@ -135,14 +135,16 @@ export function checkJudges(u: EvalUnit, ruleId: string): boolean {
  * `lines`), scored only on the labels of rules it can judge (`checkJudges`).
  */
 export function checkOutcomes(units: readonly EvalUnit[]): Outcome[] {
-  return units.filter((u) => u.label !== undefined).flatMap((u) => {
-    const found = checkMatches(u).map((m) => m.rule.rule_id);
-    if (u.hasValues) return [outcome(u, found)];
-    if (!u.selected.ruleIds.some((id) => checkJudges(u, id))) return [];
-    const o = outcome(u, found);
-    const judged = (ids: ReadonlySet<string>) => new Set([...ids].filter((id) => checkJudges(u, id)));
-    return [{ ...o, expected: judged(o.expected), knownMisses: judged(o.knownMisses) }];
-  });
+  return units
+    .filter((u) => u.label !== undefined)
+    .flatMap((u) => {
+      const found = checkMatches(u).map((m) => m.rule.rule_id);
+      if (u.hasValues) return [outcome(u, found)];
+      if (!u.selected.ruleIds.some((id) => checkJudges(u, id))) return [];
+      const o = outcome(u, found);
+      const judged = (ids: ReadonlySet<string>) => new Set([...ids].filter((id) => checkJudges(u, id)));
+      return [{ ...o, expected: judged(o.expected), knownMisses: judged(o.knownMisses) }];
+    });
 }
 
 /** An outcome from the rule ids a layer found on a labelled unit. */
@@ -222,7 +224,16 @@ export function pct(n: number, d: number): string {
  * precision, recall. `markdown` renders it as a Markdown table.
  */
 export function scoreTable(outcomes: readonly Outcome[], rules: ReadonlyMap<string, boolean>, options: { all?: boolean; markdown?: boolean } = {}): string {
-  const row = (id: string, kind: string, s: Score) => [id, kind, String(s.labelled), String(s.tp), String(s.fp), `${s.fn} (${s.knownFn} known)`, pct(s.tp, s.tp + s.fp), pct(s.tp, s.tp + s.fn)];
+  const row = (id: string, kind: string, s: Score) => [
+    id,
+    kind,
+    String(s.labelled),
+    String(s.tp),
+    String(s.fp),
+    `${s.fn} (${s.knownFn} known)`,
+    pct(s.tp, s.tp + s.fp),
+    pct(s.tp, s.tp + s.fn),
+  ];
   const rows = [...rules.keys()]
     .map((id) => ({ id, s: scoreRule(outcomes, id) }))
     .filter(({ s }) => options.all || s.labelled + s.fp > 0)
@@ -233,19 +244,28 @@ export function scoreTable(outcomes: readonly Outcome[], rules: ReadonlyMap<stri
     return [head, head.map(() => '---'), ...rows].map((r) => `| ${r.join(' | ')} |`).join('\n');
   }
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  return [head, ...rows].map((r) => r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd()).join('\n');
+  return [head, ...rows]
+    .map((r) =>
+      r
+        .map((c, i) => c.padEnd(widths[i]))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 /** `<where>: <rule id>` for every labelled positive of a checked rule not found and not a known miss. */
 export function unexplainedMisses(outcomes: readonly Outcome[], checked: ReadonlyMap<string, boolean>): string[] {
-  return outcomes.flatMap((o) => [...o.expected]
-    .filter((id) => checked.get(id) && !o.found.has(id) && !o.knownMisses.has(id))
-    .map((id) => `${o.where}: ${id}`));
+  return outcomes.flatMap((o) =>
+    [...o.expected].filter((id) => checked.get(id) && !o.found.has(id) && !o.knownMisses.has(id)).map((id) => `${o.where}: ${id}`),
+  );
 }
 
 /** `<where>: <rule id>` for every rule found but not labelled (known false positives marked). */
 export function falsePositives(outcomes: readonly Outcome[]): string[] {
-  return outcomes.flatMap((o) => [...o.found].filter((id) => !o.expected.has(id)).map((id) => `${o.where}: ${id}${o.knownFalsePositives.has(id) ? ' (known)' : ''}`));
+  return outcomes.flatMap((o) =>
+    [...o.found].filter((id) => !o.expected.has(id)).map((id) => `${o.where}: ${id}${o.knownFalsePositives.has(id) ? ' (known)' : ''}`),
+  );
 }
 
 /** `<where>: <rule id>` for every known miss the layer now finds (the label file should drop it). */

@@ -8,13 +8,17 @@ export const BOOTSTRAP_KEY = 'bootstrap-key-for-identity-tests';
 export class FakeClock {
   constructor(public current = new Date('2026-11-22T10:00:00.000Z')) {}
   readonly now = () => new Date(this.current.getTime());
-  advance(ms: number): void { this.current = new Date(this.current.getTime() + ms); }
+  advance(ms: number): void {
+    this.current = new Date(this.current.getTime() + ms);
+  }
 }
 
 /** A logger writing every line into `lines` (the secret-leak test greps them). */
 export function arrayLogger(lines: string[]): Logger {
   const write = (level: string) => (obj: object | string, msg?: string) => {
-    lines.push(`${level} ${typeof obj === 'string' ? obj : JSON.stringify(obj, (_k, v) => (v instanceof Error ? { message: v.message, stack: v.stack } : v))} ${msg ?? ''}`);
+    lines.push(
+      `${level} ${typeof obj === 'string' ? obj : JSON.stringify(obj, (_k, v) => (v instanceof Error ? { message: v.message, stack: v.stack } : v))} ${msg ?? ''}`,
+    );
   };
   return { info: write('info'), warn: write('warn'), error: write('error'), debug: write('debug') };
 }
@@ -32,9 +36,17 @@ export async function startAuthServer(options: { clock?: FakeClock; overrides?: 
 /** A signed-in (or not) caller: keeps the `mcp_session` cookie like a browser. */
 export class Client {
   cookie: string | null = null;
-  constructor(private readonly server: TestServer, private readonly headers: Record<string, string> = {}) {}
+  constructor(
+    private readonly server: TestServer,
+    private readonly headers: Record<string, string> = {},
+  ) {}
 
-  async call(method: string, path: string, json?: unknown, extra: Record<string, string> = {}): Promise<{ status: number; body: any; text: string; headers: Headers }> {
+  async call(
+    method: string,
+    path: string,
+    json?: unknown,
+    extra: Record<string, string> = {},
+  ): Promise<{ status: number; body: any; text: string; headers: Headers }> {
     const headers: Record<string, string> = { ...this.headers, ...extra };
     if (this.cookie) headers.cookie = this.cookie;
     const res = await this.server.api(path, { method, headers, json });
@@ -45,7 +57,11 @@ export class Client {
     }
     const text = await res.text();
     let body: any = null;
-    try { body = text ? JSON.parse(text) : null; } catch { body = text; }
+    try {
+      body = text ? JSON.parse(text) : null;
+    } catch {
+      body = text;
+    }
     return { status: res.status, body, text, headers: res.headers };
   }
 
@@ -64,8 +80,11 @@ export function bootstrap(server: TestServer): Client {
 export async function registerUser(server: TestServer, email: string, options: { orgName?: string; password?: string; inviteToken?: string } = {}) {
   const client = new Client(server);
   const res = await client.post('/auth/register', {
-    email, password: options.password ?? 'correct-horse-1', name: email.split('@')[0],
-    ...(options.orgName ? { org_name: options.orgName } : {}), ...(options.inviteToken ? { invite_token: options.inviteToken } : {}),
+    email,
+    password: options.password ?? 'correct-horse-1',
+    name: email.split('@')[0],
+    ...(options.orgName ? { org_name: options.orgName } : {}),
+    ...(options.inviteToken ? { invite_token: options.inviteToken } : {}),
   });
   if (res.status !== 201) throw new Error(`register ${email}: ${res.status} ${res.text}`);
   return { client, userId: res.body.user_id as string, orgId: res.body.org_id as string | null, role: res.body.role as string | null };

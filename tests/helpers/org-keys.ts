@@ -9,7 +9,7 @@ export type TestRole = 'viewer' | 'member' | 'admin' | 'owner';
 export async function roleHeaders(server: TestServer, role: TestRole): Promise<Record<string, string>> {
   const res = await server.api('/auth/keys', { method: 'POST', json: { role, name: `test-${role}` } });
   if (res.status !== 201) throw new Error(`POST /auth/keys answered ${res.status}`);
-  const { key } = await res.json() as { key: string };
+  const { key } = (await res.json()) as { key: string };
   return { 'X-API-Key': key };
 }
 

@@ -46,8 +46,9 @@ export interface SpawnServerOptions {
  * provider variables are not inherited. Kill or stop every process a test starts.
  */
 export async function spawnServer(options: SpawnServerOptions): Promise<ServerProcess> {
-  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) =>
-    !name.startsWith('PLANWARDEN_') && !['OPENAI_BASE_URL', 'ANTHROPIC_BASE_URL', 'OLLAMA_HOST'].includes(name)));
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith('PLANWARDEN_') && !['OPENAI_BASE_URL', 'ANTHROPIC_BASE_URL', 'OLLAMA_HOST'].includes(name)),
+  );
   const env: Record<string, string | undefined> = {
     ...inherited,
     PLANWARDEN_HOST: '127.0.0.1',
@@ -56,11 +57,13 @@ export async function spawnServer(options: SpawnServerOptions): Promise<ServerPr
     PLANWARDEN_STORAGE_BACKEND: 'sqlite',
     PLANWARDEN_LOGGING_LEVEL: 'info',
     PLANWARDEN_LOGGING_FORMAT: 'json',
-    ...(options.fake ? {
-      OPENAI_BASE_URL: options.fake.openaiBaseUrl,
-      ANTHROPIC_BASE_URL: options.fake.anthropicBaseUrl,
-      OLLAMA_HOST: options.fake.ollamaHost,
-    } : {}),
+    ...(options.fake
+      ? {
+          OPENAI_BASE_URL: options.fake.openaiBaseUrl,
+          ANTHROPIC_BASE_URL: options.fake.anthropicBaseUrl,
+          OLLAMA_HOST: options.fake.ollamaHost,
+        }
+      : {}),
     ...options.env,
   };
   // node with tsx's loader, not the tsx CLI: the CLI runs the server in a grandchild that a
@@ -69,9 +72,18 @@ export async function spawnServer(options: SpawnServerOptions): Promise<ServerPr
   const child = spawn(process.execPath, args, { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => { out += chunk; });
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => { err += chunk; });
-  const url = await listeningUrl(child, () => out, () => err, options.startTimeoutMs ?? 60_000);
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    out += chunk;
+  });
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+    err += chunk;
+  });
+  const url = await listeningUrl(
+    child,
+    () => out,
+    () => err,
+    options.startTimeoutMs ?? 60_000,
+  );
 
   const exit = async (signal: NodeJS.Signals) => {
     if (child.exitCode !== null || child.signalCode !== null) return;
@@ -89,14 +101,15 @@ export async function spawnServer(options: SpawnServerOptions): Promise<ServerPr
       return fetch(`${url}/api/v1${path}`, { ...rest, headers, body: json !== undefined ? JSON.stringify(json) : rest.body });
     },
     stdout: () => out,
-    logLines: () => out.split('\n').flatMap((line) => {
-      if (!line.startsWith('{')) return [];
-      try {
-        return [JSON.parse(line) as Record<string, unknown>];
-      } catch {
-        return [];
-      }
-    }),
+    logLines: () =>
+      out.split('\n').flatMap((line) => {
+        if (!line.startsWith('{')) return [];
+        try {
+          return [JSON.parse(line) as Record<string, unknown>];
+        } catch {
+          return [];
+        }
+      }),
     kill: () => exit('SIGKILL'),
     stop: () => exit('SIGTERM'),
   };
@@ -107,11 +120,25 @@ function listeningUrl(child: ChildProcess, out: () => string, err: () => string,
   return new Promise((resolvePromise, reject) => {
     const check = () => {
       const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out());
-      if (match) { cleanup(); resolvePromise(match[1]); }
+      if (match) {
+        cleanup();
+        resolvePromise(match[1]);
+      }
     };
-    const onExit = (code: number | null) => { cleanup(); reject(new Error(`server exited (${code}) before listening:\n${err()}${out()}`)); };
-    const timer = setTimeout(() => { cleanup(); child.kill('SIGKILL'); reject(new Error(`server did not listen within ${timeoutMs} ms:\n${err()}`)); }, timeoutMs);
-    const cleanup = () => { clearTimeout(timer); child.stdout!.off('data', check); child.off('exit', onExit); };
+    const onExit = (code: number | null) => {
+      cleanup();
+      reject(new Error(`server exited (${code}) before listening:\n${err()}${out()}`));
+    };
+    const timer = setTimeout(() => {
+      cleanup();
+      child.kill('SIGKILL');
+      reject(new Error(`server did not listen within ${timeoutMs} ms:\n${err()}`));
+    }, timeoutMs);
+    const cleanup = () => {
+      clearTimeout(timer);
+      child.stdout!.off('data', check);
+      child.off('exit', onExit);
+    };
     child.stdout!.on('data', check);
     child.once('exit', onExit);
   });

@@ -16,12 +16,9 @@ export interface TestServer extends RunningServer {
  * three providers at `fake` when given. `adjust` may change the config after validation
  * (tests use sub-second LLM timeouts the schema would refuse).
  */
-export async function startTestServer(options: {
-  fake?: FakeProvider;
-  overrides?: Record<string, unknown>;
-  adjust?: (config: Config) => void;
-  start?: StartOptions;
-} = {}): Promise<TestServer> {
+export async function startTestServer(
+  options: { fake?: FakeProvider; overrides?: Record<string, unknown>; adjust?: (config: Config) => void; start?: StartOptions } = {},
+): Promise<TestServer> {
   const config = loadConfig({
     env: {},
     cwd: '/nonexistent',
@@ -29,13 +26,15 @@ export async function startTestServer(options: {
       server: { host: '127.0.0.1', port: 0 },
       storage: { backend: 'memory' },
       logging: { level: 'silent' },
-      ...(options.fake ? {
-        llm: {
-          openai_base_url: options.fake.openaiBaseUrl,
-          anthropic_base_url: options.fake.anthropicBaseUrl,
-          ollama_host: options.fake.ollamaHost,
-        },
-      } : {}),
+      ...(options.fake
+        ? {
+            llm: {
+              openai_base_url: options.fake.openaiBaseUrl,
+              anthropic_base_url: options.fake.anthropicBaseUrl,
+              ollama_host: options.fake.ollamaHost,
+            },
+          }
+        : {}),
       ...options.overrides,
     },
   });
@@ -51,10 +50,10 @@ export async function startTestServer(options: {
 }
 
 /** Polls GET /jobs/{id} until the job is terminal (bounded: 600 polls). */
-export async function waitForJob(server: TestServer, jobId: string, headers?: RequestInit["headers"]): Promise<Record<string, any>> {
+export async function waitForJob(server: TestServer, jobId: string, headers?: RequestInit['headers']): Promise<Record<string, any>> {
   for (let i = 0; i < 600; i += 1) {
     const res = await server.api(`/jobs/${jobId}`, { headers });
-    const job = await res.json() as Record<string, any>;
+    const job = (await res.json()) as Record<string, any>;
     if (['done', 'failed', 'cancelled'].includes(job.status)) return job;
     await new Promise((r) => setTimeout(r, 25));
   }
@@ -66,11 +65,25 @@ export function countResourceChanges(raw: Buffer): number {
   let text = raw[0] === 0xff && raw[1] === 0xfe ? raw.subarray(2).toString('utf16le') : raw.toString('utf8').replace(/^\uFEFF/, '');
   const start = text.search(/^\{/m);
   text = text.slice(start);
-  let depth = 0; let inString = false; let end = 0;
+  let depth = 0;
+  let inString = false;
+  let end = 0;
   for (let i = 0; i < text.length; i += 1) {
     const c = text[i];
-    if (inString) { if (c === '\\') i += 1; else if (c === '"') inString = false; continue; }
-    if (c === '"') inString = true; else if (c === '{') depth += 1; else if (c === '}') { depth -= 1; if (depth === 0) { end = i + 1; break; } }
+    if (inString) {
+      if (c === '\\') i += 1;
+      else if (c === '"') inString = false;
+      continue;
+    }
+    if (c === '"') inString = true;
+    else if (c === '{') depth += 1;
+    else if (c === '}') {
+      depth -= 1;
+      if (depth === 0) {
+        end = i + 1;
+        break;
+      }
+    }
   }
   const plan = JSON.parse(text.slice(0, end)) as { resource_changes?: unknown[] };
   return plan.resource_changes?.length ?? 0;

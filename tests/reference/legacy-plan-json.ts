@@ -11,7 +11,13 @@ import { ValidationError } from '../../engine/src/core/errors';
 import type { AnalysisUnit, UnitAction } from '../../engine/src/core/unit';
 
 const UNIT_HASH_VERSION = 'planwarden-unit/1';
-interface UnitHashInput { readonly analyzer: string; readonly type: string; readonly name: string; readonly action: UnitAction; readonly body: string }
+interface UnitHashInput {
+  readonly analyzer: string;
+  readonly type: string;
+  readonly name: string;
+  readonly action: UnitAction;
+  readonly body: string;
+}
 
 /** Placeholder for a value the plan does not show. */
 class Marker {
@@ -27,15 +33,7 @@ class JsonText {
   constructor(readonly value: PlanValue) {}
 }
 
-type PlanValue =
-  | null
-  | string
-  | number
-  | boolean
-  | Marker
-  | JsonText
-  | readonly PlanValue[]
-  | { readonly [key: string]: PlanValue };
+type PlanValue = null | string | number | boolean | Marker | JsonText | readonly PlanValue[] | { readonly [key: string]: PlanValue };
 
 type PlanObject = { readonly [key: string]: PlanValue };
 
@@ -229,13 +227,20 @@ function verb(actions: readonly string[]): string {
   if (a === 'create,delete') return 'must be replaced (create before destroy)';
   if (actions.includes('create') && actions.includes('forget')) return 'must be replaced (old object forgotten)';
   switch (a) {
-    case 'create': return 'will be created';
-    case 'delete': return 'will be destroyed';
-    case 'update': return 'will be updated in-place';
-    case 'read': return 'will be read during apply';
-    case 'no-op': return 'has no changes';
-    case 'forget': return 'will be removed from state without being destroyed';
-    default: return `will be changed (${a})`;
+    case 'create':
+      return 'will be created';
+    case 'delete':
+      return 'will be destroyed';
+    case 'update':
+      return 'will be updated in-place';
+    case 'read':
+      return 'will be read during apply';
+    case 'no-op':
+      return 'has no changes';
+    case 'forget':
+      return 'will be removed from state without being destroyed';
+    default:
+      return `will be changed (${a})`;
   }
 }
 
@@ -309,7 +314,11 @@ function arrayDiff(b: readonly PlanValue[], a: readonly PlanValue[], level: numb
   for (const [pi, pj] of [...pairs, [b.length, a.length] as const]) {
     while (i < pi) out.push(...full('', b[i++], '-', level, ','));
     while (j < pj) out.push(...full('', a[j++], '+', level, ','));
-    if (pi < b.length) { out.push(...full('', a[pj], ' ', level, ',')); i += 1; j += 1; }
+    if (pi < b.length) {
+      out.push(...full('', a[pj], ' ', level, ','));
+      i += 1;
+      j += 1;
+    }
   }
   return out;
 }
@@ -328,7 +337,12 @@ function lcs(b: readonly PlanValue[], a: readonly PlanValue[]): (readonly [numbe
   let i = 0;
   let j = 0;
   while (i < b.length && j < a.length) {
-    if (deepEqual(b[i], a[j])) { pairs.push([i, j]); i += 1; j += 1; } else if (table[i + 1][j] >= table[i][j + 1]) i += 1; else j += 1;
+    if (deepEqual(b[i], a[j])) {
+      pairs.push([i, j]);
+      i += 1;
+      j += 1;
+    } else if (table[i + 1][j] >= table[i][j + 1]) i += 1;
+    else j += 1;
   }
   return pairs;
 }
@@ -345,12 +359,10 @@ function full(prefix: string, v: PlanValue, marker: string, level: number, suffi
     return [line(level, marker, `${prefix}[`), ...v.flatMap((e) => full('', e, marker, level + 1, ',')), close(level, `]${suffix}`)];
   }
   const obj = v as PlanObject;
-  const children = Object.keys(obj).sort().filter((k) => !isAbsent(obj[k]));
-  return [
-    line(level, marker, `${prefix}{`),
-    ...children.flatMap((k) => full(`${key(k)} = `, obj[k], marker, level + 1, '')),
-    close(level, `}${suffix}`),
-  ];
+  const children = Object.keys(obj)
+    .sort()
+    .filter((k) => !isAbsent(obj[k]));
+  return [line(level, marker, `${prefix}{`), ...children.flatMap((k) => full(`${key(k)} = `, obj[k], marker, level + 1, '')), close(level, `}${suffix}`)];
 }
 
 /** Single-line rendering, or null when the value needs several lines. */
@@ -371,11 +383,7 @@ function heredoc(prefix: string, text: string, marker: string, level: number, su
   let tag = 'EOT';
   while (contentLines.some((l) => l.trim() === tag)) tag += 'T';
   const pad = ' '.repeat(4 * level + 6);
-  return [
-    line(level, marker, `${prefix}<<-${tag}`),
-    ...contentLines.map((l) => (l === '' ? '' : `${pad}${l}`)),
-    close(level, `${tag}${suffix}`),
-  ];
+  return [line(level, marker, `${prefix}<<-${tag}`), ...contentLines.map((l) => (l === '' ? '' : `${pad}${l}`)), close(level, `${tag}${suffix}`)];
 }
 
 function deepEqual(x: PlanValue | undefined, y: PlanValue | undefined): boolean {
@@ -430,11 +438,19 @@ function changeUnit(rc: unknown, index: number, analyzer: string): AnalysisUnit 
   const moduleAddress = typeof rc.module_address === 'string' ? rc.module_address : null;
   const { before, after } = prepareChange(change);
   const body = renderResourceChange({
-    address: rc.address, deposed, mode, type, name: typeof rc.name === 'string' ? rc.name : rc.address, actions,
-    actionReason, providerName, replacePaths: replacePaths(change.replace_paths),
+    address: rc.address,
+    deposed,
+    mode,
+    type,
+    name: typeof rc.name === 'string' ? rc.name : rc.address,
+    actions,
+    actionReason,
+    providerName,
+    replacePaths: replacePaths(change.replace_paths),
     previousAddress: typeof rc.previous_address === 'string' ? rc.previous_address : null,
     importingId: isRecord(change.importing) && typeof change.importing.id === 'string' ? change.importing.id : null,
-    before, after,
+    before,
+    after,
   });
   const name = deposed ? `${rc.address} (deposed object ${deposed})` : rc.address;
   const unit = { type, name, action, body };
@@ -442,8 +458,15 @@ function changeUnit(rc: unknown, index: number, analyzer: string): AnalysisUnit 
     ...unit,
     hash: legacyHashUnit({ analyzer, ...unit }),
     metadata: {
-      source: 'plan-json', address: rc.address, module_address: moduleAddress, mode, provider_name: providerName,
-      actions, action_reason: actionReason, deposed, replace,
+      source: 'plan-json',
+      address: rc.address,
+      module_address: moduleAddress,
+      mode,
+      provider_name: providerName,
+      actions,
+      action_reason: actionReason,
+      deposed,
+      replace,
     },
   };
 }
@@ -451,11 +474,10 @@ function changeUnit(rc: unknown, index: number, analyzer: string): AnalysisUnit 
 /** `replace_paths` ([["a", 0, "b"], ...]) → ["a[0].b", ...]. */
 function replacePaths(value: unknown): string[] {
   if (!Array.isArray(value)) return [];
-  return value.filter(Array.isArray).map((path: unknown[]) =>
-    path.map((step, i) => (typeof step === 'number' ? `[${step}]` : i === 0 ? String(step) : `.${String(step)}`)).join(''),
-  );
+  return value
+    .filter(Array.isArray)
+    .map((path: unknown[]) => path.map((step, i) => (typeof step === 'number' ? `[${step}]` : i === 0 ? String(step) : `.${String(step)}`)).join(''));
 }
-
 
 export function legacyHashUnit(input: UnitHashInput): string {
   const body = input.body.replace(/\r\n?/g, '\n').normalize('NFC');
@@ -463,4 +485,11 @@ export function legacyHashUnit(input: UnitHashInput): string {
   return createHash('sha256').update(canonical, 'utf8').digest('hex');
 }
 
-export { prepareChange as legacyPrepareChange, renderResourceChange as legacyRenderResourceChange, SENSITIVE as LEGACY_SENSITIVE, UNKNOWN as LEGACY_UNKNOWN, Marker as LegacyMarker, JsonText as LegacyJsonText };
+export {
+  prepareChange as legacyPrepareChange,
+  renderResourceChange as legacyRenderResourceChange,
+  SENSITIVE as LEGACY_SENSITIVE,
+  UNKNOWN as LEGACY_UNKNOWN,
+  Marker as LegacyMarker,
+  JsonText as LegacyJsonText,
+};

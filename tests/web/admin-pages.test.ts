@@ -49,12 +49,20 @@ describe.skipIf(!existsSync(CHROMIUM) || !BUILT)('integration, identity and plat
     dns = await startFakeDnsServer();
     dataDir = mkdtempSync(join(tmpdir(), 'planwarden-pages-'));
     server = await spawnServer({
-      dataDir, fake,
-      env: { PLANWARDEN_AUTH_ENABLED: 'true', PLANWARDEN_AUTH_API_KEY: BOOTSTRAP, PLANWARDEN_EGRESS_ALLOWLIST: '127.0.0.1', PLANWARDEN_SSO_DNS_SERVERS: dns.address },
+      dataDir,
+      fake,
+      env: {
+        PLANWARDEN_AUTH_ENABLED: 'true',
+        PLANWARDEN_AUTH_API_KEY: BOOTSTRAP,
+        PLANWARDEN_EGRESS_ALLOWLIST: '127.0.0.1',
+        PLANWARDEN_SSO_DNS_SERVERS: dns.address,
+      },
     });
     const owner = await registerOverHttp(server.url, OWNER.email, OWNER.password, 'Pages Org');
     orgId = owner.orgId!;
-    expect((await apiJson(server.url, 'POST', `/orgs/${orgId}/llm-credentials`, { cookie: owner.cookie, json: { provider: 'openai', api_key: 'sk-pages' } })).status).toBeLessThan(300);
+    expect(
+      (await apiJson(server.url, 'POST', `/orgs/${orgId}/llm-credentials`, { cookie: owner.cookie, json: { provider: 'openai', api_key: 'sk-pages' } })).status,
+    ).toBeLessThan(300);
     const member = await registerOverHttp(server.url, MEMBER.email, MEMBER.password);
     const invite = await apiJson(server.url, 'POST', `/orgs/${orgId}/invites`, { cookie: owner.cookie, json: { email: MEMBER.email, role: 'member' } });
     expect((await apiJson(server.url, 'POST', `/auth/me/invitations/${invite.body.invite_id}/accept`, { cookie: member.cookie, json: {} })).status).toBe(200);
@@ -274,7 +282,11 @@ describe.skipIf(!existsSync(CHROMIUM) || !BUILT)('integration, identity and plat
     await page.getByText('Only in the desktop app.').waitFor();
     await record('desktop-browser');
     const token = await page.evaluate(async (org) => {
-      const res = await fetch(`/api/v1/orgs/${org}/invites`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ role: 'viewer' }) });
+      const res = await fetch(`/api/v1/orgs/${org}/invites`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ role: 'viewer' }),
+      });
       return ((await res.json()) as { token: string }).token;
     }, orgId);
     await page.goto(`${server.url}/invite/${token}`);
@@ -303,7 +315,10 @@ describe.skipIf(!existsSync(CHROMIUM) || !BUILT)('integration, identity and plat
     const { context: other } = await newContext(browser);
     const member = await other.newPage();
     const temporary = await (async () => {
-      const reset = await boot('POST', `/admin/users/${(await apiJson(server.url, 'GET', `/admin/organizations/${orgId}/members`, { key: BOOTSTRAP })).body.members.find((m: { email: string }) => m.email === MEMBER.email).user_id}/reset-password`);
+      const reset = await boot(
+        'POST',
+        `/admin/users/${(await apiJson(server.url, 'GET', `/admin/organizations/${orgId}/members`, { key: BOOTSTRAP })).body.members.find((m: { email: string }) => m.email === MEMBER.email).user_id}/reset-password`,
+      );
       return reset.body.temporary_password as string;
     })();
     await signIn(member, server.url, MEMBER.email, temporary);
@@ -312,17 +327,36 @@ describe.skipIf(!existsSync(CHROMIUM) || !BUILT)('integration, identity and plat
     for (const tab of ['Single sign-on', 'SCIM', 'Notifications', 'Run tasks']) expect(await member.getByRole('tab', { name: tab }).count()).toBe(0);
     await member.goto(`${server.url}/integrations/codehost`);
     await member.getByText('Only organization admins and owners connect GitHub.').waitFor();
-    expect(await member.getByRole('button').filter({ hasText: /Connect|Create a GitHub App/ }).count()).toBe(0);
+    expect(
+      await member
+        .getByRole('button')
+        .filter({ hasText: /Connect|Create a GitHub App/ })
+        .count(),
+    ).toBe(0);
     await record('codehost-member', member);
     await member.goto(`${server.url}/reports`);
     await member.locator('#page-title').waitFor();
     expect(await member.getByRole('heading', { name: 'Public links' }).count()).toBe(0);
-    const refused = await member.evaluate(async (org) => Promise.all([
-      fetch(`/api/v1/orgs/${org}/integrations/codehost`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ llm_backend: 'openai', model: 'gpt-4o-mini' }) }),
-      fetch(`/api/v1/orgs/${org}/scim/rotate-token`, { method: 'POST', headers: { 'content-type': 'application/json' } }),
-      fetch(`/api/v1/orgs/${org}/report-links`),
-      fetch('/api/v1/admin/settings', { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ social_login_enabled: true }) }),
-    ].map((p) => p.then((r) => r.status))), orgId);
+    const refused = await member.evaluate(
+      async (org) =>
+        Promise.all(
+          [
+            fetch(`/api/v1/orgs/${org}/integrations/codehost`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json' },
+              body: JSON.stringify({ llm_backend: 'openai', model: 'gpt-4o-mini' }),
+            }),
+            fetch(`/api/v1/orgs/${org}/scim/rotate-token`, { method: 'POST', headers: { 'content-type': 'application/json' } }),
+            fetch(`/api/v1/orgs/${org}/report-links`),
+            fetch('/api/v1/admin/settings', {
+              method: 'PATCH',
+              headers: { 'content-type': 'application/json' },
+              body: JSON.stringify({ social_login_enabled: true }),
+            }),
+          ].map((p) => p.then((r) => r.status)),
+        ),
+      orgId,
+    );
     expect(refused).toEqual([403, 403, 403, 403]);
     await other.close();
   }, 180_000);

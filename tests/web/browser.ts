@@ -9,10 +9,21 @@ import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 
 export const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 export const ARTIFACTS = join(import.meta.dirname, 'artifacts');
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js', { paths: [join(import.meta.dirname, '../../apps/web')] }), 'utf8');
+const AXE_SOURCE = readFileSync(
+  createRequire(import.meta.url).resolve('axe-core/axe.min.js', { paths: [join(import.meta.dirname, '../../apps/web')] }),
+  'utf8',
+);
 
 export function launch(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, args: ARGS });
@@ -32,7 +43,12 @@ export async function newContext(browser: Browser): Promise<{ context: BrowserCo
   return { context, external };
 }
 
-export interface AxeViolation { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[] }[];
+}
 
 /**
  * Runs axe-core in the page (injected through the DevTools protocol, which the page's CSP does
@@ -41,8 +57,9 @@ export interface AxeViolation { id: string; impact: string | null; help: string;
 export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
   await page.evaluate(`${AXE_SOURCE}\n;undefined`);
   // Browser-side code as a string: the root tsconfig has no DOM library.
-  const violations = await page.evaluate('axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations)') as AxeViolation[];
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+  const violations = (await page.evaluate('axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations)')) as AxeViolation[];
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => ({ target: n.target })) }));
 }
 

@@ -57,7 +57,16 @@ describe.skipIf(!existsSync(CHROMIUM) || !BUILT)('the web dashboard in a browser
   }, 180_000);
 
   it('serves the dashboard at / and its client routes with a CSP that forbids inline scripts, never shadowing the API', async () => {
-    for (const path of ['/', '/login', '/overview', '/findings?namespace=x', '/admin/settings/sign-in?tab=github', '/integrations/codehost', '/onboarding', '/account']) {
+    for (const path of [
+      '/',
+      '/login',
+      '/overview',
+      '/findings?namespace=x',
+      '/admin/settings/sign-in?tab=github',
+      '/integrations/codehost',
+      '/onboarding',
+      '/account',
+    ]) {
       const res = await fetch(`${server.url}${path}`, { headers: { accept: 'text/html' } });
       expect(res.status, path).toBe(200);
       expect(await res.text(), path).toContain('<div id="root">');
@@ -86,7 +95,8 @@ describe.skipIf(!existsSync(CHROMIUM) || !BUILT)('the web dashboard in a browser
       });
       await page.goto(`${ghe.url}/integrations/codehost`);
       // Resolves with the directive the CSP reports as violated, or 'none' after 5 s.
-      const submit = (action: string) => page.evaluate(`new Promise((resolve) => {
+      const submit = (action: string) =>
+        page.evaluate(`new Promise((resolve) => {
         document.addEventListener('securitypolicyviolation', (e) => resolve(e.effectiveDirective), { once: true });
         setTimeout(() => resolve('none'), 5000);
         const form = Object.assign(document.createElement('form'), { method: 'post', action: ${JSON.stringify(action)} });
@@ -103,11 +113,14 @@ describe.skipIf(!existsSync(CHROMIUM) || !BUILT)('the web dashboard in a browser
       await ghe.close();
     }
     // A value that would smuggle in directives never becomes a policy (the server refuses to start).
-    for (const bad of ['https://ghe.example.test;script-src:', 'javascript:alert(1)', 'not a url']) expect(() => dashboardCsp(bad), bad).toThrow(/codehost.web_base_url/);
+    for (const bad of ['https://ghe.example.test;script-src:', 'javascript:alert(1)', 'not a url'])
+      expect(() => dashboardCsp(bad), bad).toThrow(/codehost.web_base_url/);
   }, 180_000);
 
   it('falls back to the landing page when the dashboard build is missing', async () => {
-    const app = express().use('/', dashboardRouter({ config: { codehost: { web_base_url: 'https://github.com' } }, dist: '/nonexistent-dist' })).use('/', docsRouter([], '/api/v1'));
+    const app = express()
+      .use('/', dashboardRouter({ config: { codehost: { web_base_url: 'https://github.com' } }, dist: '/nonexistent-dist' }))
+      .use('/', docsRouter([], '/api/v1'));
     const listener = app.listen(0, '127.0.0.1');
     await new Promise((r) => listener.once('listening', r));
     const { port } = listener.address() as { port: number };
@@ -132,7 +145,7 @@ describe.skipIf(!existsSync(CHROMIUM) || !BUILT)('the web dashboard in a browser
     await page.waitForURL(/\/overview/);
     await expect(page.getByRole('heading', { name: 'Overview' })).toBeTruthy();
     // No token in script-readable storage: the session is the httpOnly cookie.
-    const stored = await page.evaluate('JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie') as string;
+    const stored = (await page.evaluate('JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie')) as string;
     expect(stored).not.toMatch(/mcp_session|eyJ/);
     const cookie = (await owner.cookies()).find((c) => c.name === 'mcp_session');
     expect(cookie?.httpOnly).toBe(true);
@@ -150,7 +163,9 @@ describe.skipIf(!existsSync(CHROMIUM) || !BUILT)('the web dashboard in a browser
     await page.goto(`${server.url}/analyse`);
     await dropCorpusPlan(page, PLAN);
     await page.getByLabel('Namespace', { exact: true }).fill(NAMESPACE);
-    await page.getByLabel('Model', { exact: true }).selectOption({ index: (await page.getByLabel('Model', { exact: true }).locator('option').allTextContents()).findIndex((t) => t.startsWith('openai')) });
+    await page
+      .getByLabel('Model', { exact: true })
+      .selectOption({ index: (await page.getByLabel('Model', { exact: true }).locator('option').allTextContents()).findIndex((t) => t.startsWith('openai')) });
     await record('analyse');
     await page.getByRole('button', { name: 'Run analysis' }).click();
     await page.waitForURL(/\/jobs\//);
@@ -179,16 +194,22 @@ describe.skipIf(!existsSync(CHROMIUM) || !BUILT)('the web dashboard in a browser
     await page.getByText('Saved.').waitFor();
     await page.locator('.unit-body').waitFor();
     await record('findings');
-    const list = await page.evaluate(async (ns) => (await (await fetch(`/api/v1/findings?namespace=${ns}`)).json()) as { findings: { status: string }[] }, NAMESPACE);
+    const list = await page.evaluate(
+      async (ns) => (await (await fetch(`/api/v1/findings?namespace=${ns}`)).json()) as { findings: { status: string }[] },
+      NAMESPACE,
+    );
     const statuses = list.findings.map((f) => f.status).sort();
     expect(statuses.filter((s) => s !== 'open')).toEqual(['acknowledged', 'false_positive', 'suppressed']);
-    const feedback = await page.evaluate(async () => (await (await fetch('/api/v1/feedback?source=dashboard_triage')).json()) as { feedback: { reason_code: string | null }[] });
+    const feedback = await page.evaluate(
+      async () => (await (await fetch('/api/v1/feedback?source=dashboard_triage')).json()) as { feedback: { reason_code: string | null }[] },
+    );
     expect(feedback.feedback.map((f) => f.reason_code)).toContain('false_positive');
   }, 180_000);
 
   it('shows the changed counts on the overview and opens a pasted findings link', async () => {
     await page.goto(`${server.url}/overview`);
-    for (const status of ['acknowledged', 'suppressed', 'false_positive']) await expect.poll(() => page.locator(`[data-count="${status}"]`).textContent()).toBe('1');
+    for (const status of ['acknowledged', 'suppressed', 'false_positive'])
+      await expect.poll(() => page.locator(`[data-count="${status}"]`).textContent()).toBe('1');
     await record('overview');
     const pasted = await owner.newPage();
     await pasted.goto(`${server.url}/findings?namespace=${NAMESPACE}&status=false_positive`);
@@ -199,10 +220,20 @@ describe.skipIf(!existsSync(CHROMIUM) || !BUILT)('the web dashboard in a browser
 
   it('renders the other pages with their states and no serious accessibility violation', async () => {
     for (const [name, path] of [
-      ['jobs', '/jobs'], ['reports', `/reports?namespace=${NAMESPACE}`], ['rules', '/rules'], ['rules-custom', '/rules?tab=custom'],
-      ['rule-health', '/rules?tab=health'], ['proposals', '/rules?tab=proposals'], ['templates', '/templates'],
-      ['organization', '/organization'], ['organization-keys', '/organization?tab=keys'], ['audit', '/organization?tab=audit'],
-      ['account', '/account'], ['integrations', '/integrations/codehost'], ['sign-in-settings', '/admin/settings/sign-in?tab=github'], ['not-found', '/no-such-page'],
+      ['jobs', '/jobs'],
+      ['reports', `/reports?namespace=${NAMESPACE}`],
+      ['rules', '/rules'],
+      ['rules-custom', '/rules?tab=custom'],
+      ['rule-health', '/rules?tab=health'],
+      ['proposals', '/rules?tab=proposals'],
+      ['templates', '/templates'],
+      ['organization', '/organization'],
+      ['organization-keys', '/organization?tab=keys'],
+      ['audit', '/organization?tab=audit'],
+      ['account', '/account'],
+      ['integrations', '/integrations/codehost'],
+      ['sign-in-settings', '/admin/settings/sign-in?tab=github'],
+      ['not-found', '/no-such-page'],
     ] as const) {
       await page.goto(`${server.url}${path}`);
       await page.locator('#page-title').waitFor();
@@ -252,7 +283,11 @@ describe.skipIf(!existsSync(CHROMIUM) || !BUILT)('the web dashboard in a browser
     const viewerUser = await registerOverHttp(server.url, 'viewer@example.com', 'correct-horse-1');
     const invited = await page.evaluate(async () => {
       const me = (await (await fetch('/api/v1/auth/me')).json()) as { org_id: string };
-      const res = await fetch(`/api/v1/orgs/${me.org_id}/invites`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'viewer@example.com', role: 'viewer' }) });
+      const res = await fetch(`/api/v1/orgs/${me.org_id}/invites`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'viewer@example.com', role: 'viewer' }),
+      });
       return (await res.json()) as { invite_id: string };
     });
     expect((await apiJson(server.url, 'POST', `/auth/me/invitations/${invited.invite_id}/accept`, { cookie: viewerUser.cookie, json: {} })).status).toBe(200);
@@ -266,10 +301,22 @@ describe.skipIf(!existsSync(CHROMIUM) || !BUILT)('the web dashboard in a browser
     expect(await viewer.getByRole('button', { name: 'Save triage' }).count()).toBe(0);
     expect(await viewer.getByRole('link', { name: 'Analyse' }).count()).toBe(0);
     await record('findings-viewer', viewer);
-    const target = await page.evaluate(async (ns) => ((await (await fetch(`/api/v1/findings?namespace=${ns}`)).json()) as { findings: { resource_hash: string; rule_id: string }[] }).findings[0], NAMESPACE);
-    const refused = await viewer.evaluate(async (f) => (await fetch(`/api/v1/findings/${f.resource_hash}/${f.rule_id}`, {
-      method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ status: 'suppressed' }),
-    })).status, target);
+    const target = await page.evaluate(
+      async (ns) =>
+        ((await (await fetch(`/api/v1/findings?namespace=${ns}`)).json()) as { findings: { resource_hash: string; rule_id: string }[] }).findings[0],
+      NAMESPACE,
+    );
+    const refused = await viewer.evaluate(
+      async (f) =>
+        (
+          await fetch(`/api/v1/findings/${f.resource_hash}/${f.rule_id}`, {
+            method: 'PATCH',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ status: 'suppressed' }),
+          })
+        ).status,
+      target,
+    );
     expect(refused).toBe(403);
     await context.close();
   }, 180_000);

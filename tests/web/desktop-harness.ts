@@ -25,7 +25,15 @@ import { spawnServer, type ServerProcess } from '../helpers/server-process';
 import { CHROMIUM, launch, newContext, screenshot, seriousViolations, type AxeViolation } from './browser';
 
 export const ORIGIN = 'https://planwarden.test';
-const TYPES: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml', '.png': 'image/png', '.woff2': 'font/woff2', '.json': 'application/json' };
+const TYPES: Record<string, string> = {
+  '.html': 'text/html',
+  '.js': 'text/javascript',
+  '.css': 'text/css',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.woff2': 'font/woff2',
+  '.json': 'application/json',
+};
 
 /** Why the desktop browser tests cannot run here (no Chromium, no electron-vite), or null. */
 export const desktopBrowserMissing: string | null = !existsSync(CHROMIUM) ? `Chromium is not installed at ${CHROMIUM}` : buildToolMissing();
@@ -68,13 +76,25 @@ export async function startDesktopHarness(): Promise<DesktopHarness> {
   context.on('request', (r) => pageRequests.push(`${r.method()} ${r.url()}`));
 
   return {
-    context, external, pageRequests, bridged, scans,
+    context,
+    external,
+    pageRequests,
+    bridged,
+    scans,
     async desktopPage(app) {
       const p = await context.newPage();
       await p.route(`${ORIGIN}/**`, async (route) => {
         const file = rendererFile(renderer, new URL(route.request().url()).pathname);
         if (file === null) return route.fulfill({ status: 404, body: 'Not found' });
-        return route.fulfill({ status: 200, body: readFileSync(file), headers: { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'content-security-policy': RENDERER_CSP, 'x-content-type-options': 'nosniff' } });
+        return route.fulfill({
+          status: 200,
+          body: readFileSync(file),
+          headers: {
+            'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
+            'content-security-policy': RENDERER_CSP,
+            'x-content-type-options': 'nosniff',
+          },
+        });
       });
       await p.exposeFunction('planwardenBridge', async (request: { method: string; path: string }) => {
         bridged.push(`${request.method} ${request.path}`);
@@ -92,7 +112,14 @@ export async function startDesktopHarness(): Promise<DesktopHarness> {
     async bootDesktop(ollamaHost, options = {}) {
       const userDataDir = mkdtempSync(join(tmpdir(), 'pw-desktop-browser-'));
       dirs.push(userDataDir);
-      const app = await startDesktopApp({ userDataDir, ollamaHost, safeStorage: fakeSafeStorage(), sleep: async () => {}, pollIntervalMs: 50, now: options.now });
+      const app = await startDesktopApp({
+        userDataDir,
+        ollamaHost,
+        safeStorage: fakeSafeStorage(),
+        sleep: async () => {},
+        pollIntervalMs: 50,
+        now: options.now,
+      });
       apps.push(app);
       return Object.assign(app, { userDataDir });
     },
@@ -131,12 +158,18 @@ export async function startTeamServer(options: { dataDir: string; fake: FakeProv
   const serviceKey = ((await key.json()) as { key: string }).key;
   const url = server.url;
   return {
-    url, serviceKey,
-    api: (path, init = {}) => fetch(`${url}/api/v1${path}`, {
-      ...init,
-      headers: { ...init.headers as Record<string, string>, 'x-api-key': serviceKey, ...(init.json === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: init.json === undefined ? init.body : JSON.stringify(init.json),
-    }),
+    url,
+    serviceKey,
+    api: (path, init = {}) =>
+      fetch(`${url}/api/v1${path}`, {
+        ...init,
+        headers: {
+          ...(init.headers as Record<string, string>),
+          'x-api-key': serviceKey,
+          ...(init.json === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body: init.json === undefined ? init.body : JSON.stringify(init.json),
+      }),
     async stop() {
       await server?.stop();
       server = null;
@@ -168,7 +201,11 @@ export async function startDesktopWorld(): Promise<DesktopWorld> {
   const desktop = await h.bootDesktop(fake.ollamaHost);
   const page = await h.desktopPage(desktop);
   return {
-    h, fake, team, desktop, page,
+    h,
+    fake,
+    team,
+    desktop,
+    page,
     async close() {
       await h.close();
       await team.stop();

@@ -20,7 +20,16 @@ import type { Page } from 'playwright-core';
 import type { DesktopApp } from '../../apps/desktop/src/core/desktop-app';
 import { unusedPort } from '../desktop/ports';
 import type { FakeProvider } from '../fakes/llm-provider-server';
-import { analyseDropped, desktopBrowserMissing, dropCorpusPlan, ORIGIN, startDesktopWorld, type DesktopHarness, type DesktopWorld, type TeamServer } from './desktop-harness';
+import {
+  analyseDropped,
+  desktopBrowserMissing,
+  dropCorpusPlan,
+  ORIGIN,
+  startDesktopWorld,
+  type DesktopHarness,
+  type DesktopWorld,
+  type TeamServer,
+} from './desktop-harness';
 
 const PLAN = 'tfplan-json/checkov-aws-github-oidc-iam-modules.json';
 const NAMESPACE = 'laptop-iam';
@@ -40,7 +49,12 @@ describe.skipIf(desktopBrowserMissing !== null)('the desktop renderer over the r
   let page: Page;
 
   const record = (name: string, p: Page = page) => h.record(name, p);
-  const localFindings = async () => JSON.parse((await desktop.bridge({ method: 'GET', path: `/api/v1/findings?namespace=${NAMESPACE}`, headers: {}, body: null })).body).findings as { status: string; resource_hash: string; rule_id: string }[];
+  const localFindings = async () =>
+    JSON.parse((await desktop.bridge({ method: 'GET', path: `/api/v1/findings?namespace=${NAMESPACE}`, headers: {}, body: null })).body).findings as {
+      status: string;
+      resource_hash: string;
+      rule_id: string;
+    }[];
 
   beforeAll(async () => {
     world = await startDesktopWorld();
@@ -48,7 +62,9 @@ describe.skipIf(desktopBrowserMissing !== null)('the desktop renderer over the r
     offline = await h.bootDesktop(`http://127.0.0.1:${await unusedPort()}`);
   }, 300_000);
 
-  afterAll(async () => { await world?.close(); }, 120_000);
+  afterAll(async () => {
+    await world?.close();
+  }, 120_000);
 
   it('opens as the local owner, with the desktop-only Sync & Ollama entry in the navigation', async () => {
     await page.goto(`${ORIGIN}/`);
@@ -58,7 +74,7 @@ describe.skipIf(desktopBrowserMissing !== null)('the desktop renderer over the r
     expect(h.bridged).toContain('GET /api/v1/auth/me');
   }, 120_000);
 
-  it('offers none of the team server\'s pages: no Administration or Integrations entry, no team-only Organization tab, no sign-in settings', async () => {
+  it("offers none of the team server's pages: no Administration or Integrations entry, no team-only Organization tab, no sign-in settings", async () => {
     const nav = await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents();
     expect(nav).toEqual(expect.arrayContaining(['Findings', 'Rules', 'Templates', 'Organization', 'Sync & Ollama']));
     expect(nav.filter((entry) => TEAM_ONLY_NAV.includes(entry))).toEqual([]);
@@ -105,7 +121,10 @@ describe.skipIf(desktopBrowserMissing !== null)('the desktop renderer over the r
   it('downloads the Markdown and HTML reports through the transport', async () => {
     await page.goto(`${ORIGIN}/reports?namespace=${NAMESPACE}`);
     await page.locator('#page-title').waitFor();
-    for (const [button, file, expected] of [['Download Markdown', `${NAMESPACE}-report.md`, /^#|\n#/], ['Download HTML', `${NAMESPACE}-report.html`, /<html/i]] as const) {
+    for (const [button, file, expected] of [
+      ['Download Markdown', `${NAMESPACE}-report.md`, /^#|\n#/],
+      ['Download HTML', `${NAMESPACE}-report.html`, /<html/i],
+    ] as const) {
       const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: button }).click()]);
       expect(download.suggestedFilename()).toBe(file);
       const text = readFileSync((await download.path())!, 'utf8');
@@ -148,7 +167,9 @@ describe.skipIf(desktopBrowserMissing !== null)('the desktop renderer over the r
     await page.getByRole('button', { name: 'Push 1 namespace' }).click();
     await page.getByText(new RegExp(`^${NAMESPACE}: \\d+ analys[ie]s sent, 0 already on the team server`)).waitFor({ timeout: 60_000 });
     const rows = page.locator('table.sync-log tbody tr');
-    await expect.poll(async () => (await rows.allTextContents()).some((row) => row.includes('push') && row.includes('ingest') && row.includes(NAMESPACE))).toBe(true);
+    await expect
+      .poll(async () => (await rows.allTextContents()).some((row) => row.includes('push') && row.includes('ingest') && row.includes(NAMESPACE)))
+      .toBe(true);
     await record('desktop-sync');
 
     const onTeam = await team.api(`/findings?namespace=${NAMESPACE}&limit=1000`);

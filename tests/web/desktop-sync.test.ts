@@ -11,7 +11,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { DesktopApp } from '../../apps/desktop/src/core/desktop-app';
 import { startFakeProvider, type FakeProvider } from '../fakes/llm-provider-server';
-import { analyseDropped, desktopBrowserMissing, dropCorpusPlan, ORIGIN, startDesktopWorld, type DesktopHarness, type DesktopWorld, type TeamServer } from './desktop-harness';
+import {
+  analyseDropped,
+  desktopBrowserMissing,
+  dropCorpusPlan,
+  ORIGIN,
+  startDesktopWorld,
+  type DesktopHarness,
+  type DesktopWorld,
+  type TeamServer,
+} from './desktop-harness';
 
 const PLAN = 'tfplan-json/checkov-aws-github-oidc-iam-modules.json';
 const LATER_PLAN = 'tfplan-json/terraform-showjson-basic-delete.json';
@@ -19,7 +28,11 @@ const PULLED = 'laptop-pull';
 const AFTER_PULL = 'after-pull';
 const RULE_TEXT = 'Every bucket policy must name the security team as reviewer (team rule 7781).';
 
-interface Finding { resource_hash: string; rule_id: string; status: string }
+interface Finding {
+  resource_hash: string;
+  rule_id: string;
+  status: string;
+}
 
 if (desktopBrowserMissing) console.warn(`Skipping the desktop sync browser test: ${desktopBrowserMissing}`);
 
@@ -32,8 +45,11 @@ describe.skipIf(desktopBrowserMissing !== null)('the desktop Sync & Ollama page 
   let desktop: DesktopApp;
   let page: Page;
 
-  const localFindings = async (namespace: string) => JSON.parse((await desktop.bridge({ method: 'GET', path: `/api/v1/findings?namespace=${namespace}&limit=1000`, headers: {}, body: null })).body).findings as Finding[];
-  const teamPatch = async (f: Finding, status: string) => expect((await team.api(`/findings/${f.resource_hash}/${encodeURIComponent(f.rule_id)}`, { method: 'PATCH', json: { status } })).status).toBe(200);
+  const localFindings = async (namespace: string) =>
+    JSON.parse((await desktop.bridge({ method: 'GET', path: `/api/v1/findings?namespace=${namespace}&limit=1000`, headers: {}, body: null })).body)
+      .findings as Finding[];
+  const teamPatch = async (f: Finding, status: string) =>
+    expect((await team.api(`/findings/${f.resource_hash}/${encodeURIComponent(f.rule_id)}`, { method: 'PATCH', json: { status } })).status).toBe(200);
   const syncLog = () => page.locator('table.sync-log tbody tr').allTextContents();
   const openSync = async () => {
     await page.getByRole('link', { name: 'Sync & Ollama' }).click();
@@ -55,7 +71,7 @@ describe.skipIf(desktopBrowserMissing !== null)('the desktop Sync & Ollama page 
     await noModel?.close();
   }, 120_000);
 
-  it('pulls the team\'s custom rule (the next local analysis sends its text to Ollama) and its triage; a decision made on both sides goes to the later one, the earlier kept in the history', async () => {
+  it("pulls the team's custom rule (the next local analysis sends its text to Ollama) and its triage; a decision made on both sides goes to the later one, the earlier kept in the history", async () => {
     // A local analysis, pushed to the team once.
     await page.goto(`${ORIGIN}/analyse`);
     await dropCorpusPlan(page, PLAN);
@@ -82,14 +98,27 @@ describe.skipIf(desktopBrowserMissing !== null)('the desktop Sync & Ollama page 
     await teamPatch(teamOnly, 'suppressed');
     const me = (await (await team.api('/auth/me')).json()) as { org_id: string };
     expect((await team.api(`/orgs/${me.org_id}/rule-categories`, { method: 'POST', json: { name: 'Team policy' } })).status).toBe(201);
-    expect((await team.api(`/orgs/${me.org_id}/rules`, { method: 'POST', json: { title: 'Bucket policies name a reviewer', description: RULE_TEXT, category: 'team-policy', severity: 'HIGH', analyzers: ['terraform'] } })).status).toBe(201);
+    expect(
+      (
+        await team.api(`/orgs/${me.org_id}/rules`, {
+          method: 'POST',
+          json: { title: 'Bucket policies name a reviewer', description: RULE_TEXT, category: 'team-policy', severity: 'HIGH', analyzers: ['terraform'] },
+        })
+      ).status,
+    ).toBe(201);
 
     await openSync();
     await page.getByRole('button', { name: 'Pull rules and triage' }).click();
-    await page.getByText('Pulled 1 new custom rule and 0 updated rules; 2 triage statuses applied (1 conflict, the later decision kept).').waitFor({ timeout: 60_000 });
+    await page
+      .getByText('Pulled 1 new custom rule and 0 updated rules; 2 triage statuses applied (1 conflict, the later decision kept).')
+      .waitFor({ timeout: 60_000 });
     // The log is refetched after the pull: poll it rather than read it once.
     await expect.poll(async () => (await syncLog()).some((row) => row.includes('pull') && row.includes('rules') && row.includes('1 rule created'))).toBe(true);
-    await expect.poll(async () => (await syncLog()).some((row) => row.includes('pull') && row.includes('triage') && row.includes('1 conflict resolved (later decision wins)'))).toBe(true);
+    await expect
+      .poll(async () =>
+        (await syncLog()).some((row) => row.includes('pull') && row.includes('triage') && row.includes('1 conflict resolved (later decision wins)')),
+      )
+      .toBe(true);
     await h.record('desktop-sync-pull', page);
 
     const pulled = new Map((await localFindings(PULLED)).map((f) => [`${f.resource_hash}/${f.rule_id}`, f.status]));

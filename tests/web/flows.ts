@@ -72,13 +72,19 @@ export async function apiJson(baseUrl: string, method: string, path: string, opt
   const res = await fetch(`${baseUrl}/api/v1${path}`, { method, headers, body: options.json === undefined ? undefined : JSON.stringify(options.json) });
   const text = await res.text();
   let body: any = null;
-  try { body = text ? JSON.parse(text) : null; } catch { body = text; }
+  try {
+    body = text ? JSON.parse(text) : null;
+  } catch {
+    body = text;
+  }
   return { status: res.status, body, cookie: res.headers.get('set-cookie')?.split(';')[0] ?? null };
 }
 
 /** Registers an account over HTTP (POST /auth/register) and returns its session cookie and user id. */
 export async function registerOverHttp(baseUrl: string, email: string, password: string, orgName?: string) {
-  const res = await apiJson(baseUrl, 'POST', '/auth/register', { json: { email, password, name: email.split('@')[0], ...(orgName ? { org_name: orgName } : {}) } });
+  const res = await apiJson(baseUrl, 'POST', '/auth/register', {
+    json: { email, password, name: email.split('@')[0], ...(orgName ? { org_name: orgName } : {}) },
+  });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return { cookie: res.cookie!, userId: res.body.user_id as string, orgId: res.body.org_id as string | null };
 }

@@ -15,10 +15,15 @@ const NAMESPACE = 'hostile-text';
 const PAYLOAD = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script><b>bold</b>';
 const PLAN = JSON.stringify({
   format_version: '1.2',
-  resource_changes: [{
-    address: 'aws_s3_bucket.logs', mode: 'managed', type: 'aws_s3_bucket', name: 'logs',
-    change: { actions: ['create'], before: null, after: { bucket: 'logs', acl: 'public-read' }, after_unknown: {} },
-  }],
+  resource_changes: [
+    {
+      address: 'aws_s3_bucket.logs',
+      mode: 'managed',
+      type: 'aws_s3_bucket',
+      name: 'logs',
+      change: { actions: ['create'], before: null, after: { bucket: 'logs', acl: 'public-read' }, after_unknown: {} },
+    },
+  ],
 });
 
 describe.skipIf(!existsSync(CHROMIUM) || !BUILT)('hostile model output in the dashboard', () => {
@@ -38,17 +43,26 @@ describe.skipIf(!existsSync(CHROMIUM) || !BUILT)('hostile model output in the da
 
   it('shows markup in titles, risks and summaries as text and runs no script', async () => {
     expect((await server.api(`/terraform/${NAMESPACE}/ingest`, { method: 'POST', body: PLAN })).status).toBe(201);
-    const unit = await (await server.api(`/${NAMESPACE}/resource/next`)).json() as { hash: string };
+    const unit = (await (await server.api(`/${NAMESPACE}/resource/next`)).json()) as { hash: string };
     const ruleId = /^## (TF-AWS-S3-[A-Z0-9-]+)/m.exec(await (await server.api('/terraform/rules?type=aws')).text())![1];
     const put = await server.api(`/resource/${unit.hash}/analysis`, {
       method: 'PUT',
       json: {
         summary: `Summary ${PAYLOAD}`,
-        findings: [{
-          title: `Title ${PAYLOAD}`, severity: 'HIGH', rule_id: ruleId, risk: `Risk ${PAYLOAD}`,
-          why_it_matters: `Why ${PAYLOAD}`, suggested_next_step: `Next ${PAYLOAD}`, confidence: 'HIGH',
-          evidence: [], resource_address: 'aws_s3_bucket.logs', tags: [],
-        }],
+        findings: [
+          {
+            title: `Title ${PAYLOAD}`,
+            severity: 'HIGH',
+            rule_id: ruleId,
+            risk: `Risk ${PAYLOAD}`,
+            why_it_matters: `Why ${PAYLOAD}`,
+            suggested_next_step: `Next ${PAYLOAD}`,
+            confidence: 'HIGH',
+            evidence: [],
+            resource_address: 'aws_s3_bucket.logs',
+            tags: [],
+          },
+        ],
       },
     });
     expect(put.status).toBe(200);

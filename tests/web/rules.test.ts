@@ -17,7 +17,10 @@ const MIN_SAMPLES = 3;
 const PLAN = JSON.stringify({
   format_version: '1.2',
   resource_changes: ['a', 'b', 'c'].map((name) => ({
-    address: `aws_s3_bucket.${name}`, mode: 'managed', type: 'aws_s3_bucket', name,
+    address: `aws_s3_bucket.${name}`,
+    mode: 'managed',
+    type: 'aws_s3_bucket',
+    name,
     change: { actions: ['create'], before: null, after: { bucket: name, acl: 'public-read' }, after_unknown: {} },
   })),
 });
@@ -42,7 +45,11 @@ describe.skipIf(!existsSync(CHROMIUM) || !BUILT)('rules page', () => {
     browser = await launch();
     page = await (await newContext(browser)).context.newPage();
     const category = await json<{ category_id: string }>('/orgs/default/rule-categories', { method: 'POST', json: { name: 'Web page rules' } });
-    const rule = (title: string) => json<Rule>('/orgs/default/rules', { method: 'POST', json: { title, description: 'Flag public buckets.', category: category.category_id, severity: 'HIGH', analyzers: ['terraform'] } });
+    const rule = (title: string) =>
+      json<Rule>('/orgs/default/rules', {
+        method: 'POST',
+        json: { title, description: 'Flag public buckets.', category: category.category_id, severity: 'HIGH', analyzers: ['terraform'] },
+      });
     edited = await rule('Bucket is public');
     noisy = await rule('Bucket ACL is noisy');
     // Three rejections of the noisy rule (min_samples 3): precision 0 → a description amendment.
@@ -50,9 +57,23 @@ describe.skipIf(!existsSync(CHROMIUM) || !BUILT)('rules page', () => {
     const resources = await json<{ hash: string; value: { name: string } }[]>(`/${NAMESPACE}/resources`);
     expect(resources).toHaveLength(MIN_SAMPLES);
     for (const r of resources) {
-      const finding = { title: 'Public bucket', severity: 'HIGH', rule_id: noisy.rule_id, risk: 'r', why_it_matters: 'w', suggested_next_step: 'n', confidence: 'HIGH', evidence: [], resource_address: r.value.name, tags: [] };
+      const finding = {
+        title: 'Public bucket',
+        severity: 'HIGH',
+        rule_id: noisy.rule_id,
+        risk: 'r',
+        why_it_matters: 'w',
+        suggested_next_step: 'n',
+        confidence: 'HIGH',
+        evidence: [],
+        resource_address: r.value.name,
+        tags: [],
+      };
       await json(`/resource/${r.hash}/analysis`, { method: 'PUT', json: { summary: 's', findings: [finding] } });
-      await json(`/findings/${r.hash}/${encodeURIComponent(noisy.rule_id)}`, { method: 'PATCH', json: { status: 'false_positive', reason_code: 'false_positive', note: 'static website bucket' } });
+      await json(`/findings/${r.hash}/${encodeURIComponent(noisy.rule_id)}`, {
+        method: 'PATCH',
+        json: { status: 'false_positive', reason_code: 'false_positive', note: 'static website bucket' },
+      });
     }
     expect((await json<{ created: number }>('/rule-proposals/refresh', { method: 'POST' })).created).toBe(1);
   }, 90_000);

@@ -61,14 +61,18 @@ function Signed({ children, needOrg }: { children: React.ReactNode; needOrg?: bo
 /** A render error shows a message and a reload button instead of a blank page. */
 class ErrorBoundary extends Component<{ children: ReactNode }, { error: Error | null }> {
   override state = { error: null as Error | null };
-  static getDerivedStateFromError(error: Error) { return { error }; }
+  static getDerivedStateFromError(error: Error) {
+    return { error };
+  }
   override render() {
     if (!this.state.error) return this.props.children;
     return (
       <main id="main" className="auth-card" role="alert">
         <h1>Something went wrong</h1>
         <p>{this.state.error.message}</p>
-        <button type="button" onClick={() => window.location.reload()}>Reload the page</button>
+        <button type="button" onClick={() => window.location.reload()}>
+          Reload the page
+        </button>
       </main>
     );
   }
@@ -79,32 +83,45 @@ function App() {
     <BrowserRouter>
       <UnauthorizedRedirect />
       <ErrorBoundary>
-      <Suspense fallback={<Loading />}>
-        <Routes>
-          <Route path="/login" element={<Login />} />
-          <Route path="/register" element={<Register />} />
-          <Route path="/invite/:token" element={<InviteAccept />} />
-          <Route path="/onboarding" element={<Signed needOrg={false}><Onboarding /></Signed>} />
-          <Route element={<Signed><Layout /></Signed>}>
-            <Route index element={<Navigate to="/overview" replace />} />
-            <Route path="/overview" element={<Overview />} />
-            <Route path="/findings" element={<Findings />} />
-            <Route path="/analyse" element={<Analyse />} />
-            <Route path="/jobs" element={<Jobs />} />
-            <Route path="/jobs/:jobId" element={<JobDetail />} />
-            <Route path="/reports" element={<Reports />} />
-            <Route path="/rules" element={<Rules />} />
-            <Route path="/templates" element={<Templates />} />
-            <Route path="/desktop" element={<DesktopSettings />} />
-            <Route path="/organization" element={<Organization />} />
-            <Route path="/account" element={<Account />} />
-            <Route path="/admin" element={<Admin />} />
-            <Route path="/integrations/codehost" element={<Codehost />} />
-            <Route path="/admin/settings/sign-in" element={<SignInSettings />} />
-            <Route path="*" element={<NotFound />} />
-          </Route>
-        </Routes>
-      </Suspense>
+        <Suspense fallback={<Loading />}>
+          <Routes>
+            <Route path="/login" element={<Login />} />
+            <Route path="/register" element={<Register />} />
+            <Route path="/invite/:token" element={<InviteAccept />} />
+            <Route
+              path="/onboarding"
+              element={
+                <Signed needOrg={false}>
+                  <Onboarding />
+                </Signed>
+              }
+            />
+            <Route
+              element={
+                <Signed>
+                  <Layout />
+                </Signed>
+              }
+            >
+              <Route index element={<Navigate to="/overview" replace />} />
+              <Route path="/overview" element={<Overview />} />
+              <Route path="/findings" element={<Findings />} />
+              <Route path="/analyse" element={<Analyse />} />
+              <Route path="/jobs" element={<Jobs />} />
+              <Route path="/jobs/:jobId" element={<JobDetail />} />
+              <Route path="/reports" element={<Reports />} />
+              <Route path="/rules" element={<Rules />} />
+              <Route path="/templates" element={<Templates />} />
+              <Route path="/desktop" element={<DesktopSettings />} />
+              <Route path="/organization" element={<Organization />} />
+              <Route path="/account" element={<Account />} />
+              <Route path="/admin" element={<Admin />} />
+              <Route path="/integrations/codehost" element={<Codehost />} />
+              <Route path="/admin/settings/sign-in" element={<SignInSettings />} />
+              <Route path="*" element={<NotFound />} />
+            </Route>
+          </Routes>
+        </Suspense>
       </ErrorBoundary>
     </BrowserRouter>
   );
@@ -119,6 +136,8 @@ if (window.location.pathname === '/findings') {
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
-    <QueryClientProvider client={queryClient}><App /></QueryClientProvider>
+    <QueryClientProvider client={queryClient}>
+      <App />
+    </QueryClientProvider>
   </StrictMode>,
 );

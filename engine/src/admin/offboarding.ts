@@ -26,8 +26,12 @@ export async function requestOrgDeletion(ctx: IdentityCtx, orgId: string, graceD
   const at = ctx.engine.now().toISOString();
   await ctx.engine.stores.orgs.update(orgId, { pending_deletion_at: at, locked: true });
   await recordAudit(ctx, {
-    orgId, action: 'org.deletion_request', targetType: 'organization', targetId: orgId,
-    before: { pending_deletion_at: null, locked: org.locked }, after: { pending_deletion_at: at, locked: true },
+    orgId,
+    action: 'org.deletion_request',
+    targetType: 'organization',
+    targetId: orgId,
+    before: { pending_deletion_at: null, locked: org.locked },
+    after: { pending_deletion_at: at, locked: true },
   });
   return { org_id: orgId, pending_deletion_at: at, purge_after: purgeAfter(at, graceDays) };
 }
@@ -41,8 +45,12 @@ export async function cancelOrgDeletion(ctx: IdentityCtx, orgId: string) {
   if (!org.pending_deletion_at) throw new ConflictError('Organization deletion is not pending');
   await ctx.engine.stores.orgs.update(orgId, { pending_deletion_at: null });
   await recordAudit(ctx, {
-    orgId, action: 'org.deletion_cancel', targetType: 'organization', targetId: orgId,
-    before: { pending_deletion_at: org.pending_deletion_at }, after: { pending_deletion_at: null },
+    orgId,
+    action: 'org.deletion_cancel',
+    targetType: 'organization',
+    targetId: orgId,
+    before: { pending_deletion_at: org.pending_deletion_at },
+    after: { pending_deletion_at: null },
   });
   return { org_id: orgId, pending_deletion_at: null };
 }
@@ -68,8 +76,12 @@ export async function purgePendingOrgs(ctx: IdentityCtx, graceDays: number) {
     rows += await ctx.engine.stores.spans.purgeOrg(org.org_id);
     rows += await ctx.engine.stores.store.collection('orgs').deleteMany({ org_id: org.org_id });
     await recordAudit(ctx, {
-      orgId: null, action: 'org.purge', targetType: 'organization', targetId: org.org_id,
-      before: { name: org.name, pending_deletion_at: org.pending_deletion_at }, after: null,
+      orgId: null,
+      action: 'org.purge',
+      targetType: 'organization',
+      targetId: org.org_id,
+      before: { name: org.name, pending_deletion_at: org.pending_deletion_at },
+      after: null,
     });
     purged.push({ org_id: org.org_id, name: org.name, rows_deleted: rows });
   }

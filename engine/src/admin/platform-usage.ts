@@ -30,7 +30,10 @@ export async function platformMetrics(ctx: EngineContext, days: number) {
   }
   const sum = (k: 'requests_total' | 'resources_analyzed_total' | 'findings_total') => byOrg.reduce((n, o) => n + o[k], 0);
   return {
-    period_days: days, requests_total: sum('requests_total'), resources_analyzed_total: sum('resources_analyzed_total'),
-    findings_total: sum('findings_total'), by_org: byOrg,
+    period_days: days,
+    requests_total: sum('requests_total'),
+    resources_analyzed_total: sum('resources_analyzed_total'),
+    findings_total: sum('findings_total'),
+    by_org: byOrg,
   };
 }

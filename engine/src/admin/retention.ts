@@ -48,7 +48,10 @@ export function retentionSteps(ctx: EngineContext, settings: () => RetentionSett
   return {
     findings_purged: async (now) => {
       const s = settings();
-      const low = await col('findings').deleteMany({ severity: { $in: ['INFO', 'LOW', 'MEDIUM'] }, last_seen: { $lt: cutoff(now, s.finding_low_medium_days) } });
+      const low = await col('findings').deleteMany({
+        severity: { $in: ['INFO', 'LOW', 'MEDIUM'] },
+        last_seen: { $lt: cutoff(now, s.finding_low_medium_days) },
+      });
       const high = await col('findings').deleteMany({ severity: { $in: ['HIGH', 'CRITICAL'] }, last_seen: { $lt: cutoff(now, s.finding_high_critical_days) } });
       return low + high;
     },

@@ -43,11 +43,7 @@ export class PlatformSettingsStore {
   async replace(expectedVersion: number, next: Pick<PlatformSettingsDoc, 'overrides' | 'secrets' | 'updated_by' | 'updated_at'>): Promise<PlatformSettingsDoc> {
     const fields = { overrides: next.overrides, secrets: next.secrets, updated_by: next.updated_by, updated_at: next.updated_at };
     if (expectedVersion === 0) {
-      const { upserted } = await this.docs.updateOne(
-        { settings_id: 'platform' },
-        { $setOnInsert: { ...fields, version: 1 } },
-        { upsert: true },
-      );
+      const { upserted } = await this.docs.updateOne({ settings_id: 'platform' }, { $setOnInsert: { ...fields, version: 1 } }, { upsert: true });
       if (!upserted) throw new ConflictError('Platform settings changed concurrently');
       return this.get();
     }

@@ -9,36 +9,47 @@ import { PLATFORM_INDEXES } from './platform-schema';
 import { PlatformStorageStore, type LastPrepared } from './storage-store';
 
 /** A MongoDB connection string (MongoDB, Amazon DocumentDB, FerretDB); the driver parses the rest. */
-export const MongoUriSchema = z.string().max(4096).regex(/^mongodb(\+srv)?:\/\/\S+$/, 'must be a mongodb:// or mongodb+srv:// URI');
+export const MongoUriSchema = z
+  .string()
+  .max(4096)
+  .regex(/^mongodb(\+srv)?:\/\/\S+$/, 'must be a mongodb:// or mongodb+srv:// URI');
 /** A MongoDB database name: 1-63 characters, none of `/\. "$*<>:|?`. */
 export const DatabaseNameSchema = z.string().regex(/^[^/\\. "$*<>:|?\0]{1,63}$/, 'must be 1-63 characters without / \\ . space " $ * < > : | ?');
 
 /** POST /admin/storage/prepare-docdb body; the two app fields come together or not at all. */
-export const PrepareDocdbSchema = z.object({
-  uri: MongoUriSchema,
-  database: DatabaseNameSchema,
-  admin_uri: MongoUriSchema.optional(),
-  app_username: z.string().min(1).max(128).optional(),
-  app_password: z.string().min(1).max(1024).optional(),
-}).strict().refine((b) => (b.app_username === undefined) === (b.app_password === undefined), {
-  path: ['app_password'], message: 'app_username and app_password are given together or not at all',
-});
+export const PrepareDocdbSchema = z
+  .object({
+    uri: MongoUriSchema,
+    database: DatabaseNameSchema,
+    admin_uri: MongoUriSchema.optional(),
+    app_username: z.string().min(1).max(128).optional(),
+    app_password: z.string().min(1).max(1024).optional(),
+  })
+  .strict()
+  .refine((b) => (b.app_username === undefined) === (b.app_password === undefined), {
+    path: ['app_password'],
+    message: 'app_username and app_password are given together or not at all',
+  });
 export type PrepareDocdb = z.infer<typeof PrepareDocdbSchema>;
 
 /**
  * POST /admin/storage/switch body. `docdb` needs `uri` and `database`; `memory` and `sqlite`
  * (the configured data dir, DESIGN.md's third backend name, docs/decisions.md) take neither.
  */
-export const StorageSwitchSchema = z.object({
-  backend: z.enum(['docdb', 'memory', 'sqlite']),
-  uri: MongoUriSchema.optional(),
-  database: DatabaseNameSchema.optional(),
-}).strict().superRefine((b, issue) => {
-  for (const field of ['uri', 'database'] as const) {
-    if (b.backend === 'docdb' && b[field] === undefined) issue.addIssue({ code: 'custom', path: [field], message: 'required for the docdb backend' });
-    if (b.backend !== 'docdb' && b[field] !== undefined) issue.addIssue({ code: 'custom', path: [field], message: `not accepted for the ${b.backend} backend` });
-  }
-});
+export const StorageSwitchSchema = z
+  .object({
+    backend: z.enum(['docdb', 'memory', 'sqlite']),
+    uri: MongoUriSchema.optional(),
+    database: DatabaseNameSchema.optional(),
+  })
+  .strict()
+  .superRefine((b, issue) => {
+    for (const field of ['uri', 'database'] as const) {
+      if (b.backend === 'docdb' && b[field] === undefined) issue.addIssue({ code: 'custom', path: [field], message: 'required for the docdb backend' });
+      if (b.backend !== 'docdb' && b[field] !== undefined)
+        issue.addIssue({ code: 'custom', path: [field], message: `not accepted for the ${b.backend} backend` });
+    }
+  });
 export type StorageSwitch = z.infer<typeof StorageSwitchSchema>;
 
 /** How the storage endpoints reach backends: the store opener and the docdb application-user step. */
@@ -108,7 +119,9 @@ export async function prepareDocdb(ctx: EngineContext, deps: StorageDeps, input:
 }
 
 /** GET /admin/storage: `{active_backend, active_database, last_prepared}`; never admin_uri or app credentials. */
-export async function storageStatus(ctx: EngineContext): Promise<{ active_backend: string; active_database: string | null; last_prepared: LastPrepared | null }> {
+export async function storageStatus(
+  ctx: EngineContext,
+): Promise<{ active_backend: string; active_database: string | null; last_prepared: LastPrepared | null }> {
   const store = ctx.stores.store;
   const database = store instanceof SwitchableStore ? store.target.database : null;
   return { active_backend: store.backend, active_database: database, last_prepared: await new PlatformStorageStore(store).lastPrepared() };

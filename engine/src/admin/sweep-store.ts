@@ -66,7 +66,9 @@ export type SweepStep = (now: Date) => Promise<number>;
  * stops the run; its message becomes `error` and the counts so far are kept.
  */
 export async function runSweep(
-  store: SweepStore, sweep: string, steps: Record<string, SweepStep>,
+  store: SweepStore,
+  sweep: string,
+  steps: Record<string, SweepStep>,
   gate: { now: () => Date; intervalMs: number; force: boolean; leaseMs?: number },
 ): Promise<SweepResult & { skipped: boolean }> {
   const started = gate.now();

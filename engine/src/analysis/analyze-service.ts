@@ -103,25 +103,28 @@ export async function startAnalysis(deps: AnalysisDeps, orgId: string, analyzerN
   const routed = await recordIngest(ctx, orgId, analyzerName, namespace, request.raw_input);
   const hashes = [...new Set(routed.hashes)];
   const sync = backend === null || hashes.length <= settings.sync_analysis_max_units;
-  const job = await ctx.stores.jobs.create({
-    org_id: orgId,
-    namespace,
-    analyzer: analyzerName ?? 'auto',
-    analyzers_used: routed.analyzers_used,
-    detections: routed.detections,
-    mode: sync ? 'sync' : 'async',
-    status: sync ? 'running' : 'queued',
-    trigger: 'api',
-    external_ref: null,
-    resource_count: hashes.length,
-    total_count: hashes.length,
-    llm_backend: backend ?? CHECKS_ONLY_BACKEND,
-    model: request.model ?? CHECKS_ONLY_BACKEND,
-    rule_type: analyzerName === null ? null : request.rule_type ?? null,
-    retry_of: null,
-    hashes,
-    key_source: key.source,
-  }, ctx.now().toISOString());
+  const job = await ctx.stores.jobs.create(
+    {
+      org_id: orgId,
+      namespace,
+      analyzer: analyzerName ?? 'auto',
+      analyzers_used: routed.analyzers_used,
+      detections: routed.detections,
+      mode: sync ? 'sync' : 'async',
+      status: sync ? 'running' : 'queued',
+      trigger: 'api',
+      external_ref: null,
+      resource_count: hashes.length,
+      total_count: hashes.length,
+      llm_backend: backend ?? CHECKS_ONLY_BACKEND,
+      model: request.model ?? CHECKS_ONLY_BACKEND,
+      rule_type: analyzerName === null ? null : (request.rule_type ?? null),
+      retry_of: null,
+      hashes,
+      key_source: key.source,
+    },
+    ctx.now().toISOString(),
+  );
 
   // What was ingested, for the caller's ingest span (identity-api.md "Span"): the 202 body does not say.
   const ingested = { resource_count: hashes.length, analyzers_used: analyzerName === null ? routed.analyzers_used : [analyzerName] };

@@ -12,9 +12,29 @@ import type { DetectionEntry } from './job-store';
 /** Namespace names: 1-128 of [A-Za-z0-9._-], starting alphanumeric; never a reserved top-level path. */
 const NAMESPACE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 export const RESERVED_NAMESPACES = new Set([
-  'analyzers', 'jobs', 'findings', 'feedback', 'models', 'orgs', 'auth', 'admin', 'resource', 'resources',
-  'namespaces', 'reports', 'health', 'rule-health', 'rule-proposals', 'metrics', 'invite', 'integrations',
-  'notifications', 'scim', 'docs', 'redoc', 'mcp',
+  'analyzers',
+  'jobs',
+  'findings',
+  'feedback',
+  'models',
+  'orgs',
+  'auth',
+  'admin',
+  'resource',
+  'resources',
+  'namespaces',
+  'reports',
+  'health',
+  'rule-health',
+  'rule-proposals',
+  'metrics',
+  'invite',
+  'integrations',
+  'notifications',
+  'scim',
+  'docs',
+  'redoc',
+  'mcp',
 ]);
 
 /** Throws ValidationError (422) for a namespace that cannot be stored or would shadow a fixed path. */
@@ -61,7 +81,14 @@ export interface RecordedIngest {
  * records the units; `asText`: the caller wants the JSON text (RecordedIngest `json`) when the
  * worker can record them itself. Throws ValidationError (422) for an empty body.
  */
-async function record(ctx: EngineContext, orgId: string, namespace: string, body: string | Uint8Array, target: Target, asText: boolean): Promise<RecordedIngest> {
+async function record(
+  ctx: EngineContext,
+  orgId: string,
+  namespace: string,
+  body: string | Uint8Array,
+  target: Target,
+  asText: boolean,
+): Promise<RecordedIngest> {
   const analyzers = target.kind === 'analyzer' ? [target.analyzer] : target.analyzers;
   const now = ctx.now().toISOString();
   let units: AnalysisUnit[];
@@ -150,9 +177,13 @@ export async function ingestAuto(ctx: EngineContext, orgId: string, namespace: s
  * received (decode.ts decodes them where they are split; a large body's bytes are transferred to
  * the worker, leaving the caller's view empty). Same errors as those two.
  */
-export async function recordIngest(ctx: EngineContext, orgId: string, analyzerName: string | null, namespace: string, body: string | Uint8Array): Promise<RecordedIngest> {
-  const target = analyzerName === null
-    ? await autoTarget(ctx, orgId, namespace)
-    : await analyzerTarget(ctx, orgId, analyzerName, namespace);
+export async function recordIngest(
+  ctx: EngineContext,
+  orgId: string,
+  analyzerName: string | null,
+  namespace: string,
+  body: string | Uint8Array,
+): Promise<RecordedIngest> {
+  const target = analyzerName === null ? await autoTarget(ctx, orgId, namespace) : await analyzerTarget(ctx, orgId, analyzerName, namespace);
   return record(ctx, orgId, namespace, body, target, true);
 }

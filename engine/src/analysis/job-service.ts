@@ -38,7 +38,11 @@ export function presentJob(job: JobDoc) {
 /** The list item omits analyzers_used, detections, processed_count, total_count and current_resource. */
 export function presentJobListItem(job: JobDoc) {
   const { analyzers_used, detections, processed_count, total_count, current_resource, ...rest } = presentJob(job);
-  void analyzers_used; void detections; void processed_count; void total_count; void current_resource;
+  void analyzers_used;
+  void detections;
+  void processed_count;
+  void total_count;
+  void current_resource;
   return rest;
 }
 
@@ -106,28 +110,33 @@ export async function retryJob(deps: AnalysisDeps, orgId: string, jobId: string,
   if (!(await ctx.stores.jobs.claimRetrySlot(orgId, jobId, job.active_retry ?? null, retryId))) {
     throw new ConflictError('A retry of this job is already in flight');
   }
-  const retry = await ctx.stores.jobs.create({
-    job_id: retryId,
-    org_id: orgId,
-    namespace: job.namespace,
-    analyzer: job.analyzer,
-    analyzers_used: job.analyzers_used,
-    detections: job.detections,
-    mode: 'async',
-    trigger: 'retry',
-    external_ref: null,
-    resource_count: hashes.length,
-    total_count: hashes.length,
-    llm_backend: job.llm_backend,
-    model: job.model,
-    rule_type: job.rule_type,
-    retry_of: job.job_id,
-    hashes,
-    key_source: key.source,
-  }, ctx.now().toISOString()).catch(async (error: unknown) => {
-    await ctx.stores.jobs.releaseRetrySlot(orgId, jobId, retryId);
-    throw error;
-  });
+  const retry = await ctx.stores.jobs
+    .create(
+      {
+        job_id: retryId,
+        org_id: orgId,
+        namespace: job.namespace,
+        analyzer: job.analyzer,
+        analyzers_used: job.analyzers_used,
+        detections: job.detections,
+        mode: 'async',
+        trigger: 'retry',
+        external_ref: null,
+        resource_count: hashes.length,
+        total_count: hashes.length,
+        llm_backend: job.llm_backend,
+        model: job.model,
+        rule_type: job.rule_type,
+        retry_of: job.job_id,
+        hashes,
+        key_source: key.source,
+      },
+      ctx.now().toISOString(),
+    )
+    .catch(async (error: unknown) => {
+      await ctx.stores.jobs.releaseRetrySlot(orgId, jobId, retryId);
+      throw error;
+    });
   deps.enqueue(retry, key.apiKey);
   return { job_id: retry.job_id, status: 'queued' as const, retry_of: job.job_id };
 }

@@ -64,8 +64,22 @@ export const JOB_INDEXES: Record<string, IndexSpec[]> = {
   ],
 };
 
-export type NewJob = Omit<JobDoc, '_id' | 'job_id' | 'status' | 'created_at' | 'updated_at' | 'finished_at' | 'processed_count' | 'current_resource' | 'quota_exceeded' | 'error' | 'lease_owner' | 'lease_expires_at' | 'active_retry'>
-  & { status?: JobStatus; /** A job id reserved beforehand (a retry's); default a fresh UUID. */ job_id?: string };
+export type NewJob = Omit<
+  JobDoc,
+  | '_id'
+  | 'job_id'
+  | 'status'
+  | 'created_at'
+  | 'updated_at'
+  | 'finished_at'
+  | 'processed_count'
+  | 'current_resource'
+  | 'quota_exceeded'
+  | 'error'
+  | 'lease_owner'
+  | 'lease_expires_at'
+  | 'active_retry'
+> & { status?: JobStatus /** A job id reserved beforehand (a retry's); default a fresh UUID. */; job_id?: string };
 
 /** Typed store for jobs. Tenant methods take the org first; cross-tenant runner methods are `unsafe*`. */
 export class JobStore {
@@ -115,11 +129,7 @@ export class JobStore {
 
   /** Applies `changes` when the job is still in one of `fromStatuses`; returns the new doc or null. */
   transition(orgId: string, jobId: string, fromStatuses: readonly JobStatus[], changes: Partial<JobDoc>): Promise<JobDoc | null> {
-    return this.jobs.findOneAndUpdate(
-      { org_id: orgId, job_id: jobId, status: { $in: fromStatuses } },
-      { $set: changes },
-      { returnDocument: 'after' },
-    );
+    return this.jobs.findOneAndUpdate({ org_id: orgId, job_id: jobId, status: { $in: fromStatuses } }, { $set: changes }, { returnDocument: 'after' });
   }
 
   /**
@@ -140,11 +150,7 @@ export class JobStore {
 
   /** Progress report: stamps updated_at (the stuck sweep reads it). */
   progress(orgId: string, jobId: string, changes: Partial<JobDoc>, now: string): Promise<JobDoc | null> {
-    return this.jobs.findOneAndUpdate(
-      { org_id: orgId, job_id: jobId },
-      { $set: { ...changes, updated_at: now } },
-      { returnDocument: 'after' },
-    );
+    return this.jobs.findOneAndUpdate({ org_id: orgId, job_id: jobId }, { $set: { ...changes, updated_at: now } }, { returnDocument: 'after' });
   }
 
   /**

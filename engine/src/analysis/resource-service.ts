@@ -59,7 +59,14 @@ export async function nextResource(ctx: EngineContext, orgId: string, namespace:
  * evidence lines that are not lines of the unit body are dropped, lowering the finding's
  * confidence one step (llm/parse-output.ts verifyEvidence).
  */
-export async function submitAnalysis(ctx: EngineContext, orgId: string, hash: string, body: unknown, source: 'client' | 'server' = 'client', rulesetDigest: string | null = null) {
+export async function submitAnalysis(
+  ctx: EngineContext,
+  orgId: string,
+  hash: string,
+  body: unknown,
+  source: 'client' | 'server' = 'client',
+  rulesetDigest: string | null = null,
+) {
   const parsed = AnalysisPayloadSchema.safeParse(body);
   if (!parsed.success) {
     throw new ValidationError(parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
@@ -72,7 +79,9 @@ export async function submitAnalysis(ctx: EngineContext, orgId: string, hash: st
     const known = analyzer ? await analyzerRuleIds(ctx, orgId, analyzer) : null;
     const unknown = known ? unknownRuleIds(payload, known) : [];
     if (unknown.length > 0) {
-      throw new ValidationError(`findings: rule_id ${unknown.map((id) => `'${id}'`).join(', ')} is not a rule of analyzer '${existing.analyzer}' (use an id from GET /${existing.analyzer}/rules, or NO-FINDINGS)`);
+      throw new ValidationError(
+        `findings: rule_id ${unknown.map((id) => `'${id}'`).join(', ')} is not a rule of analyzer '${existing.analyzer}' (use an id from GET /${existing.analyzer}/rules, or NO-FINDINGS)`,
+      );
     }
     payload = verifyEvidence(payload, existing.value.body).payload;
   }
@@ -97,7 +106,15 @@ export function analysisDigest(rulesetDigest: string, metadata: Readonly<Record<
  * Stores a validated analysis and its triage records; shared by the client and server paths.
  * `reviewRules`: the org's requires_review rule ids when the caller holds them (findings/triage.ts recordTriage).
  */
-export async function saveAnalysis(ctx: EngineContext, orgId: string, resource: ResourceDoc, payload: AnalysisPayload, source: 'client' | 'server', digest: string | null, reviewRules?: ReadonlySet<string>) {
+export async function saveAnalysis(
+  ctx: EngineContext,
+  orgId: string,
+  resource: ResourceDoc,
+  payload: AnalysisPayload,
+  source: 'client' | 'server',
+  digest: string | null,
+  reviewRules?: ReadonlySet<string>,
+) {
   const now = ctx.now().toISOString();
   const saved = await ctx.stores.resources.saveAnalysis(orgId, resource.hash, payload, { rulesetDigest: digest, source, now });
   if (!saved) throw new NotFoundError('Resource not found');
@@ -110,7 +127,10 @@ async function clientRulesetDigest(ctx: EngineContext, orgId: string, resource: 
   const analyzer = ctx.analyzers.get(resource.analyzer);
   if (!analyzer?.defaultRuleVariant) return null;
   try {
-    return analysisDigest(resourceRuleset(await resolveRuleset(ctx, orgId, analyzer, unitRuleVariant(analyzer, resource, null)), resource).digest, resource.metadata);
+    return analysisDigest(
+      resourceRuleset(await resolveRuleset(ctx, orgId, analyzer, unitRuleVariant(analyzer, resource, null)), resource).digest,
+      resource.metadata,
+    );
   } catch {
     return null;
   }
@@ -132,7 +152,10 @@ export async function listNamespaceResources(ctx: EngineContext, orgId: string, 
   assertNamespace(namespace);
   const members = await ctx.stores.resources.listMembers(orgId, namespace);
   if (members.length === 0) throw new NotFoundError(`Namespace '${namespace}' not found`);
-  const docs = await ctx.stores.resources.getMany(orgId, members.map((m) => m.hash));
+  const docs = await ctx.stores.resources.getMany(
+    orgId,
+    members.map((m) => m.hash),
+  );
   const byHash = new Map(docs.map((d) => [d.hash, d]));
   return members.flatMap((m) => (byHash.has(m.hash) ? [presentResource(byHash.get(m.hash)!)] : []));
 }

@@ -20,7 +20,11 @@ export interface ResolvedRuleset {
  * The ruleset for one stored resource: the caller's `variant` when given, else the variant the
  * analyzer picks for the unit (provider rules for an AWS/Azure/GCP resource), else the default.
  */
-export function unitRuleVariant(analyzer: Analyzer, resource: { value: { type: string }; metadata: Record<string, unknown> }, variant: string | null): string | null {
+export function unitRuleVariant(
+  analyzer: Analyzer,
+  resource: { value: { type: string }; metadata: Record<string, unknown> },
+  variant: string | null,
+): string | null {
   return variant ?? analyzer.ruleVariantFor?.({ type: resource.value.type, metadata: resource.metadata }) ?? null;
 }
 
@@ -116,7 +120,10 @@ export function unitRuleset(ruleset: ResolvedRuleset, unit: SelectableUnit): Uni
 }
 
 /** The ruleset selected for one stored resource (see unitRuleset). */
-export function resourceRuleset(ruleset: ResolvedRuleset, resource: { value: { type: string; action: string }; metadata: Record<string, unknown> }): UnitRuleset {
+export function resourceRuleset(
+  ruleset: ResolvedRuleset,
+  resource: { value: { type: string; action: string }; metadata: Record<string, unknown> },
+): UnitRuleset {
   return unitRuleset(ruleset, { type: resource.value.type, action: resource.value.action, metadata: resource.metadata });
 }
 

@@ -57,7 +57,10 @@ export async function runJob(ctx: EngineContext, job: JobDoc, options: RunJobOpt
   const orgId = job.org_id;
   const started = await stores.jobs.transition(orgId, job.job_id, ['queued', 'running'], {
     // A resumed run walks every hash again (analysed ones are skipped but counted), so progress restarts at 0.
-    status: 'running', updated_at: ctx.now().toISOString(), total_count: job.hashes.length, processed_count: 0,
+    status: 'running',
+    updated_at: ctx.now().toISOString(),
+    total_count: job.hashes.length,
+    processed_count: 0,
   });
   if (!started) return (await stores.jobs.get(orgId, job.job_id)) ?? job;
 
@@ -154,8 +157,14 @@ export async function runJob(ctx: EngineContext, job: JobDoc, options: RunJobOpt
   let next = 0;
   const worker = async () => {
     while (next < queue.length && failure === null && !stopped && !quotaExceeded) {
-      if (options.shouldStop && (await options.shouldStop())) { stopped = true; break; }
-      if (options.budgetExhausted && (await options.budgetExhausted())) { quotaExceeded = true; break; }
+      if (options.shouldStop && (await options.shouldStop())) {
+        stopped = true;
+        break;
+      }
+      if (options.budgetExhausted && (await options.budgetExhausted())) {
+        quotaExceeded = true;
+        break;
+      }
       if (next >= queue.length || failure !== null) break;
       const resource = queue[next];
       next += 1;

@@ -5,7 +5,12 @@ import { terraformAnalyzer } from './terraform/index';
 import type { Analyzer } from '../core/unit';
 
 const stub = (name: string, isFallback = false): Analyzer => ({
-  name, description: name, version: '0.0.1', fileGlobs: [], defaultRuleVariant: null, isFallback,
+  name,
+  description: name,
+  version: '0.0.1',
+  fileGlobs: [],
+  defaultRuleVariant: null,
+  isFallback,
 });
 
 describe('createAnalyzerRegistry', () => {

@@ -76,7 +76,9 @@ export class AuditStore {
         this.events.find({ ...filter, actor_user_id: query.actorId }),
         this.events.find({ ...filter, actor_key_id: query.actorId }),
       ]);
-      const merged = [...byUser, ...byKey].sort((a, b) => (a.timestamp < b.timestamp ? 1 : a.timestamp > b.timestamp ? -1 : b.event_id.localeCompare(a.event_id)));
+      const merged = [...byUser, ...byKey].sort((a, b) =>
+        a.timestamp < b.timestamp ? 1 : a.timestamp > b.timestamp ? -1 : b.event_id.localeCompare(a.event_id),
+      );
       return merged.slice(query.offset, query.offset + query.limit);
     }
     return this.events.find(filter, { sort: { timestamp: -1, event_id: -1 }, skip: query.offset, limit: query.limit });

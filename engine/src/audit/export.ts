@@ -2,8 +2,20 @@ import type { AuditEventDoc } from './audit-store';
 import { presentAuditEvent } from './record';
 
 const COLUMNS = [
-  'event_id', 'org_id', 'action', 'target_type', 'target_id', 'actor_user_id', 'actor_key_id', 'actor_email',
-  'actor_is_superadmin', 'ip', 'before', 'after', 'request_id', 'timestamp',
+  'event_id',
+  'org_id',
+  'action',
+  'target_type',
+  'target_id',
+  'actor_user_id',
+  'actor_key_id',
+  'actor_email',
+  'actor_is_superadmin',
+  'ip',
+  'before',
+  'after',
+  'request_id',
+  'timestamp',
 ] as const;
 
 function cell(value: unknown): string {

@@ -39,9 +39,19 @@ export async function recordAudit(ctx: IdentityCtx, input: AuditInput): Promise<
 /** An audit event without its storage `_id` (the presenter of GET /metrics/audit). */
 export function presentAuditEvent(e: AuditEventDoc) {
   return {
-    event_id: e.event_id, org_id: e.org_id, action: e.action, target_type: e.target_type, target_id: e.target_id,
-    actor_user_id: e.actor_user_id, actor_key_id: e.actor_key_id, actor_email: e.actor_email,
-    actor_is_superadmin: e.actor_is_superadmin, ip: e.ip, before: e.before, after: e.after,
-    request_id: e.request_id, timestamp: e.timestamp,
+    event_id: e.event_id,
+    org_id: e.org_id,
+    action: e.action,
+    target_type: e.target_type,
+    target_id: e.target_id,
+    actor_user_id: e.actor_user_id,
+    actor_key_id: e.actor_key_id,
+    actor_email: e.actor_email,
+    actor_is_superadmin: e.actor_is_superadmin,
+    ip: e.ip,
+    before: e.before,
+    after: e.after,
+    request_id: e.request_id,
+    timestamp: e.timestamp,
   };
 }

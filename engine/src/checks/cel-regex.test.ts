@@ -8,11 +8,20 @@ import { compileCheck, runChecks } from './run-checks';
 /** Backtracking RegExp needs ~2^40 steps for this line against `(a+)+` patterns (hours); RE2 one pass. */
 const EVIL_LINE = `${'a'.repeat(40)}!`;
 
-const unit = (body: string): AnalysisUnit => ({ type: 'file', name: 'x', action: 'create', body, metadata: {} } as unknown as AnalysisUnit);
-const rule = (check: string): RuleDef => ({ rule_id: 'CUSTOM-X', title: 'x', severity: 'HIGH', applies_to: [], inputs: 'any', actions: [], check, body: '## CUSTOM-X: x' });
+const unit = (body: string): AnalysisUnit => ({ type: 'file', name: 'x', action: 'create', body, metadata: {} }) as unknown as AnalysisUnit;
+const rule = (check: string): RuleDef => ({
+  rule_id: 'CUSTOM-X',
+  title: 'x',
+  severity: 'HIGH',
+  applies_to: [],
+  inputs: 'any',
+  actions: [],
+  check,
+  body: '## CUSTOM-X: x',
+});
 
 describe('CEL matches() runs on the linear-time engine', () => {
-  it('a tenant\'s catastrophic pattern answers at once, in the check and in its evidence', () => {
+  it("a tenant's catastrophic pattern answers at once, in the check and in its evidence", () => {
     expect(runChecks([rule('lines.exists(l, l.matches("^(a+)+$"))')], unit(EVIL_LINE))).toEqual([]);
     // The check matches through another condition; collecting evidence still tests every line with the pattern.
     const matched = runChecks([rule('lines.exists(l, l == "hit") || "b".matches("^(a+)+$")')], unit(`hit\n${EVIL_LINE}`));
@@ -35,9 +44,12 @@ describe('CEL matches() runs on the linear-time engine', () => {
   });
 
   it('every pattern of the shipped rules compiles on RE2, except the listed built-in ones', () => {
-    const rules = ['terraform', 'dockerfile', 'github-actions', 'kubernetes', 'cloudformation', 'blackhole']
-      .flatMap((a) => listBuiltinRuleVariants(a).flatMap((v) => parseRules(loadBuiltinRuleset(a, v))));
-    const patterns = new Set(rules.flatMap((r) => [...(r.check ?? '').matchAll(/\.matches\(\s*("(?:[^"\\]|\\.)*")\s*\)/g)].map((m) => JSON.parse(m[1]) as string)));
+    const rules = ['terraform', 'dockerfile', 'github-actions', 'kubernetes', 'cloudformation', 'blackhole'].flatMap((a) =>
+      listBuiltinRuleVariants(a).flatMap((v) => parseRules(loadBuiltinRuleset(a, v))),
+    );
+    const patterns = new Set(
+      rules.flatMap((r) => [...(r.check ?? '').matchAll(/\.matches\(\s*("(?:[^"\\]|\\.)*")\s*\)/g)].map((m) => JSON.parse(m[1]) as string)),
+    );
     expect(patterns.size).toBeGreaterThanOrEqual(20);
     const notRe2 = [...patterns].filter((p) => linearPatternError(p) !== null);
     expect(notRe2.sort()).toEqual([...BUILTIN_NON_RE2_PATTERNS.keys()].sort());

@@ -41,8 +41,10 @@ export function celMatches(text: string, pattern: string): boolean {
 /** The name the environment gives the linear `matches`; every parsed `matches` call is pointed at it. */
 const LINEAR_MATCHES = 'matchesLinear';
 
-const environment = new Environment({ unlistedVariablesAreDyn: true })
-  .registerFunction(`string.${LINEAR_MATCHES}(string): bool`, (text: string, pattern: string) => celMatches(text, pattern));
+const environment = new Environment({ unlistedVariablesAreDyn: true }).registerFunction(
+  `string.${LINEAR_MATCHES}(string): bool`,
+  (text: string, pattern: string) => celMatches(text, pattern),
+);
 
 interface AstLike {
   readonly op: string;

@@ -17,11 +17,20 @@ export function deterministicPayload(matches: readonly CheckMatch[], unit: Analy
   if (matches.length > 0) return { summary, findings: matches.map((m) => checkFinding(m, unit)) };
   return {
     summary,
-    findings: [{
-      title: 'No findings', severity: 'INFO', rule_id: NO_FINDINGS_RULE_ID, risk: `No deterministic check matched (${checked} checked); rules without a check were not evaluated.`,
-      why_it_matters: 'Only machine-checkable conditions were tested.', suggested_next_step: 'Run the analysis with a model for the remaining rules.',
-      confidence: 'HIGH', evidence: [], resource_address: unit.name, tags: [],
-    }],
+    findings: [
+      {
+        title: 'No findings',
+        severity: 'INFO',
+        rule_id: NO_FINDINGS_RULE_ID,
+        risk: `No deterministic check matched (${checked} checked); rules without a check were not evaluated.`,
+        why_it_matters: 'Only machine-checkable conditions were tested.',
+        suggested_next_step: 'Run the analysis with a model for the remaining rules.',
+        confidence: 'HIGH',
+        evidence: [],
+        resource_address: unit.name,
+        tags: [],
+      },
+    ],
   };
 }
 
@@ -38,7 +47,13 @@ export function mergeFindings(model: AnalysisPayload, matches: readonly CheckMat
     const own = checkFinding(m, unit);
     const said = byRule.get(m.rule.rule_id);
     if (!said) return own;
-    return { ...said, severity: said.severity, confidence: 'HIGH' as const, evidence: [...new Set([...own.evidence, ...said.evidence])], tags: [...new Set([...said.tags, 'deterministic'])] };
+    return {
+      ...said,
+      severity: said.severity,
+      confidence: 'HIGH' as const,
+      evidence: [...new Set([...own.evidence, ...said.evidence])],
+      tags: [...new Set([...said.tags, 'deterministic'])],
+    };
   });
   const provenIds = new Set(matches.map((m) => m.rule.rule_id));
   const rest = model.findings.filter((f) => !provenIds.has(f.rule_id) && f.rule_id !== NO_FINDINGS_RULE_ID);

@@ -8,7 +8,8 @@ import { deterministicPayload, mergeFindings } from './merge';
 import { planJsonUnits } from '../analyzers/terraform/plan-json';
 
 const planUnits = (file: string) => terraformAnalyzer.ingest!(corpusFile(`tfplan-json/${file}`).toString('utf8'));
-const rulesFor = (unit: ReturnType<typeof planUnits>[number]) => selectRules(loadBuiltinRuleset('terraform', terraformAnalyzer.ruleVariantFor!(unit) ?? 'default'), unit).rules;
+const rulesFor = (unit: ReturnType<typeof planUnits>[number]) =>
+  selectRules(loadBuiltinRuleset('terraform', terraformAnalyzer.ruleVariantFor!(unit) ?? 'default'), unit).rules;
 
 describe('deterministic checks', () => {
   it('every shipped `Check (CEL):` expression parses', () => {
@@ -36,7 +37,9 @@ describe('deterministic checks', () => {
     const fw = planUnits('infracost-azure-firewall.json').find((u) => u.type === 'azurerm_firewall')!;
     const matches = runChecks(rulesFor(fw), fw);
     const payload = deterministicPayload(matches, fw, 1);
-    expect(payload.findings).toEqual([expect.objectContaining({ rule_id: 'TF-AZURE-FIREWALL-THREAT-INTEL-OFF', confidence: 'HIGH', evidence: ['+ threat_intel_mode = "Alert"'] })]);
+    expect(payload.findings).toEqual([
+      expect.objectContaining({ rule_id: 'TF-AZURE-FIREWALL-THREAT-INTEL-OFF', confidence: 'HIGH', evidence: ['+ threat_intel_mode = "Alert"'] }),
+    ]);
   });
 
   it('a clean unit gives the NO-FINDINGS all-clear; a check that fails to evaluate does not match', () => {
@@ -49,16 +52,45 @@ describe('deterministic checks', () => {
   it('merging: a proven rule keeps the model text with HIGH confidence; NO-FINDINGS goes', () => {
     const fw = planUnits('infracost-azure-firewall.json').find((u) => u.type === 'azurerm_firewall')!;
     const matches = runChecks(rulesFor(fw), fw);
-    const model = { summary: 'm', findings: [{ title: 'No findings', severity: 'INFO' as const, rule_id: 'NO-FINDINGS', risk: '', why_it_matters: '', suggested_next_step: '', confidence: 'HIGH' as const, evidence: [], resource_address: fw.name, tags: [] }] };
+    const model = {
+      summary: 'm',
+      findings: [
+        {
+          title: 'No findings',
+          severity: 'INFO' as const,
+          rule_id: 'NO-FINDINGS',
+          risk: '',
+          why_it_matters: '',
+          suggested_next_step: '',
+          confidence: 'HIGH' as const,
+          evidence: [],
+          resource_address: fw.name,
+          tags: [],
+        },
+      ],
+    };
     const merged = mergeFindings(model, matches, fw);
     expect(merged.findings.map((f) => f.rule_id)).toEqual(['TF-AZURE-FIREWALL-THREAT-INTEL-OFF']);
   });
 });
 
 describe('the `companions` variable (plan context: the resources that configure the unit)', () => {
-  const bucket = { address: 'aws_s3_bucket.b', mode: 'managed', type: 'aws_s3_bucket', name: 'b', change: { actions: ['create'], before: null, after: { bucket: 'logs-x' }, after_unknown: {} } };
-  const pab = (acls: boolean) => ({ address: 'aws_s3_bucket_public_access_block.b', mode: 'managed', type: 'aws_s3_bucket_public_access_block', name: 'b', change: { actions: ['create'], before: null, after: { bucket: 'logs-x', block_public_acls: acls }, after_unknown: {} } });
-  const bucketUnit = (changes: unknown[]) => planJsonUnits({ format_version: '1.2', resource_changes: changes }, 'terraform').find((u) => u.type === 'aws_s3_bucket')!;
+  const bucket = {
+    address: 'aws_s3_bucket.b',
+    mode: 'managed',
+    type: 'aws_s3_bucket',
+    name: 'b',
+    change: { actions: ['create'], before: null, after: { bucket: 'logs-x' }, after_unknown: {} },
+  };
+  const pab = (acls: boolean) => ({
+    address: 'aws_s3_bucket_public_access_block.b',
+    mode: 'managed',
+    type: 'aws_s3_bucket_public_access_block',
+    name: 'b',
+    change: { actions: ['create'], before: null, after: { bucket: 'logs-x', block_public_acls: acls }, after_unknown: {} },
+  });
+  const bucketUnit = (changes: unknown[]) =>
+    planJsonUnits({ format_version: '1.2', resource_changes: changes }, 'terraform').find((u) => u.type === 'aws_s3_bucket')!;
   const rule = (check: string) => [{ ...parseRules(loadBuiltinRuleset('terraform', 'aws'))[0], check }];
   const MISSING = "unit.action != 'destroy' && !companions.exists(c, c.type == 'aws_s3_bucket_public_access_block')";
   const WEAK = "companions.exists(c, c.type == 'aws_s3_bucket_public_access_block' && c.values.block_public_acls == false)";
@@ -69,7 +101,7 @@ describe('the `companions` variable (plan context: the resources that configure 
     expect(runChecks(rule(MISSING), bucketUnit([bucket, pab(true)]))).toEqual([]);
   });
 
-  it('reads the companions\' values: a weakened block matches, a strict one does not', () => {
+  it("reads the companions' values: a weakened block matches, a strict one does not", () => {
     expect(runChecks(rule(WEAK), bucketUnit([bucket, pab(false)]))).toHaveLength(1);
     expect(runChecks(rule(WEAK), bucketUnit([bucket, pab(true)]))).toEqual([]);
   });
@@ -86,4 +118,3 @@ describe('the `companions` variable (plan context: the resources that configure 
     expect(runChecks(rule('size(companions) == 0'), bucketUnit([bucket]))).toHaveLength(1);
   });
 });
-

@@ -58,7 +58,9 @@ export interface CheckMatch {
  */
 export function runChecks(rules: readonly RuleDef[], unit: AnalysisUnit): CheckMatch[] {
   const values = unit.metadata.values;
-  const secrets = Array.isArray(unit.metadata.plaintext_secrets) ? (unit.metadata.plaintext_secrets as { attribute?: string; kind?: string; line?: string }[]) : [];
+  const secrets = Array.isArray(unit.metadata.plaintext_secrets)
+    ? (unit.metadata.plaintext_secrets as { attribute?: string; kind?: string; line?: string }[])
+    : [];
   const known = Array.isArray(unit.metadata.context) ? (unit.metadata.context as unknown[]) : null;
   const context = {
     values: values ?? null,
@@ -81,7 +83,14 @@ export function runChecks(rules: readonly RuleDef[], unit: AnalysisUnit): CheckM
       continue;
     }
     if (result !== true) continue;
-    matches.push({ rule, evidence: evidenceFor(rule.check, unit.body, secrets.map((s) => s.line ?? '')) });
+    matches.push({
+      rule,
+      evidence: evidenceFor(
+        rule.check,
+        unit.body,
+        secrets.map((s) => s.line ?? ''),
+      ),
+    });
   }
   return matches;
 }
@@ -93,7 +102,24 @@ function companionVariable(entry: unknown): { address: string; type: string; act
   return { address: text(c.address), type: text(c.type), action: text(c.action), values: c.values ?? null };
 }
 
-const NOT_FIELDS = new Set(['values', 'companions', 'secrets', 'unit', 'exists', 'all', 'exists_one', 'map', 'filter', 'size', 'has', 'contains', 'startsWith', 'endsWith', 'matches', 'orValue']);
+const NOT_FIELDS = new Set([
+  'values',
+  'companions',
+  'secrets',
+  'unit',
+  'exists',
+  'all',
+  'exists_one',
+  'map',
+  'filter',
+  'size',
+  'has',
+  'contains',
+  'startsWith',
+  'endsWith',
+  'matches',
+  'orValue',
+]);
 
 /**
  * Evidence for a match: the body lines that assign a field the expression names
@@ -108,7 +134,10 @@ function evidenceFor(check: string, body: string, secretLines: readonly string[]
   const named = [...expression.matchAll(/\.([A-Za-z_][A-Za-z0-9_]*)\b(?!\s*\()/g)].map((m) => m[1]);
   const quoted = [...expression.matchAll(/"([a-z_][a-z0-9_]*)"/g)].map((m) => m[1]); // keys read as values[k]
   const fields = new Set([...named, ...quoted].filter((f) => !NOT_FIELDS.has(f)));
-  const lines = body.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+  const lines = body
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
   const picked = lines.filter((line) => {
     const key = /^(?:[+~-]\s+)?"?([A-Za-z0-9_.-]+)"?\s*[=:]/.exec(line)?.[1];
     return key !== undefined && fields.has(key);
@@ -134,7 +163,10 @@ function withoutCompanionCalls(check: string): string {
     let j = m.index + m[0].length;
     for (let quote = ''; j < check.length && depth > 0; j += 1) {
       const c = check[j];
-      if (quote) { if (c === '\\') j += 1; else if (c === quote) quote = ''; } else if (c === '"' || c === "'") quote = c;
+      if (quote) {
+        if (c === '\\') j += 1;
+        else if (c === quote) quote = '';
+      } else if (c === '"' || c === "'") quote = c;
       else if (c === '(') depth += 1;
       else if (c === ')') depth -= 1;
     }
@@ -179,6 +211,9 @@ export function checkFinding(match: CheckMatch, unit: AnalysisUnit): Finding {
 /** The matches as known facts for the prompt (prompt.ts `facts`): one line per rule; '' when none. */
 export function factsText(matches: readonly CheckMatch[]): string {
   return matches
-    .map((m) => `- ${m.rule.rule_id} (${m.rule.title}): deterministic check \`${m.rule.check}\` matched${m.evidence.length > 0 ? `; evidence: ${m.evidence.map((e) => JSON.stringify(e)).join(', ')}` : ''}`)
+    .map(
+      (m) =>
+        `- ${m.rule.rule_id} (${m.rule.title}): deterministic check \`${m.rule.check}\` matched${m.evidence.length > 0 ? `; evidence: ${m.evidence.map((e) => JSON.stringify(e)).join(', ')}` : ''}`,
+    )
     .join('\n');
 }

@@ -33,7 +33,10 @@ export interface CommitStatus {
 
 /** A failed REST call; `status` is the HTTP status (404 for a deleted comment). */
 export class CodeHostHttpError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
   }
 }

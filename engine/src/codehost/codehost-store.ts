@@ -83,9 +83,7 @@ export const CODEHOST_INDEXES: Record<string, IndexSpec[]> = {
     { name: 'installation', keys: { installation_id: 1 }, unique: true },
     { name: 'org', keys: { org_id: 1 }, unique: true },
   ],
-  codehost_pulls: [
-    { name: 'org_namespace', keys: { org_id: 1, namespace: 1 }, unique: true },
-  ],
+  codehost_pulls: [{ name: 'org_namespace', keys: { org_id: 1, namespace: 1 }, unique: true }],
   codehost_deliveries: [
     { name: 'delivery', keys: { delivery_id: 1 }, unique: true },
     { name: 'ttl', keys: { received_at: 1 }, expireAfterSeconds: DELIVERY_TTL_SECONDS },
@@ -128,7 +126,11 @@ export class CodehostStore {
   }
 
   /** Upserts the fields given, keeping created_at and every field not named. */
-  async upsert(orgId: string, fields: Partial<Omit<CodehostIntegrationDoc, '_id' | 'org_id' | 'created_at' | 'updated_at'>>, now: string): Promise<CodehostIntegrationDoc> {
+  async upsert(
+    orgId: string,
+    fields: Partial<Omit<CodehostIntegrationDoc, '_id' | 'org_id' | 'created_at' | 'updated_at'>>,
+    now: string,
+  ): Promise<CodehostIntegrationDoc> {
     const insertDefaults: Record<string, unknown> = { created_at: now };
     for (const [key, value] of Object.entries({ llm_backend: null, model: null, rule_type: null, codehost_app: null })) {
       if (!(key in fields)) insertDefaults[key] = value;
@@ -196,7 +198,11 @@ export class CodehostStore {
   }
 
   async putPull(orgId: string, namespace: string, fields: Partial<Omit<PullDoc, '_id' | 'org_id' | 'namespace'>>, now: string): Promise<PullDoc> {
-    await this.pulls.updateOne({ org_id: orgId, namespace }, { $set: { ...fields, updated_at: now }, $setOnInsert: fields.comment_id === undefined ? { comment_id: null } : {} }, { upsert: true });
+    await this.pulls.updateOne(
+      { org_id: orgId, namespace },
+      { $set: { ...fields, updated_at: now }, $setOnInsert: fields.comment_id === undefined ? { comment_id: null } : {} },
+      { upsert: true },
+    );
     return (await this.getPull(orgId, namespace)) as PullDoc;
   }
 

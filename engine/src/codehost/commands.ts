@@ -51,7 +51,10 @@ function escapeRegExp(text: string): string {
  * a known command (or lack the rule id a verdict needs) are skipped. Pure.
  */
 export function parseCommands(body: string, prefix: string): ReplyCommand[] {
-  const line = new RegExp(`^\\s*@${escapeRegExp(prefix)}\\s+(false-positive|accept-risk|missed)\\b(?:\\s+([A-Za-z0-9][A-Za-z0-9._:/-]{0,127}))?\\s*(?::\\s*([\\s\\S]*))?$`, 'i');
+  const line = new RegExp(
+    `^\\s*@${escapeRegExp(prefix)}\\s+(false-positive|accept-risk|missed)\\b(?:\\s+([A-Za-z0-9][A-Za-z0-9._:/-]{0,127}))?\\s*(?::\\s*([\\s\\S]*))?$`,
+    'i',
+  );
   const commands: ReplyCommand[] = [];
   for (const text of body.split('\n')) {
     const match = line.exec(text.replace(/\r$/, ''));
@@ -84,7 +87,10 @@ export async function recordReplyCommands(ctx: EngineContext, settings: Codehost
   const outsider = event.repository.private === false && !INSIDERS.has(event.comment.author_association ?? 'NONE');
   const tripped = settings.injection_scan_enabled && scanForInjection(event.comment.body).length > 0;
   const common = {
-    source: 'codehost_command' as const, actor: `github:${event.comment.user.login}`, trusted: !outsider && !tripped, namespace,
+    source: 'codehost_command' as const,
+    actor: `github:${event.comment.user.login}`,
+    trusted: !outsider && !tripped,
+    namespace,
     provenance: { provider: 'github', repo: `${owner}/${repo}`, pr_number: event.issue.number, comment_id: String(event.comment.id) },
   };
   let written = 0;
@@ -92,7 +98,12 @@ export async function recordReplyCommands(ctx: EngineContext, settings: Codehost
     const { verdict, reason } = WORDS[command.word];
     const matching = findings.filter((f) => f.rule_id === command.ruleId);
     if (command.word !== 'missed' && matching.length === 0) {
-      await appendFeedback(ctx, orgId, { resource_hash: '', rule_id: command.ruleId!, severity: null }, { ...common, verdict: 'unclear', reason_code: reason, comment: command.note });
+      await appendFeedback(
+        ctx,
+        orgId,
+        { resource_hash: '', rule_id: command.ruleId!, severity: null },
+        { ...common, verdict: 'unclear', reason_code: reason, comment: command.note },
+      );
       written += 1;
       continue;
     }

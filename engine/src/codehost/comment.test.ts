@@ -4,22 +4,39 @@ import { GITHUB_COMMENT_LIMIT, namespaceFromBody, renderComment, type CommentInp
 
 function finding(i: number): FindingDoc {
   return {
-    org_id: 'o', resource_hash: `${i}`.padStart(64, '0'), rule_id: `AWS-RULE-${i}`, resource_address: `aws_security_group.rule_${i}_${'x'.repeat(200)}`,
-    severity: 'HIGH', title: `A very long title ${'<script>|@team #12 '.repeat(40)}`, status: 'open', first_seen: '', last_seen: '',
-    occurrence_count: 1, note: null, updated_by: null, updated_at: null, confidence: 'HIGH',
+    org_id: 'o',
+    resource_hash: `${i}`.padStart(64, '0'),
+    rule_id: `AWS-RULE-${i}`,
+    resource_address: `aws_security_group.rule_${i}_${'x'.repeat(200)}`,
+    severity: 'HIGH',
+    title: `A very long title ${'<script>|@team #12 '.repeat(40)}`,
+    status: 'open',
+    first_seen: '',
+    last_seen: '',
+    occurrence_count: 1,
+    note: null,
+    updated_by: null,
+    updated_at: null,
+    confidence: 'HIGH',
   } as FindingDoc;
 }
 
 const base: Omit<CommentInput, 'findings'> = {
-  namespace: 'pr-acme-infra-7', state: 'failure',
+  namespace: 'pr-acme-infra-7',
+  state: 'failure',
   gate: { blocking: true, open: { CRITICAL: 0, HIGH: 5000, MEDIUM: 0, LOW: 0, INFO: 0 }, openAtOrAbove: 5000, needsReview: 0 },
-  detections: [], jobStatus: 'done', jobError: null, quotaExceeded: false,
-  reportUrl: 'https://pw.example/api/v1/reports/tok', dashboardUrl: 'https://dash.example/findings?namespace=pr-acme-infra-7',
-  headSha: 'f'.repeat(40), now: new Date('2026-01-02T03:04:05Z'),
+  detections: [],
+  jobStatus: 'done',
+  jobError: null,
+  quotaExceeded: false,
+  reportUrl: 'https://pw.example/api/v1/reports/tok',
+  dashboardUrl: 'https://dash.example/findings?namespace=pr-acme-infra-7',
+  headSha: 'f'.repeat(40),
+  now: new Date('2026-01-02T03:04:05Z'),
 };
 
 describe('the pull request comment', () => {
-  it('always fits GitHub\'s 65,536-character limit: summary first, trimmed table with a count and the link to the rest', () => {
+  it("always fits GitHub's 65,536-character limit: summary first, trimmed table with a count and the link to the rest", () => {
     const body = renderComment({ ...base, findings: Array.from({ length: 5000 }, (_, i) => finding(i)) });
     expect(body.length).toBeLessThan(GITHUB_COMMENT_LIMIT);
     expect(body.split('\n')[0]).toBe('<!-- service-report:pr-acme-infra-7 -->');

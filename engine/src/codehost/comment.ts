@@ -63,28 +63,42 @@ export function cell(text: string): string {
   const flat = text.replace(/[\r\n\t]+/g, ' ').replace(/[\u0000-\u001f\u007f]/g, '');
   const short = [...flat].length > CELL_MAX ? `${[...flat].slice(0, CELL_MAX - 1).join('')}…` : flat;
   return short
-    .replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
     .replace(/([\\`*_[\]|~])/g, '\\$1')
-    .replace(/@/g, '@\u200b').replace(/#(\d)/g, '#\u200b$1');
+    .replace(/@/g, '@\u200b')
+    .replace(/#(\d)/g, '#\u200b$1');
 }
 
 const STATUS_ORDER: Record<string, number> = { open: 0, needs_review: 1, acknowledged: 2, suppressed: 3, false_positive: 4 };
 
 function sortFindings(findings: readonly FindingDoc[]): FindingDoc[] {
-  return [...findings].sort((a, b) => (STATUS_ORDER[a.status] - STATUS_ORDER[b.status])
-    || (SEVERITY_ORDER.indexOf(a.severity) - SEVERITY_ORDER.indexOf(b.severity))
-    || a.rule_id.localeCompare(b.rule_id) || a.resource_address.localeCompare(b.resource_address));
+  return [...findings].sort(
+    (a, b) =>
+      STATUS_ORDER[a.status] - STATUS_ORDER[b.status] ||
+      SEVERITY_ORDER.indexOf(a.severity) - SEVERITY_ORDER.indexOf(b.severity) ||
+      a.rule_id.localeCompare(b.rule_id) ||
+      a.resource_address.localeCompare(b.resource_address),
+  );
 }
 
 function summary(input: CommentInput): string[] {
   const lines = [`## Planwarden: ${HEADLINES[input.state]}`, ''];
-  if (input.state === 'error') lines.push(`The analysis ended \`${cell(input.jobStatus)}\`: ${cell(input.jobError ?? 'no detail')}. Push a new commit to run it again.`, '');
+  if (input.state === 'error')
+    lines.push(`The analysis ended \`${cell(input.jobStatus)}\`: ${cell(input.jobError ?? 'no detail')}. Push a new commit to run it again.`, '');
   if (input.quotaExceeded) lines.push('The monthly LLM spend cap was reached: this report covers only part of the change.', '');
   const counts = SEVERITY_ORDER.map((s) => `${s} ${input.gate.open[s]}`).join(' · ');
-  lines.push(`Open findings: ${counts} · awaiting review: ${input.gate.needsReview} · triaged: ${input.findings.filter((f) => STATUS_ORDER[f.status] >= 2).length}`, '');
+  lines.push(
+    `Open findings: ${counts} · awaiting review: ${input.gate.needsReview} · triaged: ${input.findings.filter((f) => STATUS_ORDER[f.status] >= 2).length}`,
+    '',
+  );
   const unmatched = input.detections.filter((d) => d.analyzer === null);
   if (unmatched.length > 0) {
-    const shown = unmatched.slice(0, 20).map((d) => `\`${cell(d.path)}\``).join(', ');
+    const shown = unmatched
+      .slice(0, 20)
+      .map((d) => `\`${cell(d.path)}\``)
+      .join(', ');
     lines.push(`Not analysed (no analyzer matched): ${shown}${unmatched.length > 20 ? ` and ${unmatched.length - 20} more` : ''}.`, '');
   }
   return lines;
@@ -110,7 +124,9 @@ function footer(input: CommentInput): string {
 export function renderComment(input: CommentInput): string {
   const head = [reportMarker(input.namespace), namespaceMarker(input.namespace), ...summary(input)].join('\n');
   const tail = ['', links(input), '', '---', footer(input)].join('\n');
-  const rows = sortFindings(input.findings).map((f) => `| ${f.severity} | ${cell(f.status)} | \`${cell(f.rule_id)}\` | ${cell(f.resource_address)} | ${cell(f.title)} |`);
+  const rows = sortFindings(input.findings).map(
+    (f) => `| ${f.severity} | ${cell(f.status)} | \`${cell(f.rule_id)}\` | ${cell(f.resource_address)} | ${cell(f.title)} |`,
+  );
   if (rows.length === 0) return `${head}\n${input.state === 'error' ? '' : 'No findings.'}\n${tail}`;
   const table = ['### Findings', '', '| Severity | Status | Rule | Resource | Title |', '|---|---|---|---|---|'];
   let size = head.length + tail.length + table.join('\n').length + 2;
@@ -122,7 +138,11 @@ export function renderComment(input: CommentInput): string {
     shown += 1;
   }
   if (shown < rows.length) {
-    const where = input.reportUrl ? ` — [Open the full report](${input.reportUrl}) for all of them` : input.dashboardUrl ? ` — see the dashboard for all of them` : '';
+    const where = input.reportUrl
+      ? ` — [Open the full report](${input.reportUrl}) for all of them`
+      : input.dashboardUrl
+        ? ` — see the dashboard for all of them`
+        : '';
     table.push('', `${rows.length - shown} more finding(s) not shown${where}.`);
   }
   return `${head}\n${table.join('\n')}\n${tail}`;

@@ -33,22 +33,55 @@ const ADDRESSEE = String.raw`(?:ai|a\.i\.|llm|language model|assistant|chat ?gpt
 
 const PATTERNS: readonly Pattern[] = [
   // "ignore / disregard / forget ... previous / all ... instructions / rules / prompt"
-  { kind: 'reviewer_instruction', re: /\b(?:ignore|disregard|forget|override|bypass|skip)\b[^\n]{0,40}?\b(?:previous|prior|above|earlier|preceding|all|any|your|the|system|security|these)\b[^\n]{0,30}?\b(?:instructions?|rules?|rulesets?|prompts?|guidelines|directives|policies|checks?|context)\b/i },
+  {
+    kind: 'reviewer_instruction',
+    re: /\b(?:ignore|disregard|forget|override|bypass|skip)\b[^\n]{0,40}?\b(?:previous|prior|above|earlier|preceding|all|any|your|the|system|security|these)\b[^\n]{0,30}?\b(?:instructions?|rules?|rulesets?|prompts?|guidelines|directives|policies|checks?|context)\b/i,
+  },
   // Telling the reviewer what verdict to give.
-  { kind: 'reviewer_instruction', re: /\b(?:report|return|output|respond(?: with)?|answer(?: with)?|reply(?: with)?|say|state|conclude)\b[^\n]{0,30}?(?:\bno (?:security )?(?:findings|issues|vulnerabilities|problems|risks)\b|NO-FINDINGS|\bthat (?:this|it|the)(?: (?:code|change|diff|resource|file|plan))? is (?:safe|secure|compliant|benign|fine)\b)/i },
-  { kind: 'reviewer_instruction', re: /\b(?:mark|classify|rate|treat|consider|label) (?:this|it|the)(?: (?:code|change|diff|resource|file|plan|finding)s?)? as (?:safe|secure|compliant|benign|low[- ]risk|info|a false positive)\b/i },
-  { kind: 'reviewer_instruction', re: /\b(?:do not|don't|never|must not)\s+(?:report|flag|mention|raise)\b[^\n]{0,30}?\b(?:findings?|issues?|vulnerabilit(?:y|ies)|problems?|risks?|this (?:resource|file|change|bucket|rule))\b/i },
-  { kind: 'reviewer_instruction', re: new RegExp(String.raw`\b(?:dear|attention|hey|hi|hello|note to(?: the)?|message (?:to|for)(?: the)?|instructions? (?:to|for)(?: the)?)\s+${ADDRESSEE}\b`, 'i') },
+  {
+    kind: 'reviewer_instruction',
+    re: /\b(?:report|return|output|respond(?: with)?|answer(?: with)?|reply(?: with)?|say|state|conclude)\b[^\n]{0,30}?(?:\bno (?:security )?(?:findings|issues|vulnerabilities|problems|risks)\b|NO-FINDINGS|\bthat (?:this|it|the)(?: (?:code|change|diff|resource|file|plan))? is (?:safe|secure|compliant|benign|fine)\b)/i,
+  },
+  {
+    kind: 'reviewer_instruction',
+    re: /\b(?:mark|classify|rate|treat|consider|label) (?:this|it|the)(?: (?:code|change|diff|resource|file|plan|finding)s?)? as (?:safe|secure|compliant|benign|low[- ]risk|info|a false positive)\b/i,
+  },
+  {
+    kind: 'reviewer_instruction',
+    re: /\b(?:do not|don't|never|must not)\s+(?:report|flag|mention|raise)\b[^\n]{0,30}?\b(?:findings?|issues?|vulnerabilit(?:y|ies)|problems?|risks?|this (?:resource|file|change|bucket|rule))\b/i,
+  },
+  {
+    kind: 'reviewer_instruction',
+    re: new RegExp(
+      String.raw`\b(?:dear|attention|hey|hi|hello|note to(?: the)?|message (?:to|for)(?: the)?|instructions? (?:to|for)(?: the)?)\s+${ADDRESSEE}\b`,
+      'i',
+    ),
+  },
   { kind: 'reviewer_instruction', re: new RegExp(String.raw`\bif you are an? ${ADDRESSEE}\b`, 'i') },
   // Role changes.
-  { kind: 'role_change', re: /\byou are (?:now|no longer)\b|\bfrom now on,? you\b|\bpretend (?:to be|that you are|you are)\b|\b(?:enter|enable|activate)\s+(?:developer|god|dan|jailbreak|unrestricted)\s+mode\b/i },
-  { kind: 'role_change', re: new RegExp(String.raw`\b(?:act|behave|respond) as (?:an? |the )?(?:unrestricted |jailbroken |different |new )?(?:${ADDRESSEE}|system|administrator|dan)\b`, 'i') },
+  {
+    kind: 'role_change',
+    re: /\byou are (?:now|no longer)\b|\bfrom now on,? you\b|\bpretend (?:to be|that you are|you are)\b|\b(?:enter|enable|activate)\s+(?:developer|god|dan|jailbreak|unrestricted)\s+mode\b/i,
+  },
+  {
+    kind: 'role_change',
+    re: new RegExp(
+      String.raw`\b(?:act|behave|respond) as (?:an? |the )?(?:unrestricted |jailbroken |different |new )?(?:${ADDRESSEE}|system|administrator|dan)\b`,
+      'i',
+    ),
+  },
   { kind: 'role_change', re: /\b(?:new|updated|revised|real|actual) (?:system )?(?:instructions|prompt|task|role)\s*:/i },
   // Fake system / chat-template text.
   { kind: 'fake_system_text', re: /<\|(?:im_start|im_end|system|endoftext|assistant|user)\|>|\[\/?INST\]|<<\/?SYS>>|<\/?(?:system|assistant|instructions?)>/i },
   // A line posing as a chat turn: `SYSTEM: ...`, `# System prompt: ...` (capitalised, unlike YAML keys such as `system:masters`).
-  { kind: 'fake_system_text', re: /^[\s#*>/;+-]*(?:SYSTEM|System|ASSISTANT|Assistant|DEVELOPER|Developer)(?: (?:PROMPT|Prompt|prompt|MESSAGE|Message|message|NOTE|Note|note|OVERRIDE|Override|override))?\s*:\s+\S/m },
-  { kind: 'fake_system_text', re: /\b(?:BEGIN|END) (?:SYSTEM|ADMIN|DEVELOPER) (?:PROMPT|MESSAGE|INSTRUCTIONS?)\b|\b(?:RULESET|UNTRUSTED|UNIT_BODY|UNIT|CALIBRATION)_(?:BEGIN|END)\b|\bend of (?:the )?(?:untrusted|user) (?:data|input|content)\b/i },
+  {
+    kind: 'fake_system_text',
+    re: /^[\s#*>/;+-]*(?:SYSTEM|System|ASSISTANT|Assistant|DEVELOPER|Developer)(?: (?:PROMPT|Prompt|prompt|MESSAGE|Message|message|NOTE|Note|note|OVERRIDE|Override|override))?\s*:\s+\S/m,
+  },
+  {
+    kind: 'fake_system_text',
+    re: /\b(?:BEGIN|END) (?:SYSTEM|ADMIN|DEVELOPER) (?:PROMPT|MESSAGE|INSTRUCTIONS?)\b|\b(?:RULESET|UNTRUSTED|UNIT_BODY|UNIT|CALIBRATION)_(?:BEGIN|END)\b|\bend of (?:the )?(?:untrusted|user) (?:data|input|content)\b/i,
+  },
 ];
 
 /** A base64 run long enough to carry a sentence. */
@@ -114,6 +147,9 @@ export function scanForInjection(text: string): InjectionHit[] {
 /** One paragraph describing hits for a finding or a comment: kinds and the first excerpts. */
 export function describeHits(hits: readonly InjectionHit[]): string {
   const kinds = [...new Set(hits.map((h) => h.kind.replace(/_/g, ' ')))].join(', ');
-  const examples = hits.slice(0, 3).map((h) => `line ${h.line}: ${h.excerpt}`).join('; ');
+  const examples = hits
+    .slice(0, 3)
+    .map((h) => `line ${h.line}: ${h.excerpt}`)
+    .join('; ');
   return `Possible prompt injection (${kinds}) — ${examples}`;
 }

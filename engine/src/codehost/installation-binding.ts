@@ -52,8 +52,12 @@ export async function bindInstallation(ictx: IdentityCtx, orgId: string, install
   await store.upsert(orgId, {}, now);
   if (before?.installation_id !== after.installation_id) {
     await recordAudit(ictx, {
-      orgId, action: 'codehost.installation_bind', targetType: 'codehost_installation', targetId: installationId,
-      before: before ? { installation_id: before.installation_id } : null, after: { installation_id: after.installation_id, proof },
+      orgId,
+      action: 'codehost.installation_bind',
+      targetType: 'codehost_installation',
+      targetId: installationId,
+      before: before ? { installation_id: before.installation_id } : null,
+      after: { installation_id: after.installation_id, proof },
     });
   }
   return presentBinding(after);
@@ -67,7 +71,9 @@ export async function bindInstallation(ictx: IdentityCtx, orgId: string, install
 export async function bindByConfigPost(ictx: IdentityCtx, orgId: string, installationId: string): Promise<void> {
   if ((await ictx.engine.stores.codehost.installationOf(orgId))?.installation_id === installationId) return;
   if (!ictx.actor.isSuperadmin) {
-    throw new ForbiddenError('An installation is bound through the GitHub App install link (POST .../integrations/codehost/install-link) or by a platform administrator, not by its id');
+    throw new ForbiddenError(
+      'An installation is bound through the GitHub App install link (POST .../integrations/codehost/install-link) or by a platform administrator, not by its id',
+    );
   }
   await bindInstallation(ictx, orgId, installationId, 'superadmin');
 }
@@ -85,7 +91,7 @@ export async function adminBindInstallation(ictx: IdentityCtx, orgId: string, in
 /** The app serving `doc`'s org, or NotImplementedError (501) when neither it nor the platform has one. */
 function appFor(deps: CodehostDeps, doc: CodehostIntegrationDoc | null) {
   const identity = appIdentityFor(deps.analysis.ctx, deps.settings(), doc);
-  if (!identity) throw new NotImplementedError('No GitHub App is configured (codehost.app_id and codehost.private_key, or the organization\'s own app)');
+  if (!identity) throw new NotImplementedError("No GitHub App is configured (codehost.app_id and codehost.private_key, or the organization's own app)");
   return identity;
 }
 
@@ -118,7 +124,7 @@ export async function installLink(deps: CodehostDeps, orgId: string, state: stri
     htmlUrl = (await deps.clientFor(identity).app()).htmlUrl;
   } catch (error) {
     deps.analysis.ctx.log.warn({ err: error, org_id: orgId }, 'app lookup failed');
-    throw new UpstreamError('GitHub could not be asked for the app\'s page');
+    throw new UpstreamError("GitHub could not be asked for the app's page");
   }
   if (!/^https?:\/\//.test(htmlUrl)) throw new UpstreamError('GitHub answered no page for the app');
   return `${htmlUrl.replace(/\/+$/, '')}/installations/new?state=${encodeURIComponent(state)}`;
@@ -132,7 +138,13 @@ export async function installLink(deps: CodehostDeps, orgId: string, state: stri
  * another app or one older than the state; ConflictError (409) when another org holds it; 501,
  * 502 as installationOfApp. Returns the dashboard URL to redirect to (307).
  */
-export async function completeInstall(deps: CodehostDeps, ictx: IdentityCtx, orgId: string, installationId: string | undefined, stateIssuedAt: Date): Promise<string> {
+export async function completeInstall(
+  deps: CodehostDeps,
+  ictx: IdentityCtx,
+  orgId: string,
+  installationId: string | undefined,
+  stateIssuedAt: Date,
+): Promise<string> {
   const parsed = InstallationIdSchema.safeParse(installationId ?? '');
   if (!parsed.success) throw new BadRequestError('installation_id is missing or not a GitHub installation id');
   const store = ictx.engine.stores.codehost;
@@ -140,7 +152,9 @@ export async function completeInstall(deps: CodehostDeps, ictx: IdentityCtx, org
     const found = await installationOfApp(deps, await store.get(orgId), parsed.data);
     if (!found) throw new BadRequestError(`Installation ${parsed.data} is not an installation of this organization's GitHub App`);
     if (!(Date.parse(found.createdAt) >= stateIssuedAt.getTime() - CLOCK_SKEW_MS)) {
-      throw new BadRequestError('This installation predates the install link: install the app through the link on the integration page, or ask a platform administrator to bind it');
+      throw new BadRequestError(
+        'This installation predates the install link: install the app through the link on the integration page, or ask a platform administrator to bind it',
+      );
     }
     await bindInstallation(ictx, orgId, parsed.data, 'setup_url');
   }

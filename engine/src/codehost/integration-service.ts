@@ -17,18 +17,24 @@ import { bindByConfigPost, InstallationIdSchema } from './installation-binding';
  * POST body. `installation_id` omitted keeps the bound installation; given, it must be the bound
  * one unless a platform administrator binds it (docs/decisions.md "Installation binding").
  */
-export const CodehostConfigSchema = z.object({
-  installation_id: InstallationIdSchema.optional(),
-  llm_backend: z.enum(LLM_BACKENDS as [LlmBackend, ...LlmBackend[]]),
-  model: z.string().min(1).max(200),
-  rule_type: z.string().min(1).max(100).nullable().default(null),
-}).strict();
+export const CodehostConfigSchema = z
+  .object({
+    installation_id: InstallationIdSchema.optional(),
+    llm_backend: z.enum(LLM_BACKENDS as [LlmBackend, ...LlmBackend[]]),
+    model: z.string().min(1).max(200),
+    rule_type: z.string().min(1).max(100).nullable().default(null),
+  })
+  .strict();
 
 /** The presented config with the org's bound installation: never the app's private key or webhook secret. */
 export function presentIntegration(doc: CodehostIntegrationDoc, binding: InstallationBindingDoc | null) {
   const app = doc.codehost_app;
   return {
-    installation_id: binding?.installation_id ?? null, llm_backend: doc.llm_backend, model: doc.model, rule_type: doc.rule_type, created_at: doc.created_at,
+    installation_id: binding?.installation_id ?? null,
+    llm_backend: doc.llm_backend,
+    model: doc.model,
+    rule_type: doc.rule_type,
+    created_at: doc.created_at,
     codehost_app: app ? { app_id: app.app_id, app_slug: app.app_slug, html_url: app.html_url } : null,
   };
 }

@@ -37,7 +37,9 @@ export async function createManifest(deps: CodehostDeps, orgId: string) {
   const base = settings.public_base_url.replace(/\/+$/, '');
   const state = randomBytes(32).toString('base64url');
   await ctx.stores.codehost.insertState({
-    state_sha256: stateDigest(state), org_id: orgId, expires_at: new Date(ctx.now().getTime() + MANIFEST_STATE_TTL_MS).toISOString(),
+    state_sha256: stateDigest(state),
+    org_id: orgId,
+    expires_at: new Date(ctx.now().getTime() + MANIFEST_STATE_TTL_MS).toISOString(),
   });
   const manifest = {
     name: `Planwarden ${orgId}`.slice(0, 34),
@@ -75,8 +77,18 @@ export async function completeManifest(deps: CodehostDeps, code: string | undefi
   // The new app's installations are its own: one of the previous app no longer serves the org.
   const bound = await ctx.stores.codehost.installationOf(taken.org_id);
   if (bound) await ctx.stores.codehost.unbindInstallation(taken.org_id, bound.installation_id);
-  await ctx.stores.codehost.upsert(taken.org_id, {
-    codehost_app: { app_id: app.id, app_slug: app.slug, html_url: app.html_url, private_key_sealed: box.seal(app.pem), webhook_secret_sealed: box.seal(app.webhook_secret) },
-  }, ctx.now().toISOString());
+  await ctx.stores.codehost.upsert(
+    taken.org_id,
+    {
+      codehost_app: {
+        app_id: app.id,
+        app_slug: app.slug,
+        html_url: app.html_url,
+        private_key_sealed: box.seal(app.pem),
+        webhook_secret_sealed: box.seal(app.webhook_secret),
+      },
+    },
+    ctx.now().toISOString(),
+  );
   return integrationPageUrl(deps.settings(), 'app_created=1');
 }

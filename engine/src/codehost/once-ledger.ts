@@ -16,7 +16,10 @@ export interface ClaimDoc extends Doc {
 
 export class OnceLedger {
   /** `field`: the document field holding the key (the collection's unique index is on it). */
-  constructor(private readonly collection: Collection<ClaimDoc>, private readonly field: string) {}
+  constructor(
+    private readonly collection: Collection<ClaimDoc>,
+    private readonly field: string,
+  ) {}
 
   /**
    * Claims `key`: the first caller gets null, every later one (a redelivery, a replay, the loser

@@ -42,10 +42,19 @@ async function recordInjectionFindings(ctx: EngineContext, orgId: string, units:
   for (const [index, unit] of units.entries()) {
     const hits = [...scanForInjection(unit.body), ...(index === 0 ? scanForInjection(description) : [])];
     if (hits.length === 0) continue;
-    const { created } = await ctx.stores.findings.observe(orgId, {
-      resource_hash: unit.hash, rule_id: INJECTION_RULE_ID, resource_address: unit.name, severity: 'HIGH',
-      title: describeHits(hits).slice(0, 300), confidence: 'HIGH', initialStatus: 'needs_review',
-    }, now);
+    const { created } = await ctx.stores.findings.observe(
+      orgId,
+      {
+        resource_hash: unit.hash,
+        rule_id: INJECTION_RULE_ID,
+        resource_address: unit.name,
+        severity: 'HIGH',
+        title: describeHits(hits).slice(0, 300),
+        confidence: 'HIGH',
+        initialStatus: 'needs_review',
+      },
+      now,
+    );
     const record = created ? await ctx.stores.findings.get(orgId, unit.hash, INJECTION_RULE_ID) : null;
     if (record) void fireNeedsReview(ctx, orgId, record, 'auto');
   }
@@ -73,7 +82,7 @@ export async function startPullAnalysis(deps: CodehostDeps, integration: Codehos
   const orgId = integration.org_id;
   const settings = deps.settings();
   const identity = appIdentityFor(ctx, settings, integration);
-  if (!identity) throw new NotImplementedError('No GitHub App is configured (codehost.app_id and codehost.private_key, or the organization\'s own app)');
+  if (!identity) throw new NotImplementedError("No GitHub App is configured (codehost.app_id and codehost.private_key, or the organization's own app)");
   const backend = integration.llm_backend!;
   const model = integration.model!;
   await requireCatalogueModel(ctx, backend, model);
@@ -81,14 +90,17 @@ export async function startPullAnalysis(deps: CodehostDeps, integration: Codehos
   await deps.analysis.assertBudget?.(orgId);
 
   const ref: PullRef = {
-    owner: event.repository.owner.login, repo: event.repository.name, prNumber: event.pull_request.number,
+    owner: event.repository.owner.login,
+    repo: event.repository.name,
+    prNumber: event.pull_request.number,
     // The webhook located the org by this installation's binding (webhook.ts locate).
     installationId: String(event.installation?.id),
   };
   const client = deps.clientFor(identity);
   const diff = await client.pullDiff(ref);
   const maxMb = deps.analysis.settings().max_input_size_mb;
-  if (Buffer.byteLength(diff, 'utf8') > maxMb * 1024 * 1024) throw new PayloadTooLargeError(`The pull request diff exceeds server.max_input_size_mb (${maxMb} MB)`);
+  if (Buffer.byteLength(diff, 'utf8') > maxMb * 1024 * 1024)
+    throw new PayloadTooLargeError(`The pull request diff exceeds server.max_input_size_mb (${maxMb} MB)`);
 
   const namespace = pullNamespace(ref.owner, ref.repo, ref.prNumber);
   const routed = await ingestDiff(ctx, orgId, namespace, diff);
@@ -96,20 +108,50 @@ export async function startPullAnalysis(deps: CodehostDeps, integration: Codehos
     await recordInjectionFindings(ctx, orgId, routed.units, `${event.pull_request.title ?? ''}\n${event.pull_request.body ?? ''}`);
   }
   const hashes = [...new Set(routed.units.map((u) => u.hash))];
-  const job = await ctx.stores.jobs.create({
-    org_id: orgId, namespace, analyzer: 'auto', analyzers_used: routed.analyzers_used, detections: routed.detections,
-    mode: 'async', status: 'queued', trigger: 'codehost_webhook',
-    external_ref: { provider: 'github', repo: `${ref.owner}/${ref.repo}`, pr_number: ref.prNumber },
-    resource_count: hashes.length, total_count: hashes.length, llm_backend: backend, model, rule_type: null, retry_of: null,
-    hashes, key_source: key.source === 'none' ? 'none' : 'stored',
-  }, ctx.now().toISOString());
-  await ctx.stores.codehost.putPull(orgId, namespace, {
-    provider: 'github', owner: ref.owner, repo: ref.repo, pr_number: ref.prNumber, installation_id: ref.installationId,
-    head_sha: event.pull_request.head.sha, last_job_id: job.job_id,
-  }, ctx.now().toISOString());
-  await client.postStatus(ref, event.pull_request.head.sha, {
-    state: 'pending', context: 'service-core', description: 'Planwarden is analysing this change', targetUrl: null,
-  }).catch((error: unknown) => ctx.log.warn({ err: error, org_id: orgId, namespace }, 'could not post the pending commit status'));
+  const job = await ctx.stores.jobs.create(
+    {
+      org_id: orgId,
+      namespace,
+      analyzer: 'auto',
+      analyzers_used: routed.analyzers_used,
+      detections: routed.detections,
+      mode: 'async',
+      status: 'queued',
+      trigger: 'codehost_webhook',
+      external_ref: { provider: 'github', repo: `${ref.owner}/${ref.repo}`, pr_number: ref.prNumber },
+      resource_count: hashes.length,
+      total_count: hashes.length,
+      llm_backend: backend,
+      model,
+      rule_type: null,
+      retry_of: null,
+      hashes,
+      key_source: key.source === 'none' ? 'none' : 'stored',
+    },
+    ctx.now().toISOString(),
+  );
+  await ctx.stores.codehost.putPull(
+    orgId,
+    namespace,
+    {
+      provider: 'github',
+      owner: ref.owner,
+      repo: ref.repo,
+      pr_number: ref.prNumber,
+      installation_id: ref.installationId,
+      head_sha: event.pull_request.head.sha,
+      last_job_id: job.job_id,
+    },
+    ctx.now().toISOString(),
+  );
+  await client
+    .postStatus(ref, event.pull_request.head.sha, {
+      state: 'pending',
+      context: 'service-core',
+      description: 'Planwarden is analysing this change',
+      targetUrl: null,
+    })
+    .catch((error: unknown) => ctx.log.warn({ err: error, org_id: orgId, namespace }, 'could not post the pending commit status'));
   deps.analysis.enqueue(job, key.apiKey);
   return job;
 }

@@ -86,8 +86,18 @@ export async function publishPullReport(deps: CodehostDeps, orgId: string, pull:
   const dashboardUrl = dashboardBase ? `${dashboardBase}/findings?namespace=${encodeURIComponent(pull.namespace)}` : null;
   const findings = job.hashes.length === 0 ? [] : await ctx.stores.findings.forResources(orgId, job.hashes);
   const body = renderComment({
-    namespace: pull.namespace, state, gate, findings, detections: job.detections, jobStatus: job.status, jobError: job.error,
-    quotaExceeded: job.quota_exceeded, reportUrl, dashboardUrl, headSha: pull.head_sha, now: ctx.now(),
+    namespace: pull.namespace,
+    state,
+    gate,
+    findings,
+    detections: job.detections,
+    jobStatus: job.status,
+    jobError: job.error,
+    quotaExceeded: job.quota_exceeded,
+    reportUrl,
+    dashboardUrl,
+    headSha: pull.head_sha,
+    now: ctx.now(),
   });
   const client = deps.clientFor(identity);
   const ref = refOf(pull);
@@ -100,7 +110,15 @@ export async function publishPullReport(deps: CodehostDeps, orgId: string, pull:
       event: PR_GATE_BLOCKED,
       text: `Pull request ${pull.owner}/${pull.repo}#${pull.pr_number} is ${state === 'failure' ? 'blocked' : 'awaiting review'}: ${description}`,
       url: dashboardUrl ?? reportUrl,
-      data: { provider: pull.provider, repo: `${pull.owner}/${pull.repo}`, pr_number: pull.pr_number, namespace: pull.namespace, state, commit: pull.head_sha, job_id: job.job_id },
+      data: {
+        provider: pull.provider,
+        repo: `${pull.owner}/${pull.repo}`,
+        pr_number: pull.pr_number,
+        namespace: pull.namespace,
+        state,
+        commit: pull.head_sha,
+        job_id: job.job_id,
+      },
     });
   }
 }
@@ -129,7 +147,10 @@ export async function onCodehostJobEnd(deps: CodehostDeps, job: JobDoc): Promise
 export async function republishAfterTriage(deps: CodehostDeps, ctx: EngineContext, orgId: string, resourceHash: string): Promise<void> {
   try {
     const namespaces = await ctx.stores.resources.namespacesOf(orgId, resourceHash);
-    const pulls = await ctx.stores.codehost.pullsIn(orgId, namespaces.filter((n) => n.startsWith('pr-')));
+    const pulls = await ctx.stores.codehost.pullsIn(
+      orgId,
+      namespaces.filter((n) => n.startsWith('pr-')),
+    );
     for (const pull of pulls) {
       await publishPullReport(deps, orgId, pull, 'rewrite').catch((error: unknown) => {
         ctx.log.warn({ err: error, org_id: orgId, namespace: pull.namespace }, 'could not re-post the pull request report after triage');

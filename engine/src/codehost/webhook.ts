@@ -53,7 +53,7 @@ type Payload = Record<string, any>;
 function parse(raw: Buffer): Payload | null {
   try {
     const value: unknown = JSON.parse(raw.toString('utf8'));
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? value as Payload : null;
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Payload) : null;
   } catch {
     return null;
   }
@@ -80,7 +80,14 @@ async function locate(deps: CodehostDeps, event: string | undefined, payload: Pa
  * carry the same key.
  */
 function pullEventKey(installationId: string, event: PullRequestEvent): string {
-  const parts = [installationId, event.repository?.owner?.login, event.repository?.name, event.pull_request?.number, event.pull_request?.head?.sha, event.action];
+  const parts = [
+    installationId,
+    event.repository?.owner?.login,
+    event.repository?.name,
+    event.pull_request?.number,
+    event.pull_request?.head?.sha,
+    event.action,
+  ];
   return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
 }
 
@@ -104,7 +111,7 @@ export async function handleWebhook(deps: CodehostDeps, request: WebhookRequest)
   const payload = parse(request.raw);
   const integration = await locate(deps, request.event, payload);
   const secret = webhookSecretFor(ctx, settings, integration);
-  if (!secret) throw new NotImplementedError('No webhook secret is configured (codehost.webhook_secret or the organization\'s own app)');
+  if (!secret) throw new NotImplementedError("No webhook secret is configured (codehost.webhook_secret or the organization's own app)");
   if (!signatureMatches(secret, request.raw, request.signature)) throw new UnauthorizedError('Missing or invalid X-Hub-Signature-256');
   if (!payload) throw new ValidationError('body: not a JSON object');
 
@@ -163,7 +170,7 @@ async function installationEvent(deps: CodehostDeps, integration: CodehostIntegr
   const orgId = integration.org_id;
   const bound = (await ctx.stores.codehost.installationOf(orgId))?.installation_id === installationId;
   if (payload.action === 'created' && installationId && (bound || integration.codehost_app)) {
-    if (!bound && !(await installationOfApp(deps, integration, installationId))) return ignored('installation unknown to the organization\'s app');
+    if (!bound && !(await installationOfApp(deps, integration, installationId))) return ignored("installation unknown to the organization's app");
     try {
       await bindInstallation({ engine: ctx, actor: CODE_HOST_ACTOR }, orgId, installationId, 'installation_event');
     } catch (error) {

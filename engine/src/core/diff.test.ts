@@ -7,7 +7,9 @@ import { CORPUS } from '../../../tests/corpus';
 
 const read = (rel: string): string => readFileSync(fileURLToPath(new URL(rel, CORPUS)), 'utf8');
 const diffs = ['diff-tf', 'diff-mixed'].flatMap((dir) =>
-  readdirSync(fileURLToPath(new URL(`${dir}/`, CORPUS))).filter((f) => f.endsWith('.diff')).map((f) => `${dir}/${f}`),
+  readdirSync(fileURLToPath(new URL(`${dir}/`, CORPUS)))
+    .filter((f) => f.endsWith('.diff'))
+    .map((f) => `${dir}/${f}`),
 );
 
 describe('looksLikeUnifiedDiff', () => {
@@ -52,9 +54,24 @@ describe('parseUnifiedDiff', () => {
 
   it('handles deletions, renames, "no newline" markers and CRLF', () => {
     const text = [
-      'diff --git a/old.tf b/new.tf', 'similarity index 90%', 'rename from old.tf', 'rename to new.tf',
-      '--- a/old.tf', '+++ b/new.tf', '@@ -1,2 +1,2 @@ locals {', ' a = 1\r', '-b = 2', '+b = 3', '\\ No newline at end of file',
-      'diff --git a/gone.tf b/gone.tf', 'deleted file mode 100644', '--- a/gone.tf', '+++ /dev/null', '@@ -1 +0,0 @@', '-x = 1', '',
+      'diff --git a/old.tf b/new.tf',
+      'similarity index 90%',
+      'rename from old.tf',
+      'rename to new.tf',
+      '--- a/old.tf',
+      '+++ b/new.tf',
+      '@@ -1,2 +1,2 @@ locals {',
+      ' a = 1\r',
+      '-b = 2',
+      '+b = 3',
+      '\\ No newline at end of file',
+      'diff --git a/gone.tf b/gone.tf',
+      'deleted file mode 100644',
+      '--- a/gone.tf',
+      '+++ /dev/null',
+      '@@ -1 +0,0 @@',
+      '-x = 1',
+      '',
     ].join('\n');
     const [renamed, deleted] = parseUnifiedDiff(text);
     expect(renamed).toMatchObject({ path: 'new.tf', oldPath: 'old.tf', status: 'renamed' });

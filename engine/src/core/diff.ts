@@ -29,7 +29,9 @@ export function looksLikeUnifiedDiff(text: string): boolean {
  * Throws ValidationError when the text holds no file section at all.
  */
 export function parseUnifiedDiff(text: string): DiffFile[] {
-  const files = parseDiff(text).map(toDiffFile).filter((f): f is DiffFile => f !== null);
+  const files = parseDiff(text)
+    .map(toDiffFile)
+    .filter((f): f is DiffFile => f !== null);
   if (files.length === 0) throw new ValidationError('The diff contains no file sections');
   return files;
 }

@@ -16,46 +16,76 @@ export class AppError extends Error {
 }
 
 export class BadRequestError extends AppError {
-  constructor(detail: string, extra?: Record<string, unknown>) { super(400, detail, extra); }
+  constructor(detail: string, extra?: Record<string, unknown>) {
+    super(400, detail, extra);
+  }
 }
 export class UnauthorizedError extends AppError {
-  constructor(detail = 'Not authenticated', extra?: Record<string, unknown>) { super(401, detail, extra); }
+  constructor(detail = 'Not authenticated', extra?: Record<string, unknown>) {
+    super(401, detail, extra);
+  }
 }
 export class PaymentRequiredError extends AppError {
-  constructor(detail: string, extra?: Record<string, unknown>) { super(402, detail, extra); }
+  constructor(detail: string, extra?: Record<string, unknown>) {
+    super(402, detail, extra);
+  }
 }
 export class ForbiddenError extends AppError {
-  constructor(detail = 'Forbidden', extra?: Record<string, unknown>) { super(403, detail, extra); }
+  constructor(detail = 'Forbidden', extra?: Record<string, unknown>) {
+    super(403, detail, extra);
+  }
 }
 export class NotFoundError extends AppError {
-  constructor(detail = 'Not found', extra?: Record<string, unknown>) { super(404, detail, extra); }
+  constructor(detail = 'Not found', extra?: Record<string, unknown>) {
+    super(404, detail, extra);
+  }
 }
 export class ConflictError extends AppError {
-  constructor(detail: string, extra?: Record<string, unknown>) { super(409, detail, extra); }
+  constructor(detail: string, extra?: Record<string, unknown>) {
+    super(409, detail, extra);
+  }
 }
 export class PayloadTooLargeError extends AppError {
-  constructor(detail: string, extra?: Record<string, unknown>) { super(413, detail, extra); }
+  constructor(detail: string, extra?: Record<string, unknown>) {
+    super(413, detail, extra);
+  }
 }
 /** 415: a JSON endpoint given a body of another media type. */
 export class UnsupportedMediaTypeError extends AppError {
-  constructor(detail: string, extra?: Record<string, unknown>) { super(415, detail, extra); }
+  constructor(detail: string, extra?: Record<string, unknown>) {
+    super(415, detail, extra);
+  }
 }
 /**
  * 429: a bounded resource is full. `retryAfterSeconds` is sent as the Retry-After header
  * (RFC 9110 section 10.2.3) by the server's error middleware.
  */
 export class TooManyRequestsError extends AppError {
-  constructor(detail: string, readonly retryAfterSeconds: number | null = null, extra?: Record<string, unknown>) { super(429, detail, extra); }
+  constructor(
+    detail: string,
+    readonly retryAfterSeconds: number | null = null,
+    extra?: Record<string, unknown>,
+  ) {
+    super(429, detail, extra);
+  }
 }
 export class ValidationError extends AppError {
-  constructor(detail: string, extra?: Record<string, unknown>) { super(422, detail, extra); }
+  constructor(detail: string, extra?: Record<string, unknown>) {
+    super(422, detail, extra);
+  }
 }
 export class LockedError extends AppError {
-  constructor(detail = 'Organization is locked', extra?: Record<string, unknown>) { super(423, detail, extra); }
+  constructor(detail = 'Organization is locked', extra?: Record<string, unknown>) {
+    super(423, detail, extra);
+  }
 }
 export class NotImplementedError extends AppError {
-  constructor(detail: string, extra?: Record<string, unknown>) { super(501, detail, extra); }
+  constructor(detail: string, extra?: Record<string, unknown>) {
+    super(501, detail, extra);
+  }
 }
 export class UpstreamError extends AppError {
-  constructor(detail: string, extra?: Record<string, unknown>) { super(502, detail, extra); }
+  constructor(detail: string, extra?: Record<string, unknown>) {
+    super(502, detail, extra);
+  }
 }

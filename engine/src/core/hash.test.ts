@@ -73,9 +73,35 @@ describe('hashUnit fast paths (ASCII / no CR skip) = reference implementation', 
   });
 
   it('on bodies with CR, CRLF, NFD/NFC, astral, lone surrogates, controls and Latin-1', () => {
-    const pieces = ['a', ' ', '\n', '\r', '\r\n', 'é', 'e\u0301', '\u00c5', 'A\u030a', '\u1e9b\u0323', '\ud83d\ude00', '\ud800', '\udc00', '\u0000', '\u007f', '\u0080', '\u00ff', '\u0300', '\uac00', '\u1100\u1161', '"', '\\', '\u2028', '\ufeff', '\u212b'];
+    const pieces = [
+      'a',
+      ' ',
+      '\n',
+      '\r',
+      '\r\n',
+      'é',
+      'e\u0301',
+      '\u00c5',
+      'A\u030a',
+      '\u1e9b\u0323',
+      '\ud83d\ude00',
+      '\ud800',
+      '\udc00',
+      '\u0000',
+      '\u007f',
+      '\u0080',
+      '\u00ff',
+      '\u0300',
+      '\uac00',
+      '\u1100\u1161',
+      '"',
+      '\\',
+      '\u2028',
+      '\ufeff',
+      '\u212b',
+    ];
     let seed = 7;
-    const rand = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
+    const rand = () => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32;
     for (let n = 0; n < 5000; n += 1) {
       let body = '';
       for (let i = Math.floor(rand() * 12); i > 0; i -= 1) body += pieces[Math.floor(rand() * pieces.length)];

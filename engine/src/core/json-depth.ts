@@ -26,7 +26,10 @@ export function jsonDepthExceeds(value: unknown, max = MAX_JSON_DEPTH): boolean 
     const children: readonly unknown[] = Array.isArray(node) ? node : Object.values(node);
     for (let i = 0; i < children.length; i += 1) {
       const child = children[i];
-      if (typeof child === 'object' && child !== null) { nodes.push(child); depths.push(depth + 1); }
+      if (typeof child === 'object' && child !== null) {
+        nodes.push(child);
+        depths.push(depth + 1);
+      }
     }
   }
   return false;

@@ -51,7 +51,14 @@ export function builtinRuleEntries(analyzers: AnalyzerRegistry): BuiltinRuleEntr
     const add = (rule: RuleDef, ruleType: string | null) => {
       if (seen.has(rule.rule_id)) return;
       seen.add(rule.rule_id);
-      out.push({ analyzer: analyzer.name, rule_type: ruleType, rule_id: rule.rule_id, title: rule.title, severity: rule.severity, description: seedDescription(rule) });
+      out.push({
+        analyzer: analyzer.name,
+        rule_type: ruleType,
+        rule_id: rule.rule_id,
+        title: rule.title,
+        severity: rule.severity,
+        description: seedDescription(rule),
+      });
     };
     for (const rule of base) add(rule, null);
     for (const variant of variants.filter((v) => v !== BASE_RULE_VARIANT)) {

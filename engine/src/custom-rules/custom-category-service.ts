@@ -14,20 +14,34 @@ import { ensureRulesSeeded } from './custom-seed';
 /** Category presenter (explicit allow-list). */
 export function presentCategory(c: RuleCategoryDoc) {
   return {
-    category_id: c.category_id, org_id: c.org_id, name: c.name, description: c.description,
-    is_builtin_seed: c.is_builtin_seed, created_by: c.created_by, created_at: c.created_at, updated_at: c.updated_at,
+    category_id: c.category_id,
+    org_id: c.org_id,
+    name: c.name,
+    description: c.description,
+    is_builtin_seed: c.is_builtin_seed,
+    created_by: c.created_by,
+    created_at: c.created_at,
+    updated_at: c.updated_at,
   };
 }
 
-export const CreateCategorySchema = z.object({
-  name: z.string().trim().min(1).max(100),
-  description: z.string().max(2000).default(''),
-}).strict();
+export const CreateCategorySchema = z
+  .object({
+    name: z.string().trim().min(1).max(100),
+    description: z.string().max(2000).default(''),
+  })
+  .strict();
 export const UpdateCategorySchema = CreateCategorySchema.partial().strict();
 
 /** Lower-case slug: letters and digits, other runs as `-`, at most 64 chars. ValidationError when empty. */
 export function categorySlug(name: string): string {
-  const slug = name.normalize('NFKD').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 64).replace(/-+$/, '');
+  const slug = name
+    .normalize('NFKD')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 64)
+    .replace(/-+$/, '');
   if (slug === '') throw new ValidationError('name: must contain at least one letter or digit');
   return slug;
 }
@@ -36,8 +50,14 @@ export function categorySlug(name: string): string {
 export async function createCategory(ctx: IdentityCtx, orgId: string, input: z.infer<typeof CreateCategorySchema>) {
   await ensureRulesSeeded(ctx.engine, orgId);
   const doc: RuleCategoryDoc = {
-    org_id: orgId, category_id: categorySlug(input.name), name: input.name, description: input.description,
-    is_builtin_seed: false, created_by: ctx.actor.userId ?? ctx.actor.keyId, created_at: ctx.engine.now().toISOString(), updated_at: null,
+    org_id: orgId,
+    category_id: categorySlug(input.name),
+    name: input.name,
+    description: input.description,
+    is_builtin_seed: false,
+    created_by: ctx.actor.userId ?? ctx.actor.keyId,
+    created_at: ctx.engine.now().toISOString(),
+    updated_at: null,
   };
   try {
     await ctx.engine.stores.customRules.insertCategory(doc);
@@ -70,7 +90,14 @@ export async function updateCategory(ctx: IdentityCtx, orgId: string, categoryId
   const after = await ctx.engine.stores.customRules.updateCategory(orgId, categoryId, { ...input, updated_at: ctx.engine.now().toISOString() });
   if (!after) throw new NotFoundError(`Category '${categoryId}' not found`);
   const presented = presentCategory(after);
-  await recordAudit(ctx, { orgId, action: 'rule_category.update', targetType: 'rule_category', targetId: categoryId, before: presentCategory(before), after: presented });
+  await recordAudit(ctx, {
+    orgId,
+    action: 'rule_category.update',
+    targetType: 'rule_category',
+    targetId: categoryId,
+    before: presentCategory(before),
+    after: presented,
+  });
   return presented;
 }
 
@@ -81,6 +108,13 @@ export async function deleteCategory(ctx: IdentityCtx, orgId: string, categoryId
   const inUse = await ctx.engine.stores.customRules.countInCategory(orgId, categoryId);
   if (inUse > 0) throw new ConflictError(`Category '${categoryId}' is used by ${inUse} rule(s)`);
   await ctx.engine.stores.customRules.deleteCategory(orgId, categoryId);
-  await recordAudit(ctx, { orgId, action: 'rule_category.delete', targetType: 'rule_category', targetId: categoryId, before: presentCategory(before), after: null });
+  await recordAudit(ctx, {
+    orgId,
+    action: 'rule_category.delete',
+    targetType: 'rule_category',
+    targetId: categoryId,
+    before: presentCategory(before),
+    after: null,
+  });
   return { detail: `Category '${categoryId}' deleted` };
 }

@@ -10,37 +10,52 @@ import { ensureRulesSeeded, seedBuiltinRules } from './custom-seed';
 /** analysis-api.md "Custom rule" presenter (explicit allow-list). */
 export function presentCustomRule(r: CustomRuleDoc) {
   return {
-    rule_id: r.rule_id, org_id: r.org_id, title: r.title, description: r.description, category: r.category,
-    severity: r.severity, analyzers: r.analyzers, rule_type: r.rule_type, enabled: r.enabled,
-    requires_review: r.requires_review, is_builtin_seed: r.is_builtin_seed, created_by: r.created_by,
-    created_at: r.created_at, updated_at: r.updated_at,
+    rule_id: r.rule_id,
+    org_id: r.org_id,
+    title: r.title,
+    description: r.description,
+    category: r.category,
+    severity: r.severity,
+    analyzers: r.analyzers,
+    rule_type: r.rule_type,
+    enabled: r.enabled,
+    requires_review: r.requires_review,
+    is_builtin_seed: r.is_builtin_seed,
+    created_by: r.created_by,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
   };
 }
 
 /** POST /orgs/{org_id}/rules body. */
-export const CreateCustomRuleSchema = z.object({
-  title: z.string().trim().min(1).max(200),
-  description: z.string().max(20_000),
-  category: z.string().min(1),
-  severity: SeveritySchema,
-  analyzers: z.array(z.string().min(1)).min(1),
-  rule_type: z.string().min(1).nullable().default(null),
-  enabled: z.boolean().default(true),
-  requires_review: z.boolean().default(false),
-}).strict();
+export const CreateCustomRuleSchema = z
+  .object({
+    title: z.string().trim().min(1).max(200),
+    description: z.string().max(20_000),
+    category: z.string().min(1),
+    severity: SeveritySchema,
+    analyzers: z.array(z.string().min(1)).min(1),
+    rule_type: z.string().min(1).nullable().default(null),
+    enabled: z.boolean().default(true),
+    requires_review: z.boolean().default(false),
+  })
+  .strict();
 export type CreateCustomRule = z.infer<typeof CreateCustomRuleSchema>;
 
 /** PATCH /orgs/{org_id}/rules/{rule_id} body: any field but rule_id. */
-export const UpdateCustomRuleSchema = z.object({
-  title: z.string().trim().min(1).max(200),
-  description: z.string().max(20_000),
-  category: z.string().min(1),
-  severity: SeveritySchema,
-  analyzers: z.array(z.string().min(1)).min(1),
-  rule_type: z.string().min(1).nullable(),
-  enabled: z.boolean(),
-  requires_review: z.boolean(),
-}).partial().strict();
+export const UpdateCustomRuleSchema = z
+  .object({
+    title: z.string().trim().min(1).max(200),
+    description: z.string().max(20_000),
+    category: z.string().min(1),
+    severity: SeveritySchema,
+    analyzers: z.array(z.string().min(1)).min(1),
+    rule_type: z.string().min(1).nullable(),
+    enabled: z.boolean(),
+    requires_review: z.boolean(),
+  })
+  .partial()
+  .strict();
 export type UpdateCustomRule = z.infer<typeof UpdateCustomRuleSchema>;
 
 /**
@@ -49,12 +64,21 @@ export type UpdateCustomRule = z.infer<typeof UpdateCustomRuleSchema>;
  * is left. Derived once at creation; never changes (analysis-api.md "Custom rule").
  */
 export function deriveRuleId(title: string): string {
-  const slug = title.normalize('NFKD').toUpperCase().replace(/[^A-Z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+  const slug = title
+    .normalize('NFKD')
+    .toUpperCase()
+    .replace(/[^A-Z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
   if (slug === '') throw new ValidationError('title: must contain at least one letter or digit');
   return `CUSTOM-${slug}`.slice(0, 64).replace(/-+$/, '');
 }
 
-async function checkScope(ctx: EngineContext, orgId: string, input: { category?: string; analyzers?: string[]; rule_type?: string | null }, current?: CustomRuleDoc) {
+async function checkScope(
+  ctx: EngineContext,
+  orgId: string,
+  input: { category?: string; analyzers?: string[]; rule_type?: string | null },
+  current?: CustomRuleDoc,
+) {
   if (input.category !== undefined && !(await ctx.stores.customRules.getCategory(orgId, input.category))) {
     throw new ValidationError(`category: '${input.category}' is not a category of this organization`);
   }
@@ -62,7 +86,7 @@ async function checkScope(ctx: EngineContext, orgId: string, input: { category?:
   for (const name of input.analyzers ?? []) {
     if (!ctx.analyzers.get(name)) throw new NotFoundError(`Analyzer '${name}' is not registered`);
   }
-  const ruleType = input.rule_type !== undefined ? input.rule_type : current?.rule_type ?? null;
+  const ruleType = input.rule_type !== undefined ? input.rule_type : (current?.rule_type ?? null);
   if (ruleType !== null && !analyzers.some((a) => ctx.analyzers.get(a)?.ruleVariants?.includes(ruleType))) {
     throw new ValidationError(`rule_type: '${ruleType}' is not a rule variant of ${analyzers.join(', ')}`);
   }
@@ -83,9 +107,20 @@ export async function createCustomRule(ctx: IdentityCtx, orgId: string, input: C
   await ensureRulesSeeded(engine, orgId);
   await checkScope(engine, orgId, input);
   const rule: CustomRuleDoc = {
-    org_id: orgId, rule_id: deriveRuleId(input.title), title: input.title, description: input.description, category: input.category,
-    severity: input.severity, analyzers: [...new Set(input.analyzers)], rule_type: input.rule_type, enabled: input.enabled,
-    requires_review: input.requires_review, is_builtin_seed: false, created_by: actorId(ctx), created_at: engine.now().toISOString(), updated_at: null,
+    org_id: orgId,
+    rule_id: deriveRuleId(input.title),
+    title: input.title,
+    description: input.description,
+    category: input.category,
+    severity: input.severity,
+    analyzers: [...new Set(input.analyzers)],
+    rule_type: input.rule_type,
+    enabled: input.enabled,
+    requires_review: input.requires_review,
+    is_builtin_seed: false,
+    created_by: actorId(ctx),
+    created_at: engine.now().toISOString(),
+    updated_at: null,
   };
   try {
     await engine.stores.customRules.insert(rule);
@@ -99,7 +134,11 @@ export async function createCustomRule(ctx: IdentityCtx, orgId: string, input: C
 }
 
 /** GET /orgs/{org_id}/rules with filters `analyzer`, `category`, `rule_type`, `enabled`. */
-export async function listCustomRules(ctx: EngineContext, orgId: string, filter: { analyzer?: string; category?: string; rule_type?: string; enabled?: boolean }) {
+export async function listCustomRules(
+  ctx: EngineContext,
+  orgId: string,
+  filter: { analyzer?: string; category?: string; rule_type?: string; enabled?: boolean },
+) {
   await ensureRulesSeeded(ctx, orgId);
   const rows = await ctx.stores.customRules.list(orgId, { category: filter.category, rule_type: filter.rule_type, enabled: filter.enabled });
   return rows.filter((r) => !filter.analyzer || r.analyzers.includes(filter.analyzer)).map(presentCustomRule);

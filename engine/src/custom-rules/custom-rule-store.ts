@@ -96,7 +96,11 @@ export class CustomRuleStore {
     return this.categories.find({ org_id: orgId }, { sort: { category_id: 1 } });
   }
 
-  updateCategory(orgId: string, categoryId: string, changes: Partial<Pick<RuleCategoryDoc, 'name' | 'description' | 'updated_at'>>): Promise<RuleCategoryDoc | null> {
+  updateCategory(
+    orgId: string,
+    categoryId: string,
+    changes: Partial<Pick<RuleCategoryDoc, 'name' | 'description' | 'updated_at'>>,
+  ): Promise<RuleCategoryDoc | null> {
     return this.categories.findOneAndUpdate({ org_id: orgId, category_id: categoryId }, { $set: changes }, { returnDocument: 'after' });
   }
 

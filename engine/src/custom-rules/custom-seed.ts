@@ -32,18 +32,39 @@ export async function seedBuiltinRules(ctx: EngineContext, orgId: string, create
   for (const entry of entries) {
     const category = builtinCategoryId(entry.analyzer);
     if (!categories.has(category)) {
-      await insertIgnoringDuplicate(() => ctx.stores.customRules.insertCategory({
-        org_id: orgId, category_id: category, name: `Built-in ${entry.analyzer}`, description: `Built-in rules of the ${entry.analyzer} analyzer`,
-        is_builtin_seed: true, created_by: createdBy, created_at: now, updated_at: null,
-      }));
+      await insertIgnoringDuplicate(() =>
+        ctx.stores.customRules.insertCategory({
+          org_id: orgId,
+          category_id: category,
+          name: `Built-in ${entry.analyzer}`,
+          description: `Built-in rules of the ${entry.analyzer} analyzer`,
+          is_builtin_seed: true,
+          created_by: createdBy,
+          created_at: now,
+          updated_at: null,
+        }),
+      );
       categories.add(category);
     }
     if (existing.has(entry.rule_id)) continue;
-    const inserted = await insertIgnoringDuplicate(() => ctx.stores.customRules.insert({
-      org_id: orgId, rule_id: entry.rule_id, title: entry.title, description: entry.description, category,
-      severity: entry.severity, analyzers: [entry.analyzer], rule_type: entry.rule_type, enabled: true,
-      requires_review: false, is_builtin_seed: true, created_by: createdBy, created_at: now, updated_at: null,
-    }));
+    const inserted = await insertIgnoringDuplicate(() =>
+      ctx.stores.customRules.insert({
+        org_id: orgId,
+        rule_id: entry.rule_id,
+        title: entry.title,
+        description: entry.description,
+        category,
+        severity: entry.severity,
+        analyzers: [entry.analyzer],
+        rule_type: entry.rule_type,
+        enabled: true,
+        requires_review: false,
+        is_builtin_seed: true,
+        created_by: createdBy,
+        created_at: now,
+        updated_at: null,
+      }),
+    );
     if (inserted) created += 1;
   }
   // Any seeding (org creation, the endpoint, the lazy first use) counts as the org's import.

@@ -9,20 +9,35 @@ import { sortableId } from './ids';
 /** analysis-api.md "Feedback record" presenter (explicit allow-list). */
 export function presentFeedback(f: FeedbackDoc) {
   return {
-    feedback_id: f.feedback_id, resource_hash: f.resource_hash, rule_id: f.rule_id, namespace: f.namespace, severity: f.severity,
-    verdict: f.verdict, reason_code: f.reason_code, comment: f.comment, source: f.source, actor: f.actor, trusted: f.trusted,
-    provenance: f.provenance, created_at: f.created_at,
+    feedback_id: f.feedback_id,
+    resource_hash: f.resource_hash,
+    rule_id: f.rule_id,
+    namespace: f.namespace,
+    severity: f.severity,
+    verdict: f.verdict,
+    reason_code: f.reason_code,
+    comment: f.comment,
+    source: f.source,
+    actor: f.actor,
+    trusted: f.trusted,
+    provenance: f.provenance,
+    created_at: f.created_at,
   };
 }
 
 /** POST /feedback body. */
-export const PostFeedbackSchema = z.object({
-  resource_hash: z.string().min(1),
-  rule_id: z.string().min(1),
-  verdict: z.enum(VERDICTS as [Verdict, ...Verdict[]]),
-  comment: z.string().max(4000).default(''),
-  reason_code: z.enum(REASON_CODES as [ReasonCode, ...ReasonCode[]]).nullable().default(null),
-}).strict();
+export const PostFeedbackSchema = z
+  .object({
+    resource_hash: z.string().min(1),
+    rule_id: z.string().min(1),
+    verdict: z.enum(VERDICTS as [Verdict, ...Verdict[]]),
+    comment: z.string().max(4000).default(''),
+    reason_code: z
+      .enum(REASON_CODES as [ReasonCode, ...ReasonCode[]])
+      .nullable()
+      .default(null),
+  })
+  .strict();
 
 /**
  * The verdict a triage status records (analysis-api.md "Findings and review feedback"):
@@ -54,9 +69,15 @@ export async function appendFeedback(
   orgId: string,
   finding: Pick<FindingDoc, 'resource_hash' | 'rule_id'> & { severity: FindingDoc['severity'] | null },
   entry: {
-    verdict: Verdict; reason_code: ReasonCode | null; comment: string; source: FeedbackSource; actor: string | null; trusted?: boolean;
+    verdict: Verdict;
+    reason_code: ReasonCode | null;
+    comment: string;
+    source: FeedbackSource;
+    actor: string | null;
+    trusted?: boolean;
     /** Code-host sources: where the decision was made, and the analysis (namespace) it is about. */
-    provenance?: FeedbackDoc['provenance']; namespace?: string;
+    provenance?: FeedbackDoc['provenance'];
+    namespace?: string;
   },
 ): Promise<FeedbackDoc> {
   const namespaces = entry.namespace ? [entry.namespace] : await ctx.stores.resources.namespacesOf(orgId, finding.resource_hash);
@@ -88,7 +109,11 @@ export async function postFeedback(ctx: IdentityCtx, orgId: string, input: z.inf
   const finding = await ctx.engine.stores.findings.get(orgId, input.resource_hash, input.rule_id);
   if (!finding) throw new NotFoundError('No finding for this resource_hash and rule_id');
   const doc = await appendFeedback(ctx.engine, orgId, finding, {
-    verdict: input.verdict, reason_code: input.reason_code, comment: input.comment, source: 'api', actor: feedbackActor(ctx),
+    verdict: input.verdict,
+    reason_code: input.reason_code,
+    comment: input.comment,
+    source: 'api',
+    actor: feedbackActor(ctx),
   });
   return presentFeedback(doc);
 }

@@ -13,11 +13,16 @@ import { findingsPageJson, presentFinding } from './finding-view';
 export { presentFinding } from './finding-view';
 
 /** PATCH /findings/{resource_hash}/{rule_id} body. */
-export const UpdateFindingSchema = z.object({
-  status: z.enum(FINDING_STATUSES as [FindingStatus, ...FindingStatus[]]),
-  reason_code: z.enum(REASON_CODES as [ReasonCode, ...ReasonCode[]]).nullable().optional(),
-  note: z.string().max(4000).nullable().optional(),
-}).strict();
+export const UpdateFindingSchema = z
+  .object({
+    status: z.enum(FINDING_STATUSES as [FindingStatus, ...FindingStatus[]]),
+    reason_code: z
+      .enum(REASON_CODES as [ReasonCode, ...ReasonCode[]])
+      .nullable()
+      .optional(),
+    note: z.string().max(4000).nullable().optional(),
+  })
+  .strict();
 
 /**
  * GET /findings: the org's triage records, newest last_seen first, filtered by status,
@@ -37,7 +42,12 @@ export async function listFindingsJson(ctx: EngineContext, orgId: string, filter
 }
 
 /** GET /findings filters (`namespace` is our addition). */
-export interface FindingsFilter { status?: FindingStatus; severity?: Severity; rule_id?: string; namespace?: string }
+export interface FindingsFilter {
+  status?: FindingStatus;
+  severity?: Severity;
+  rule_id?: string;
+  namespace?: string;
+}
 
 /** The store's filter: a namespace becomes the hashes of its member resources. */
 async function storeFilter(ctx: EngineContext, orgId: string, filter: FindingsFilter): Promise<FindingListFilter> {
@@ -93,14 +103,22 @@ export async function updateFindingStatus(ctx: IdentityCtx, orgId: string, resou
   const verdict = verdictForStatus(input.status, reasonCode);
   if (verdict) {
     await appendFeedback(engine, orgId, after, {
-      verdict, reason_code: reasonCode, comment: input.note ?? '', source: 'dashboard_triage', actor: feedbackActor(ctx),
+      verdict,
+      reason_code: reasonCode,
+      comment: input.note ?? '',
+      source: 'dashboard_triage',
+      actor: feedbackActor(ctx),
     });
   }
   if (input.status === 'needs_review') void fireNeedsReview(engine, orgId, after, 'manual');
   const presented = presentFinding(after);
   await recordAudit(ctx, {
-    orgId, action: 'finding.status_update', targetType: 'finding', targetId: `${resourceHash}/${ruleId}`,
-    before: presentFinding(before), after: { ...presented, reason_code: reasonCode },
+    orgId,
+    action: 'finding.status_update',
+    targetType: 'finding',
+    targetId: `${resourceHash}/${ruleId}`,
+    before: presentFinding(before),
+    after: { ...presented, reason_code: reasonCode },
   });
   return presented;
 }

@@ -30,8 +30,18 @@ export interface FindingDoc {
  * record"): presentFinding's keys, and the tail of every stored record (newFindingDoc).
  */
 export const FINDING_API_FIELDS = [
-  'resource_hash', 'rule_id', 'resource_address', 'severity', 'title', 'status',
-  'first_seen', 'last_seen', 'occurrence_count', 'note', 'updated_by', 'updated_at',
+  'resource_hash',
+  'rule_id',
+  'resource_address',
+  'severity',
+  'title',
+  'status',
+  'first_seen',
+  'last_seen',
+  'occurrence_count',
+  'note',
+  'updated_by',
+  'updated_at',
 ] as const;
 
 export const FINDING_INDEXES: Record<string, IndexSpec[]> = {
@@ -156,11 +166,7 @@ export class FindingStore {
     ruleId: string,
     changes: Partial<Pick<FindingDoc, 'status' | 'note' | 'updated_by' | 'updated_at'>>,
   ): Promise<FindingDoc | null> {
-    return this.findings.findOneAndUpdate(
-      { org_id: orgId, resource_hash: resourceHash, rule_id: ruleId },
-      { $set: changes },
-      { returnDocument: 'after' },
-    );
+    return this.findings.findOneAndUpdate({ org_id: orgId, resource_hash: resourceHash, rule_id: ruleId }, { $set: changes }, { returnDocument: 'after' });
   }
 }
 

@@ -57,7 +57,10 @@ describe('finding JSON from the stored text', () => {
     for (let i = 0; i < 10; i += 1) {
       const o = observation(i);
       await findings.update(ORG, o.resource_hash, o.rule_id, {
-        status: statuses[i % 5], note: i % 3 ? NASTY[(i + 1) % NASTY.length] : null, updated_by: `user "${i}"`, updated_at: '2026-01-03T00:00:00.000Z',
+        status: statuses[i % 5],
+        note: i % 3 ? NASTY[(i + 1) % NASTY.length] : null,
+        updated_by: `user "${i}"`,
+        updated_at: '2026-01-03T00:00:00.000Z',
       });
     }
     const texts = await storedTexts();
@@ -78,7 +81,17 @@ describe('finding JSON from the stored text', () => {
     await raw.updateOne(
       { org_id: ORG, resource_hash: 'old', rule_id: o.rule_id },
       {
-        $setOnInsert: { resource_address: o.resource_address, severity: o.severity, title: o.title, confidence: o.confidence, status: 'open', first_seen: 'x', note: null, updated_by: null, updated_at: null },
+        $setOnInsert: {
+          resource_address: o.resource_address,
+          severity: o.severity,
+          title: o.title,
+          confidence: o.confidence,
+          status: 'open',
+          first_seen: 'x',
+          note: null,
+          updated_by: null,
+          updated_at: null,
+        },
         $set: { last_seen: '2026-01-01T00:00:00.000Z' },
         $inc: { occurrence_count: 1 },
       },

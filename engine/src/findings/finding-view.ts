@@ -21,9 +21,18 @@ import { FINDING_API_FIELDS, type FindingDoc } from './finding-store';
 /** analysis-api.md "Finding record" presenter (explicit allow-list, FINDING_API_FIELDS order). */
 export function presentFinding(f: FindingDoc) {
   return {
-    resource_hash: f.resource_hash, rule_id: f.rule_id, resource_address: f.resource_address, severity: f.severity, title: f.title,
-    status: f.status, first_seen: f.first_seen, last_seen: f.last_seen, occurrence_count: f.occurrence_count, note: f.note,
-    updated_by: f.updated_by, updated_at: f.updated_at,
+    resource_hash: f.resource_hash,
+    rule_id: f.rule_id,
+    resource_address: f.resource_address,
+    severity: f.severity,
+    title: f.title,
+    status: f.status,
+    first_seen: f.first_seen,
+    last_seen: f.last_seen,
+    occurrence_count: f.occurrence_count,
+    note: f.note,
+    updated_by: f.updated_by,
+    updated_at: f.updated_at,
   };
 }
 

@@ -20,8 +20,16 @@ export const PROPOSAL_PRECISION_THRESHOLD = 0.5;
 /** analysis-api.md "Rule proposal" presenter. */
 export function presentProposal(p: ProposalDoc) {
   return {
-    proposal_id: p.proposal_id, rule_id: p.rule_id, status: p.status, changes: p.changes, evidence: p.evidence,
-    reviewer_quotes: p.reviewer_quotes, created_at: p.created_at, updated_at: p.updated_at, decided_at: p.decided_at, decided_by: p.decided_by,
+    proposal_id: p.proposal_id,
+    rule_id: p.rule_id,
+    status: p.status,
+    changes: p.changes,
+    evidence: p.evidence,
+    reviewer_quotes: p.reviewer_quotes,
+    created_at: p.created_at,
+    updated_at: p.updated_at,
+    decided_at: p.decided_at,
+    decided_by: p.decided_by,
   };
 }
 
@@ -33,11 +41,24 @@ function proposeFor(ruleId: string, title: string, severity: Severity, entries: 
   const severityWrong = count('severity_wrong');
   const precision = precisionOf(confirmed, rejected, settings.min_samples);
   const evidence: ProposalEvidence = {
-    confirmed, rejected, severity_wrong: severityWrong, unclear: count('unclear'), total: entries.length, precision,
-    min_samples: settings.min_samples, feedback_through: entries.reduce((m, f) => (f.created_at > m ? f.created_at : m), ''),
+    confirmed,
+    rejected,
+    severity_wrong: severityWrong,
+    unclear: count('unclear'),
+    total: entries.length,
+    precision,
+    min_samples: settings.min_samples,
+    feedback_through: entries.reduce((m, f) => (f.created_at > m ? f.created_at : m), ''),
   };
   const rejections = entries.filter((f) => f.verdict === 'rejected' && f.comment.trim() !== '');
-  const quotes = [...new Set(rejections.slice(-5).reverse().map((f) => quote(f.comment)))];
+  const quotes = [
+    ...new Set(
+      rejections
+        .slice(-5)
+        .reverse()
+        .map((f) => quote(f.comment)),
+    ),
+  ];
   const changes: ProposalChanges = {};
   if (precision !== null && precision < PROPOSAL_PRECISION_THRESHOLD) {
     const notes = quotes.length > 0 ? ` Reviewers rejected findings of this rule for these reasons:\n${quotes.map((q) => `- ${q}`).join('\n')}` : '';
@@ -71,19 +92,38 @@ export async function refreshProposals(ctx: EngineContext, orgId: string, settin
     const pending = existing.find((p) => p.status === 'pending');
     if (pending) {
       if (!proposal.supported) {
-        if (await ctx.stores.proposals.transition(orgId, pending.proposal_id, 'pending', { status: 'withdrawn', updated_at: now, decided_at: now })) result.withdrawn += 1;
-      } else if (JSON.stringify([pending.changes, pending.evidence, pending.reviewer_quotes]) !== JSON.stringify([proposal.changes, proposal.evidence, proposal.quotes])) {
-        await ctx.stores.proposals.transition(orgId, pending.proposal_id, 'pending', { changes: proposal.changes, evidence: proposal.evidence, reviewer_quotes: proposal.quotes, updated_at: now });
+        if (await ctx.stores.proposals.transition(orgId, pending.proposal_id, 'pending', { status: 'withdrawn', updated_at: now, decided_at: now }))
+          result.withdrawn += 1;
+      } else if (
+        JSON.stringify([pending.changes, pending.evidence, pending.reviewer_quotes]) !== JSON.stringify([proposal.changes, proposal.evidence, proposal.quotes])
+      ) {
+        await ctx.stores.proposals.transition(orgId, pending.proposal_id, 'pending', {
+          changes: proposal.changes,
+          evidence: proposal.evidence,
+          reviewer_quotes: proposal.quotes,
+          updated_at: now,
+        });
         result.updated += 1;
       }
       continue;
     }
     if (!proposal.supported) continue;
-    const decidedThrough = existing.filter((p) => p.status !== 'pending').reduce((m, p) => (p.evidence.feedback_through > m ? p.evidence.feedback_through : m), '');
+    const decidedThrough = existing
+      .filter((p) => p.status !== 'pending')
+      .reduce((m, p) => (p.evidence.feedback_through > m ? p.evidence.feedback_through : m), '');
     if (decidedThrough !== '' && proposal.evidence.feedback_through <= decidedThrough) continue;
     await ctx.stores.proposals.insert({
-      org_id: orgId, proposal_id: sortableId('prop'), rule_id: ruleId, status: 'pending', changes: proposal.changes,
-      evidence: proposal.evidence, reviewer_quotes: proposal.quotes, created_at: now, updated_at: now, decided_at: null, decided_by: null,
+      org_id: orgId,
+      proposal_id: sortableId('prop'),
+      rule_id: ruleId,
+      status: 'pending',
+      changes: proposal.changes,
+      evidence: proposal.evidence,
+      reviewer_quotes: proposal.quotes,
+      created_at: now,
+      updated_at: now,
+      decided_at: null,
+      decided_by: null,
     });
     result.created += 1;
   }
@@ -121,11 +161,30 @@ export async function applyProposal(ctx: IdentityCtx, orgId: string, proposalId:
   const severity = proposal.changes.severity ?? rule.severity;
   if (description === rule.description && severity === rule.severity) throw new ConflictError('The proposal has no applicable change');
   const now = engine.now().toISOString();
-  const decided = await engine.stores.proposals.transition(orgId, proposalId, 'pending', { status: 'applied', decided_at: now, decided_by: ctx.actor.userId ?? ctx.actor.keyId, updated_at: now });
+  const decided = await engine.stores.proposals.transition(orgId, proposalId, 'pending', {
+    status: 'applied',
+    decided_at: now,
+    decided_by: ctx.actor.userId ?? ctx.actor.keyId,
+    updated_at: now,
+  });
   if (!decided) throw new ConflictError(`Proposal '${proposalId}' was decided concurrently`);
   const after = await engine.stores.customRules.update(orgId, rule.rule_id, { description, severity, updated_at: now });
-  await recordAudit(ctx, { orgId, action: 'rule.update', targetType: 'rule', targetId: rule.rule_id, before: presentCustomRule(rule), after: after ? presentCustomRule(after) : null });
-  await recordAudit(ctx, { orgId, action: 'rule_proposal.apply', targetType: 'rule_proposal', targetId: proposalId, before: presentProposal(proposal), after: presentProposal(decided) });
+  await recordAudit(ctx, {
+    orgId,
+    action: 'rule.update',
+    targetType: 'rule',
+    targetId: rule.rule_id,
+    before: presentCustomRule(rule),
+    after: after ? presentCustomRule(after) : null,
+  });
+  await recordAudit(ctx, {
+    orgId,
+    action: 'rule_proposal.apply',
+    targetType: 'rule_proposal',
+    targetId: proposalId,
+    before: presentProposal(proposal),
+    after: presentProposal(decided),
+  });
   return presentProposal(decided);
 }
 
@@ -133,8 +192,20 @@ export async function applyProposal(ctx: IdentityCtx, orgId: string, proposalId:
 export async function dismissProposal(ctx: IdentityCtx, orgId: string, proposalId: string) {
   const proposal = await pendingProposal(ctx, orgId, proposalId);
   const now = ctx.engine.now().toISOString();
-  const decided = await ctx.engine.stores.proposals.transition(orgId, proposalId, 'pending', { status: 'dismissed', decided_at: now, decided_by: ctx.actor.userId ?? ctx.actor.keyId, updated_at: now });
+  const decided = await ctx.engine.stores.proposals.transition(orgId, proposalId, 'pending', {
+    status: 'dismissed',
+    decided_at: now,
+    decided_by: ctx.actor.userId ?? ctx.actor.keyId,
+    updated_at: now,
+  });
   if (!decided) throw new ConflictError(`Proposal '${proposalId}' was decided concurrently`);
-  await recordAudit(ctx, { orgId, action: 'rule_proposal.dismiss', targetType: 'rule_proposal', targetId: proposalId, before: presentProposal(proposal), after: presentProposal(decided) });
+  await recordAudit(ctx, {
+    orgId,
+    action: 'rule_proposal.dismiss',
+    targetType: 'rule_proposal',
+    targetId: proposalId,
+    before: presentProposal(proposal),
+    after: presentProposal(decided),
+  });
   return presentProposal(decided);
 }

@@ -21,7 +21,10 @@ export interface RuleHealthSettings {
 }
 
 export const DEFAULT_RULE_HEALTH_SETTINGS: RuleHealthSettings = {
-  calibration_enabled: true, min_samples: 5, severity_ceiling: 'CRITICAL', trusted_only: true,
+  calibration_enabled: true,
+  min_samples: 5,
+  severity_ceiling: 'CRITICAL',
+  trusted_only: true,
 };
 
 export interface RuleHealthEntry {
@@ -39,7 +42,15 @@ export interface RuleHealthEntry {
   last_feedback_at: string | null;
 }
 
-interface Tally { confirmed: number; rejected: number; severity_wrong: number; unclear: number; total: number; last: string | null; severity: Severity | null }
+interface Tally {
+  confirmed: number;
+  rejected: number;
+  severity_wrong: number;
+  unclear: number;
+  total: number;
+  last: string | null;
+  severity: Severity | null;
+}
 
 function tally(entries: readonly FeedbackDoc[]): Map<string, Tally> {
   const out = new Map<string, Tally>();
@@ -95,8 +106,14 @@ export async function ruleHealth(ctx: EngineContext, orgId: string, settings: Ru
     const info = catalog.get(ruleId);
     const severity = info?.severity ?? t.severity ?? 'INFO';
     return {
-      rule_id: ruleId, title: info?.title ?? ruleId, severity,
-      confirmed: t.confirmed, rejected: t.rejected, severity_wrong: t.severity_wrong, unclear: t.unclear, total: t.total,
+      rule_id: ruleId,
+      title: info?.title ?? ruleId,
+      severity,
+      confirmed: t.confirmed,
+      rejected: t.rejected,
+      severity_wrong: t.severity_wrong,
+      unclear: t.unclear,
+      total: t.total,
       precision: precisionOf(t.confirmed, t.rejected, settings.min_samples),
       calibrating: calibrates(settings, severity, trusted.get(ruleId)),
       last_feedback_at: t.last,
@@ -132,8 +149,13 @@ export async function calibrationText(ctx: EngineContext, orgId: string, setting
     const severity = info?.severity ?? t.severity ?? 'INFO';
     if (!calibrates(settings, severity, t)) continue;
     const precision = precisionOf(t.confirmed, t.rejected, settings.min_samples)!;
-    lines.push(`- Rule ${ruleId} (${info?.title ?? ruleId}): reviewers confirmed ${t.confirmed} and rejected ${t.rejected} of its findings (precision ${precision.toFixed(2)}); ${t.severity_wrong} said the severity was wrong.`);
-    const notes = trustedEntries.filter((f) => f.rule_id === ruleId && f.comment.trim() !== '').slice(-QUOTES_PER_RULE).reverse();
+    lines.push(
+      `- Rule ${ruleId} (${info?.title ?? ruleId}): reviewers confirmed ${t.confirmed} and rejected ${t.rejected} of its findings (precision ${precision.toFixed(2)}); ${t.severity_wrong} said the severity was wrong.`,
+    );
+    const notes = trustedEntries
+      .filter((f) => f.rule_id === ruleId && f.comment.trim() !== '')
+      .slice(-QUOTES_PER_RULE)
+      .reverse();
     for (const n of notes) lines.push(`  - ${n.verdict}${n.reason_code ? ` (${n.reason_code})` : ''}: ${quote(n.comment)}`);
   }
   return lines.join('\n');

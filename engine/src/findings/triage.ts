@@ -14,7 +14,14 @@ import { requiresReviewRuleIds } from '../custom-rules/custom-rule-service';
  * and only when a finding's status depends on them.
  * Returns the records newly created in needs_review.
  */
-export async function recordTriage(ctx: EngineContext, orgId: string, resourceHash: string, payload: AnalysisPayload, now: string, reviewRules?: ReadonlySet<string>) {
+export async function recordTriage(
+  ctx: EngineContext,
+  orgId: string,
+  resourceHash: string,
+  payload: AnalysisPayload,
+  now: string,
+  reviewRules?: ReadonlySet<string>,
+) {
   const needsReview: { rule_id: string }[] = [];
   const seen = new Set<string>();
   const decided = payload.findings.every((f) => f.rule_id === NO_FINDINGS_RULE_ID || f.confidence === 'LOW');
@@ -23,15 +30,19 @@ export async function recordTriage(ctx: EngineContext, orgId: string, resourceHa
     if (finding.rule_id === NO_FINDINGS_RULE_ID || seen.has(finding.rule_id)) continue;
     seen.add(finding.rule_id);
     const initialStatus = finding.confidence === 'LOW' || review.has(finding.rule_id) ? 'needs_review' : 'open';
-    const { created } = await ctx.stores.findings.observe(orgId, {
-      resource_hash: resourceHash,
-      rule_id: finding.rule_id,
-      resource_address: finding.resource_address,
-      severity: finding.severity,
-      title: finding.title,
-      confidence: finding.confidence,
-      initialStatus,
-    }, now);
+    const { created } = await ctx.stores.findings.observe(
+      orgId,
+      {
+        resource_hash: resourceHash,
+        rule_id: finding.rule_id,
+        resource_address: finding.resource_address,
+        severity: finding.severity,
+        title: finding.title,
+        confidence: finding.confidence,
+        initialStatus,
+      },
+      now,
+    );
     if (created && initialStatus === 'needs_review') {
       needsReview.push({ rule_id: finding.rule_id });
       const record = await ctx.stores.findings.get(orgId, resourceHash, finding.rule_id);

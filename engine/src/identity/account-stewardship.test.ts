@@ -5,7 +5,13 @@ import type { MembershipDoc, UserDoc } from './types';
 const at = (ms: number) => new Date(Date.UTC(2026, 0, 1) + ms).toISOString();
 const user = { user_id: 'usr_1', created_at: at(0) } as UserDoc;
 const membership = (orgId: string, createdMs: number, extra: Partial<MembershipDoc> = {}): MembershipDoc => ({
-  org_id: orgId, user_id: 'usr_1', role: 'member', is_active: true, created_at: at(createdMs), updated_at: at(createdMs), ...extra,
+  org_id: orgId,
+  user_id: 'usr_1',
+  role: 'member',
+  is_active: true,
+  created_at: at(createdMs),
+  updated_at: at(createdMs),
+  ...extra,
 });
 
 describe('orgCreatedAccount: stewardship follows provenance', () => {
@@ -18,7 +24,7 @@ describe('orgCreatedAccount: stewardship follows provenance', () => {
     expect(orgCreatedAccount(late, user, [late])).toBe(true);
   });
 
-  it('a legacy membership (no field) counts as created only as the account\'s first one, stored with the account', () => {
+  it("a legacy membership (no field) counts as created only as the account's first one, stored with the account", () => {
     const first = membership('org_a', 3);
     expect(orgCreatedAccount(first, user, [first])).toBe(true);
     const edge = membership('org_a', LEGACY_CREATED_WINDOW_MS);

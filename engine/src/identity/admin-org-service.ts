@@ -14,12 +14,19 @@ async function summary(ctx: IdentityCtx, org: OrgDoc) {
   ]);
   const expiresAt = typeof org.contract?.expires_at === 'string' ? org.contract.expires_at : null;
   return {
-    org_id: org.org_id, name: org.name, slug: org.slug, plan_tier: org.plan_tier,
-    contract: org.plan_tier === 'enterprise' ? org.contract ?? null : null,
+    org_id: org.org_id,
+    name: org.name,
+    slug: org.slug,
+    plan_tier: org.plan_tier,
+    contract: org.plan_tier === 'enterprise' ? (org.contract ?? null) : null,
     contract_expired: org.plan_tier === 'enterprise' && expiresAt !== null && expiresAt < now.toISOString(),
-    member_count: members.length, monthly_budget_usd: org.quota?.monthly_budget_usd ?? null,
+    member_count: members.length,
+    monthly_budget_usd: org.quota?.monthly_budget_usd ?? null,
     current_month_cost_usd: Math.round(calls.reduce((n, c) => n + c.cost_usd, 0) * 1e6) / 1e6,
-    created_at: org.created_at, locked: org.locked, require_2fa: org.require_2fa, sso_enabled: sso?.enabled ?? false,
+    created_at: org.created_at,
+    locked: org.locked,
+    require_2fa: org.require_2fa,
+    sso_enabled: sso?.enabled ?? false,
     pending_deletion_at: org.pending_deletion_at ?? null,
   };
 }

@@ -17,13 +17,16 @@ const MONGODB_URI = process.env.MONGODB_URI;
 const backends: { name: string; enabled: boolean; open(): { store: Promise<Store>; destroy(): Promise<void> | void } }[] = [
   { name: 'memory', enabled: true, open: () => ({ store: openStore({ backend: 'memory' }), destroy: () => {} }) },
   {
-    name: 'sqlite', enabled: true, open: () => {
+    name: 'sqlite',
+    enabled: true,
+    open: () => {
       const dataDir = mkdtempSync(join(tmpdir(), 'planwarden-auth-state-'));
       return { store: openStore({ backend: 'sqlite', dataDir }), destroy: () => rmSync(dataDir, { recursive: true, force: true }) };
     },
   },
   {
-    name: 'docdb', enabled: MONGODB_URI !== undefined,
+    name: 'docdb',
+    enabled: MONGODB_URI !== undefined,
     open: () => {
       const database = `planwarden_test_${randomUUID().slice(0, 8)}`;
       return {
@@ -113,9 +116,19 @@ for (const backend of backends) {
     it('a TOTP step and a recovery code are accepted once', async () => {
       const users = new UserStore(store);
       const user: UserDoc = {
-        user_id: 'u1', email: 'u1@example.com', name: null, password_hash: null, auth_provider: 'local', is_active: true, is_superadmin: false,
+        user_id: 'u1',
+        email: 'u1@example.com',
+        name: null,
+        password_hash: null,
+        auth_provider: 'local',
+        is_active: true,
+        is_superadmin: false,
         two_factor: { enabled: true, secret: 's', pending_secret: null, recovery_codes: ['h1', 'h2'] },
-        session_epoch: 0, sessions_revoked_at: null, last_org_id: null, created_at: T0, updated_at: T0,
+        session_epoch: 0,
+        sessions_revoked_at: null,
+        last_org_id: null,
+        created_at: T0,
+        updated_at: T0,
       };
       await users.insert(user);
       const first = await Promise.all([users.claimTotpStep('u1', 100, T0), users.claimTotpStep('u1', 100, T0)]);

@@ -8,8 +8,14 @@ import type { InviteDoc, OrgRole, UserDoc } from './types';
 /** Presenter for the invitation list: identity-api.md "Invitation" without token or hash. */
 export function presentInvite(i: InviteDoc) {
   return {
-    invite_id: i.invite_id, org_id: i.org_id, role: i.role, email: i.email, created_by: i.created_by,
-    created_at: i.created_at, expires_at: i.expires_at, revoked: i.revoked,
+    invite_id: i.invite_id,
+    org_id: i.org_id,
+    role: i.role,
+    email: i.email,
+    created_by: i.created_by,
+    created_at: i.created_at,
+    expires_at: i.expires_at,
+    revoked: i.revoked,
   };
 }
 
@@ -29,10 +35,16 @@ export async function createInvite(ctx: IdentityCtx, orgId: string, input: { rol
   const token = randomToken('pwi_');
   const now = ctx.engine.now();
   const doc: InviteDoc = {
-    org_id: orgId, invite_id: randomId('inv'), token_hash: sha256Hex(token), role: input.role,
-    email: input.email ? input.email.toLowerCase() : null, created_by: ctx.actor.userId ?? ctx.actor.keyId,
-    created_at: now.toISOString(), expires_at: new Date(now.getTime() + org.invite_link_ttl_hours * 3_600_000).toISOString(),
-    revoked: false, accepted_by: [],
+    org_id: orgId,
+    invite_id: randomId('inv'),
+    token_hash: sha256Hex(token),
+    role: input.role,
+    email: input.email ? input.email.toLowerCase() : null,
+    created_by: ctx.actor.userId ?? ctx.actor.keyId,
+    created_at: now.toISOString(),
+    expires_at: new Date(now.getTime() + org.invite_link_ttl_hours * 3_600_000).toISOString(),
+    revoked: false,
+    accepted_by: [],
   };
   await ctx.engine.stores.invites.insert(doc);
   const presented = presentInvite(doc);
@@ -50,7 +62,14 @@ export async function revokeInvite(ctx: IdentityCtx, orgId: string, inviteId: st
   const before = await ctx.engine.stores.invites.get(orgId, inviteId);
   if (!before) throw new NotFoundError('Invitation not found');
   const after = await ctx.engine.stores.invites.update(orgId, inviteId, { revoked: true });
-  await recordAudit(ctx, { orgId, action: 'invite.revoke', targetType: 'org_invite', targetId: inviteId, before: presentInvite(before), after: after ? presentInvite(after) : null });
+  await recordAudit(ctx, {
+    orgId,
+    action: 'invite.revoke',
+    targetType: 'org_invite',
+    targetId: inviteId,
+    before: presentInvite(before),
+    after: after ? presentInvite(after) : null,
+  });
 }
 
 /** A usable invitation by raw token; NotFoundError for unknown, expired, revoked or consumed alike. */
@@ -83,7 +102,12 @@ export interface RedeemOptions {
  * Redeems `invite` for `user`: 403 addressed to another e-mail; an existing member keeps their
  * role. The org becomes the user's last scoped org. Returns `{org_id, role}` (the member's role).
  */
-export async function redeemInvite(ctx: IdentityCtx, invite: InviteDoc, user: UserDoc, options: RedeemOptions = {}): Promise<{ org_id: string; role: OrgRole }> {
+export async function redeemInvite(
+  ctx: IdentityCtx,
+  invite: InviteDoc,
+  user: UserDoc,
+  options: RedeemOptions = {},
+): Promise<{ org_id: string; role: OrgRole }> {
   if (invite.email !== null && invite.email !== user.email) throw new ForbiddenError('This invitation is addressed to someone else');
   const membership = await joinOrganization(ctx, invite.org_id, user.user_id, invite.role);
   if (options.createdAccount) await ctx.engine.stores.memberships.markCreatedAccount(invite.org_id, user.user_id);

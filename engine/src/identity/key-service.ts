@@ -16,14 +16,27 @@ export function presentKey(k: ApiKeyDoc) {
  * holds now (an admin cannot mint an owner key; a demoted session cannot mint its old role),
  * else ForbiddenError (403). Audited api_key.create.
  */
-export async function createApiKey(ctx: IdentityCtx, orgId: string, input: { role: OrgRole; name: string | null; ip_allowlist: string[] | null }, grantorRole: OrgRole) {
+export async function createApiKey(
+  ctx: IdentityCtx,
+  orgId: string,
+  input: { role: OrgRole; name: string | null; ip_allowlist: string[] | null },
+  grantorRole: OrgRole,
+) {
   if (ORG_ROLE_RANK[input.role] > ORG_ROLE_RANK[grantorRole]) {
     throw new ForbiddenError(`A key cannot have a role (${input.role}) above yours (${grantorRole})`);
   }
   const raw = randomToken('pwk_');
   const doc: ApiKeyDoc = {
-    org_id: orgId, key_id: randomId('key'), key_hash: sha256Hex(raw), role: input.role, name: input.name,
-    ip_allowlist: input.ip_allowlist, is_active: true, created_by: ctx.actor.userId ?? ctx.actor.keyId, created_at: isoNow(ctx), revoked_at: null,
+    org_id: orgId,
+    key_id: randomId('key'),
+    key_hash: sha256Hex(raw),
+    role: input.role,
+    name: input.name,
+    ip_allowlist: input.ip_allowlist,
+    is_active: true,
+    created_by: ctx.actor.userId ?? ctx.actor.keyId,
+    created_at: isoNow(ctx),
+    revoked_at: null,
   };
   await ctx.engine.stores.apiKeys.insert(doc);
   const presented = presentKey(doc);
@@ -41,6 +54,13 @@ export async function revokeApiKey(ctx: IdentityCtx, orgId: string, keyId: strin
   const before = await ctx.engine.stores.apiKeys.get(orgId, keyId);
   if (!before) throw new NotFoundError('Key not found');
   const after = await ctx.engine.stores.apiKeys.revoke(orgId, keyId, isoNow(ctx));
-  await recordAudit(ctx, { orgId, action: 'api_key.revoke', targetType: 'api_key', targetId: keyId, before: presentKey(before), after: after ? presentKey(after) : null });
+  await recordAudit(ctx, {
+    orgId,
+    action: 'api_key.revoke',
+    targetType: 'api_key',
+    targetId: keyId,
+    before: presentKey(before),
+    after: after ? presentKey(after) : null,
+  });
   return { key_id: keyId, is_active: false };
 }

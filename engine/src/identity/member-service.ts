@@ -7,14 +7,26 @@ import type { MembershipDoc, OrgRole, UserDoc } from './types';
 
 /** identity-api.md "Member entry". */
 export interface MemberEntry {
-  user_id: string; email: string; name: string | null; role: OrgRole; is_active: boolean;
-  account_active: boolean; created_at: string; teams: string[];
+  user_id: string;
+  email: string;
+  name: string | null;
+  role: OrgRole;
+  is_active: boolean;
+  account_active: boolean;
+  created_at: string;
+  teams: string[];
 }
 
 function entry(m: MembershipDoc, u: UserDoc | undefined, teams: string[]): MemberEntry {
   return {
-    user_id: m.user_id, email: u?.email ?? '', name: u?.name ?? null, role: m.role, is_active: m.is_active,
-    account_active: u?.is_active ?? false, created_at: m.created_at, teams,
+    user_id: m.user_id,
+    email: u?.email ?? '',
+    name: u?.name ?? null,
+    role: m.role,
+    is_active: m.is_active,
+    account_active: u?.is_active ?? false,
+    created_at: m.created_at,
+    teams,
   };
 }
 
@@ -29,7 +41,13 @@ export async function listMembers(ctx: IdentityCtx, orgId: string): Promise<Memb
   const [accounts, teamRows, teamMembers] = await Promise.all([users.many(rows.map((r) => r.user_id)), teams.list(orgId), teams.membershipsOf(orgId)]);
   const byId = new Map(accounts.map((u) => [u.user_id, u]));
   const teamName = new Map(teamRows.map((t) => [t.team_id, t.name]));
-  return rows.map((m) => entry(m, byId.get(m.user_id), teamMembers.filter((t) => t.user_id === m.user_id).map((t) => teamName.get(t.team_id) ?? t.team_id)));
+  return rows.map((m) =>
+    entry(
+      m,
+      byId.get(m.user_id),
+      teamMembers.filter((t) => t.user_id === m.user_id).map((t) => teamName.get(t.team_id) ?? t.team_id),
+    ),
+  );
 }
 
 /** One member's entry; NotFoundError when not a member of the org. */
@@ -54,7 +72,14 @@ export async function addMember(ctx: IdentityCtx, orgId: string, input: { email:
   assertMayPlaceInOrg(user);
   const now = isoNow(ctx);
   const m = await ctx.engine.stores.memberships.insert({
-    org_id: orgId, user_id: user.user_id, role: input.role, is_active: true, added_by_email: true, created_account: false, created_at: now, updated_at: now,
+    org_id: orgId,
+    user_id: user.user_id,
+    role: input.role,
+    is_active: true,
+    added_by_email: true,
+    created_account: false,
+    created_at: now,
+    updated_at: now,
   });
   await recordAudit(ctx, { orgId, action: 'member.add', targetType: 'membership', targetId: user.user_id, before: null, after: snapshot(m) });
   return { user_id: user.user_id, org_id: orgId, role: m.role };
@@ -69,7 +94,7 @@ async function target(ctx: IdentityCtx, orgId: string, userId: string): Promise<
 
 async function assertNotSoleOwner(ctx: IdentityCtx, m: MembershipDoc): Promise<void> {
   if (m.role === 'owner' && m.is_active && (await ctx.engine.stores.memberships.countActiveOwners(m.org_id)) <= 1) {
-    throw new ConflictError('The organization\'s only owner cannot be demoted, deactivated, removed or leave');
+    throw new ConflictError("The organization's only owner cannot be demoted, deactivated, removed or leave");
   }
 }
 
@@ -78,7 +103,12 @@ async function assertNotSoleOwner(ctx: IdentityCtx, m: MembershipDoc): Promise<v
  * 404 not a member; 409 would demote or deactivate the sole owner. Owner as a role is refused
  * by the schema (422). Audited member.role_update.
  */
-export async function updateMember(ctx: IdentityCtx, orgId: string, userId: string, input: { role?: Exclude<OrgRole, 'owner'>; is_active?: boolean }): Promise<MemberEntry> {
+export async function updateMember(
+  ctx: IdentityCtx,
+  orgId: string,
+  userId: string,
+  input: { role?: Exclude<OrgRole, 'owner'>; is_active?: boolean },
+): Promise<MemberEntry> {
   const m = await target(ctx, orgId, userId);
   const demotes = input.role !== undefined && input.role !== m.role;
   if (demotes || input.is_active === false) await assertNotSoleOwner(ctx, m);
@@ -101,7 +131,11 @@ export async function removeMember(ctx: IdentityCtx, orgId: string, userId: stri
  * The caller leaves `orgId` (their current org): 403 not a member; 409 sole owner. Returns
  * the org they land in next (first other active membership, or null). Audited member.remove.
  */
-export async function leaveOrganization(ctx: IdentityCtx, userId: string, orgId: string): Promise<{ left_org_id: string; org_id: string | null; role: OrgRole | null }> {
+export async function leaveOrganization(
+  ctx: IdentityCtx,
+  userId: string,
+  orgId: string,
+): Promise<{ left_org_id: string; org_id: string | null; role: OrgRole | null }> {
   const { memberships, users } = ctx.engine.stores;
   const m = await memberships.get(orgId, userId);
   if (!m) throw new ForbiddenError('Not a member of this organization');
@@ -137,15 +171,28 @@ async function setTemporaryPassword(ctx: IdentityCtx, orgId: string | null, user
   if (user.auth_provider !== 'local') throw new BadRequestError('The account signs in through an identity provider');
   const temporary = randomPassword();
   await ctx.engine.stores.users.revokeSessions(user.user_id, isoNow(ctx), { password_hash: await hashPassword(temporary) });
-  await recordAudit(ctx, { orgId, action: orgId ? 'member.password_reset' : 'user.password_reset', targetType: 'user', targetId: user.user_id, before: null, after: { password_reset: true } });
+  await recordAudit(ctx, {
+    orgId,
+    action: orgId ? 'member.password_reset' : 'user.password_reset',
+    targetType: 'user',
+    targetId: user.user_id,
+    before: null,
+    after: { password_reset: true },
+  });
   return { temporary_password: temporary };
 }
 
 async function clearTwoFactor(ctx: IdentityCtx, orgId: string | null, user: UserDoc): Promise<{ detail: string }> {
-  await ctx.engine.stores.users.revokeSessions(user.user_id, isoNow(ctx), { two_factor: { enabled: false, secret: null, pending_secret: null, recovery_codes: [] } });
+  await ctx.engine.stores.users.revokeSessions(user.user_id, isoNow(ctx), {
+    two_factor: { enabled: false, secret: null, pending_secret: null, recovery_codes: [] },
+  });
   await recordAudit(ctx, {
-    orgId, action: orgId ? 'member.2fa_reset' : 'user.2fa_reset', targetType: 'user', targetId: user.user_id,
-    before: { two_factor_enabled: user.two_factor.enabled }, after: { two_factor_enabled: false },
+    orgId,
+    action: orgId ? 'member.2fa_reset' : 'user.2fa_reset',
+    targetType: 'user',
+    targetId: user.user_id,
+    before: { two_factor_enabled: user.two_factor.enabled },
+    after: { two_factor_enabled: false },
   });
   return { detail: 'Two-factor authentication was reset' };
 }

@@ -7,7 +7,12 @@ import { randomId } from './secrets';
 import type { MembershipDoc, OrgRole } from './types';
 
 function slugify(name: string): string {
-  const base = name.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 48);
+  const base = name
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 48);
   return base || 'org';
 }
 
@@ -24,7 +29,10 @@ function tooManyOrgs(limit: number): ForbiddenError {
  * orgs that still exist. Parallel creations cannot overshoot: the count is taken again after
  * the insert, and a creation that finds itself over the limit removes its bare record.
  */
-export async function createOrganization(ctx: IdentityCtx, input: { name: string; ownerUserId: string; maxCreated?: number | null }): Promise<{ org: OrgDoc; membership: MembershipDoc }> {
+export async function createOrganization(
+  ctx: IdentityCtx,
+  input: { name: string; ownerUserId: string; maxCreated?: number | null },
+): Promise<{ org: OrgDoc; membership: MembershipDoc }> {
   const orgs = ctx.engine.stores.orgs;
   const limit = input.maxCreated ?? null;
   if (limit !== null && (await orgs.countCreatedBy(input.ownerUserId)) >= limit) throw tooManyOrgs(limit);
@@ -37,7 +45,12 @@ export async function createOrganization(ctx: IdentityCtx, input: { name: string
     throw tooManyOrgs(limit);
   }
   const membership = await ctx.engine.stores.memberships.insert({
-    org_id: orgId, user_id: input.ownerUserId, role: 'owner', is_active: true, created_at: now, updated_at: now,
+    org_id: orgId,
+    user_id: input.ownerUserId,
+    role: 'owner',
+    is_active: true,
+    created_at: now,
+    updated_at: now,
   });
   await ctx.engine.stores.users.update(input.ownerUserId, { last_org_id: orgId, updated_at: now });
   await seedBuiltinRules(ctx.engine, orgId, input.ownerUserId);

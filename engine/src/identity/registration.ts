@@ -32,11 +32,19 @@ export async function insertNewUser(
 ): Promise<UserDoc> {
   const now = isoNow(ctx);
   const user: UserDoc = {
-    user_id: randomId('usr'), email: fields.email.toLowerCase(), name: fields.name,
-    password_hash: fields.passwordHash, auth_provider: fields.authProvider, is_active: true,
+    user_id: randomId('usr'),
+    email: fields.email.toLowerCase(),
+    name: fields.name,
+    password_hash: fields.passwordHash,
+    auth_provider: fields.authProvider,
+    is_active: true,
     is_superadmin: fields.isSuperadmin ?? false,
     two_factor: { enabled: false, secret: null, pending_secret: null, recovery_codes: [] },
-    session_epoch: 0, sessions_revoked_at: null, last_org_id: null, created_at: now, updated_at: now,
+    session_epoch: 0,
+    sessions_revoked_at: null,
+    last_org_id: null,
+    created_at: now,
+    updated_at: now,
   };
   try {
     return await ctx.engine.stores.users.insert(user);
@@ -47,10 +55,16 @@ export async function insertNewUser(
 }
 
 /** A new password account (scrypt hash). Throws ConflictError (409) for a registered e-mail. */
-export async function createLocalUser(ctx: IdentityCtx, input: { email: string; password: string; name?: string | null; isSuperadmin?: boolean }): Promise<UserDoc> {
+export async function createLocalUser(
+  ctx: IdentityCtx,
+  input: { email: string; password: string; name?: string | null; isSuperadmin?: boolean },
+): Promise<UserDoc> {
   return insertNewUser(ctx, {
-    email: input.email, name: input.name ?? null, passwordHash: await hashPassword(input.password),
-    authProvider: 'local', isSuperadmin: input.isSuperadmin,
+    email: input.email,
+    name: input.name ?? null,
+    passwordHash: await hashPassword(input.password),
+    authProvider: 'local',
+    isSuperadmin: input.isSuperadmin,
   });
 }
 
@@ -62,7 +76,11 @@ export async function createLocalUser(ctx: IdentityCtx, input: { email: string; 
  * 403 org_name while public org creation is disabled, or an addressed invite for another
  * e-mail; 404 invite unusable; 409 e-mail registered. Returns the user and `{org_id, role}`.
  */
-export async function register(ctx: IdentityCtx, input: RegisterInput, settings: RegistrationSettings): Promise<{ user: UserDoc; org_id: string | null; role: OrgRole | null }> {
+export async function register(
+  ctx: IdentityCtx,
+  input: RegisterInput,
+  settings: RegistrationSettings,
+): Promise<{ user: UserDoc; org_id: string | null; role: OrgRole | null }> {
   if (settings.termsVersion !== null && input.accepted_terms_version !== settings.termsVersion) {
     throw new BadRequestError('The current terms version must be accepted');
   }

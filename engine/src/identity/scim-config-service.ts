@@ -16,8 +16,13 @@ export interface ScimConfigInput {
 /** Presenter (identity-api.md "SCIM config"): never the token or its hash. `baseUrl` is the tenant URL. */
 export function presentScimConfig(c: ScimConfigDoc, baseUrl: string) {
   return {
-    enabled: c.enabled, default_role: c.default_role, group_role_mappings: c.group_role_mappings,
-    token_set: true, base_url: baseUrl, created_at: c.created_at, updated_at: c.updated_at,
+    enabled: c.enabled,
+    default_role: c.default_role,
+    group_role_mappings: c.group_role_mappings,
+    token_set: true,
+    base_url: baseUrl,
+    created_at: c.created_at,
+    updated_at: c.updated_at,
   };
 }
 
@@ -56,8 +61,13 @@ export async function createScimConfig(ctx: IdentityCtx, orgId: string, input: S
   const token = newToken();
   const now = isoNow(ctx);
   const doc: ScimConfigDoc = {
-    org_id: orgId, enabled: input.enabled ?? true, default_role: input.default_role ?? 'member',
-    group_role_mappings: input.group_role_mappings ?? [], token_hash: sha256Hex(token), created_at: now, updated_at: now,
+    org_id: orgId,
+    enabled: input.enabled ?? true,
+    default_role: input.default_role ?? 'member',
+    group_role_mappings: input.group_role_mappings ?? [],
+    token_hash: sha256Hex(token),
+    created_at: now,
+    updated_at: now,
   };
   try {
     await ctx.engine.stores.scim.insert(doc);
@@ -90,7 +100,14 @@ export async function rotateScimToken(ctx: IdentityCtx, orgId: string): Promise<
   const token = newToken();
   const after = await ctx.engine.stores.scim.update(orgId, { token_hash: sha256Hex(token), updated_at: isoNow(ctx) });
   if (!after) throw new NotFoundError('SCIM is not configured');
-  await recordAudit(ctx, { orgId, action: 'scim.token.rotate', targetType: 'scim_config', targetId: orgId, before: null, after: { rotated_at: after.updated_at } });
+  await recordAudit(ctx, {
+    orgId,
+    action: 'scim.token.rotate',
+    targetType: 'scim_config',
+    targetId: orgId,
+    before: null,
+    after: { rotated_at: after.updated_at },
+  });
   return { token };
 }
 

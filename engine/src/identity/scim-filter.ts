@@ -86,12 +86,18 @@ export function parseScimFilter(text: string): ScimFilter {
   };
   const and = (): ScimFilter => {
     let left = unary();
-    while (peek() === 'and') { at += 1; left = { kind: 'and', left, right: unary() }; }
+    while (peek() === 'and') {
+      at += 1;
+      left = { kind: 'and', left, right: unary() };
+    }
     return left;
   };
   function or(): ScimFilter {
     let left = and();
-    while (peek() === 'or') { at += 1; left = { kind: 'or', left, right: and() }; }
+    while (peek() === 'or') {
+      at += 1;
+      left = { kind: 'or', left, right: and() };
+    }
     return left;
   }
   const filter = or();
@@ -120,15 +126,24 @@ function compare(actual: unknown, op: string, expected: unknown, exact: boolean)
     const a = exact ? actual : actual.toLowerCase();
     const e = exact ? expected : expected.toLowerCase();
     switch (op) {
-      case 'eq': return a === e;
-      case 'ne': return a !== e;
-      case 'co': return a.includes(e);
-      case 'sw': return a.startsWith(e);
-      case 'ew': return a.endsWith(e);
-      case 'gt': return a > e;
-      case 'ge': return a >= e;
-      case 'lt': return a < e;
-      case 'le': return a <= e;
+      case 'eq':
+        return a === e;
+      case 'ne':
+        return a !== e;
+      case 'co':
+        return a.includes(e);
+      case 'sw':
+        return a.startsWith(e);
+      case 'ew':
+        return a.endsWith(e);
+      case 'gt':
+        return a > e;
+      case 'ge':
+        return a >= e;
+      case 'lt':
+        return a < e;
+      case 'le':
+        return a <= e;
     }
   }
   if (op === 'eq') return actual === expected;
@@ -142,11 +157,16 @@ function compare(actual: unknown, op: string, expected: unknown, exact: boolean)
 /** Whether `resource` (a presented SCIM resource) matches `filter`. */
 export function matchesScimFilter(resource: unknown, filter: ScimFilter): boolean {
   switch (filter.kind) {
-    case 'and': return matchesScimFilter(resource, filter.left) && matchesScimFilter(resource, filter.right);
-    case 'or': return matchesScimFilter(resource, filter.left) || matchesScimFilter(resource, filter.right);
-    case 'not': return !matchesScimFilter(resource, filter.filter);
-    case 'present': return valuesAt(resource, filter.path).some((v) => v !== null && v !== '' && !(Array.isArray(v) && v.length === 0));
-    case 'valuePath': return valuesAt(resource, filter.path).some((element) => matchesScimFilter(element, filter.filter));
+    case 'and':
+      return matchesScimFilter(resource, filter.left) && matchesScimFilter(resource, filter.right);
+    case 'or':
+      return matchesScimFilter(resource, filter.left) || matchesScimFilter(resource, filter.right);
+    case 'not':
+      return !matchesScimFilter(resource, filter.filter);
+    case 'present':
+      return valuesAt(resource, filter.path).some((v) => v !== null && v !== '' && !(Array.isArray(v) && v.length === 0));
+    case 'valuePath':
+      return valuesAt(resource, filter.path).some((element) => matchesScimFilter(element, filter.filter));
     case 'compare': {
       const values = valuesAt(resource, filter.path);
       const exact = filter.path.toLowerCase() === 'id';

@@ -22,7 +22,10 @@ export interface ScimGroupInput {
 /** Presenter: one SCIM Group. */
 export function presentScimGroup(team: TeamDoc, members: readonly { user_id: string; email: string }[], externalId: string | null, base: string) {
   return {
-    schemas: [SCIM.group], id: team.team_id, ...(externalId ? { externalId } : {}), displayName: team.name,
+    schemas: [SCIM.group],
+    id: team.team_id,
+    ...(externalId ? { externalId } : {}),
+    displayName: team.name,
     members: members.map((m) => ({ value: m.user_id, display: m.email, $ref: `${base}/Users/${m.user_id}` })),
     meta: { resourceType: 'Group', created: team.created_at, lastModified: team.updated_at, location: `${base}/Groups/${team.team_id}` },
   };
@@ -35,10 +38,14 @@ async function loadAll(ctx: IdentityCtx, orgId: string, base: string, only?: str
   const rows = (await teams.list(orgId)).filter((t) => only === undefined || t.team_id === only);
   const [places, externalIds] = await Promise.all([teams.membershipsOf(orgId), scim.externalIds(orgId, 'group')]);
   const emails = new Map((await users.many([...new Set(places.map((p) => p.user_id))])).map((u) => [u.user_id, u.email]));
-  return rows.map((t) => presentScimGroup(
-    t, places.filter((p) => p.team_id === t.team_id).map((p) => ({ user_id: p.user_id, email: emails.get(p.user_id) ?? '' })),
-    externalIds.get(t.team_id) ?? null, base,
-  ));
+  return rows.map((t) =>
+    presentScimGroup(
+      t,
+      places.filter((p) => p.team_id === t.team_id).map((p) => ({ user_id: p.user_id, email: emails.get(p.user_id) ?? '' })),
+      externalIds.get(t.team_id) ?? null,
+      base,
+    ),
+  );
 }
 
 async function present(ctx: IdentityCtx, orgId: string, teamId: string, base: string): Promise<ScimGroup> {
@@ -58,7 +65,8 @@ export async function getScimGroup(ctx: IdentityCtx, config: ScimConfigDoc, team
 }
 
 function displayNameOf(value: unknown): string {
-  if (typeof value !== 'string' || value.trim().length === 0 || value.length > 200) throw new BadRequestError('displayName: a non-empty string is required', { scimType: 'invalidValue' });
+  if (typeof value !== 'string' || value.trim().length === 0 || value.length > 200)
+    throw new BadRequestError('displayName: a non-empty string is required', { scimType: 'invalidValue' });
   return value.trim();
 }
 
@@ -66,7 +74,8 @@ function displayNameOf(value: unknown): string {
 async function memberIds(ctx: IdentityCtx, orgId: string, members: unknown): Promise<string[]> {
   const ids = [...new Set((Array.isArray(members) ? members : []).map((m) => String((m as { value?: unknown } | null)?.value ?? '')))];
   for (const id of ids) {
-    if (!(await ctx.engine.stores.memberships.get(orgId, id))) throw new BadRequestError(`members: ${id} is not a user of this organization`, { scimType: 'invalidValue' });
+    if (!(await ctx.engine.stores.memberships.get(orgId, id)))
+      throw new BadRequestError(`members: ${id} is not a user of this organization`, { scimType: 'invalidValue' });
   }
   return ids;
 }
@@ -86,11 +95,25 @@ async function syncMembers(ctx: IdentityCtx, config: ScimConfigDoc, teamId: stri
   for (const userId of added) await teams.addMember({ org_id: orgId, team_id: teamId, user_id: userId, added_at: isoNow(ctx) });
   for (const userId of removed) await teams.removeMember(orgId, teamId, userId);
   const roles = await recomputeRoles(ctx, config, [...added, ...removed]);
-  await recordAudit(ctx, { orgId, action: 'scim.group.membership_synced', targetType: 'team', targetId: teamId, before: { members: current }, after: { members: [...wanted], roles_changed: roles } });
+  await recordAudit(ctx, {
+    orgId,
+    action: 'scim.group.membership_synced',
+    targetType: 'team',
+    targetId: teamId,
+    before: { members: current },
+    after: { members: [...wanted], roles_changed: roles },
+  });
 }
 
 function slug(name: string): string {
-  return name.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 64) || 'group';
+  return (
+    name
+      .toLowerCase()
+      .normalize('NFKD')
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 64) || 'group'
+  );
 }
 
 /** POST /Groups: a team named displayName (409 when a team of that name exists), with its members. Audited scim.group.created. */
@@ -117,10 +140,18 @@ async function applyGroup(ctx: IdentityCtx, config: ScimConfigDoc, before: ScimG
   const name = displayNameOf(after.displayName);
   if (name !== before.displayName) {
     await ctx.engine.stores.teams.update(orgId, before.id, { name, updated_at: isoNow(ctx) });
-    await recordAudit(ctx, { orgId, action: 'scim.group.renamed', targetType: 'team', targetId: before.id, before: { name: before.displayName }, after: { name } });
+    await recordAudit(ctx, {
+      orgId,
+      action: 'scim.group.renamed',
+      targetType: 'team',
+      targetId: before.id,
+      before: { name: before.displayName },
+      after: { name },
+    });
   }
   const externalId = after.externalId === undefined ? null : after.externalId;
-  if (externalId !== (before.externalId ?? null)) await ctx.engine.stores.scim.setExternalId(orgId, 'group', before.id, typeof externalId === 'string' ? externalId : null);
+  if (externalId !== (before.externalId ?? null))
+    await ctx.engine.stores.scim.setExternalId(orgId, 'group', before.id, typeof externalId === 'string' ? externalId : null);
   await syncMembers(ctx, config, before.id, await memberIds(ctx, orgId, after.members));
   // A rename changes what the mappings see for every member of the group.
   if (name !== before.displayName) {
@@ -149,6 +180,17 @@ export async function deleteScimGroup(ctx: IdentityCtx, config: ScimConfigDoc, t
   const before = await present(ctx, config.org_id, teamId, '');
   await teams.remove(config.org_id, teamId);
   await scim.removeLink(config.org_id, 'group', teamId);
-  const roles = await recomputeRoles(ctx, config, before.members.map((m) => m.value));
-  await recordAudit(ctx, { orgId: config.org_id, action: 'scim.group.deleted', targetType: 'team', targetId: teamId, before: { name: before.displayName, members: before.members.map((m) => m.value) }, after: { roles_changed: roles } });
+  const roles = await recomputeRoles(
+    ctx,
+    config,
+    before.members.map((m) => m.value),
+  );
+  await recordAudit(ctx, {
+    orgId: config.org_id,
+    action: 'scim.group.deleted',
+    targetType: 'team',
+    targetId: teamId,
+    before: { name: before.displayName, members: before.members.map((m) => m.value) },
+    after: { roles_changed: roles },
+  });
 }

@@ -60,7 +60,11 @@ function applyAt(target: Json, op: string, parsed: ParsedPath, value: unknown): 
     const elements = asArray(target[key]);
     const hits = elements.filter((e) => matchesScimFilter(e, parsed.filter as ScimFilter));
     if (op === 'remove') {
-      target[key] = parsed.sub ? elements.map((e) => { if (hits.includes(e)) delete (e as Json)[keyOf(e as Json, parsed.sub as string)]; return e; })
+      target[key] = parsed.sub
+        ? elements.map((e) => {
+            if (hits.includes(e)) delete (e as Json)[keyOf(e as Json, parsed.sub as string)];
+            return e;
+          })
         : elements.filter((e) => !hits.includes(e));
       return;
     }

@@ -34,10 +34,12 @@ export function listResponse<T>(all: readonly T[], query: ScimListQuery) {
 }
 
 /** PatchOp body (RFC 7644 §3.5.2). */
-export const ScimPatchSchema = z.object({
-  schemas: z.array(z.string()).optional(),
-  Operations: z.array(z.object({ op: z.string(), path: z.string().optional(), value: z.unknown().optional() }).loose()).min(1),
-}).loose();
+export const ScimPatchSchema = z
+  .object({
+    schemas: z.array(z.string()).optional(),
+    Operations: z.array(z.object({ op: z.string(), path: z.string().optional(), value: z.unknown().optional() }).loose()).min(1),
+  })
+  .loose();
 
 /** A SCIM error body (RFC 7644 §3.12); status as a string, as the RFC shows it. */
 export function scimError(status: number, detail: string, scimType?: string) {

@@ -30,7 +30,10 @@ interface ScimLinkDoc {
 }
 
 export const SCIM_INDEXES: Record<string, IndexSpec[]> = {
-  scim_configs: [{ name: 'org', keys: { org_id: 1 }, unique: true }, { name: 'token', keys: { token_hash: 1 }, unique: true }],
+  scim_configs: [
+    { name: 'org', keys: { org_id: 1 }, unique: true },
+    { name: 'token', keys: { token_hash: 1 }, unique: true },
+  ],
   scim_links: [{ name: 'org_kind_id', keys: { org_id: 1, kind: 1, id: 1 }, unique: true }],
 };
 

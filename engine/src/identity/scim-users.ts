@@ -28,9 +28,14 @@ export interface ScimUserInput {
 /** Presenter: the SCIM User of one membership. `base` is the tenant URL (…/scim/v2/{org_id}). */
 export function presentScimUser(user: UserDoc, m: MembershipDoc, externalId: string | null, base: string) {
   return {
-    schemas: [SCIM.user], id: user.user_id, ...(externalId ? { externalId } : {}), userName: user.email,
-    name: { formatted: user.name ?? user.email }, displayName: user.name ?? user.email,
-    emails: [{ value: user.email, type: 'work', primary: true }], active: m.is_active,
+    schemas: [SCIM.user],
+    id: user.user_id,
+    ...(externalId ? { externalId } : {}),
+    userName: user.email,
+    name: { formatted: user.name ?? user.email },
+    displayName: user.name ?? user.email,
+    emails: [{ value: user.email, type: 'work', primary: true }],
+    active: m.is_active,
     meta: { resourceType: 'User', created: m.created_at, lastModified: m.updated_at, location: `${base}/Users/${user.user_id}` },
   };
 }
@@ -78,8 +83,12 @@ async function setActive(ctx: IdentityCtx, orgId: string, user: UserDoc, members
   if (active) assertMayPlaceInOrg(user);
   await ctx.engine.stores.memberships.update(orgId, membership.user_id, { is_active: active, updated_at: isoNow(ctx) });
   await recordAudit(ctx, {
-    orgId, action: active ? 'scim.user.reactivated' : 'scim.user.deactivated', targetType: 'user', targetId: membership.user_id,
-    before: { is_active: membership.is_active }, after: { is_active: active },
+    orgId,
+    action: active ? 'scim.user.reactivated' : 'scim.user.deactivated',
+    targetType: 'user',
+    targetId: membership.user_id,
+    before: { is_active: membership.is_active },
+    after: { is_active: active },
   });
 }
 
@@ -107,7 +116,12 @@ function emailOf(input: ScimUserInput): string {
  * created the account: a linked existing account stays its holder's (account-stewardship.ts).
  * Audited scim.user.provisioned.
  */
-export async function createScimUser(ctx: IdentityCtx, config: ScimConfigDoc, input: ScimUserInput, base: string): Promise<{ created: boolean; resource: ScimUser }> {
+export async function createScimUser(
+  ctx: IdentityCtx,
+  config: ScimConfigDoc,
+  input: ScimUserInput,
+  base: string,
+): Promise<{ created: boolean; resource: ScimUser }> {
   const { users, memberships, scim } = ctx.engine.stores;
   const orgId = config.org_id;
   const email = emailOf(input);
@@ -116,7 +130,7 @@ export async function createScimUser(ctx: IdentityCtx, config: ScimConfigDoc, in
   const found = await users.byEmail(email);
   const existing = found ? await memberships.get(orgId, found.user_id) : null;
   if (found && !existing) assertMayPlaceInOrg(found);
-  const user = found ?? await createExternalUser(ctx, email, name, 'sso');
+  const user = found ?? (await createExternalUser(ctx, email, name, 'sso'));
   const setExternalId = () => (input.externalId === undefined ? Promise.resolve() : scim.setExternalId(orgId, 'user', user.user_id, input.externalId ?? null));
   if (existing) {
     if (active !== null) await setActive(ctx, orgId, user, existing, active);
@@ -125,7 +139,13 @@ export async function createScimUser(ctx: IdentityCtx, config: ScimConfigDoc, in
   }
   const now = isoNow(ctx);
   const membership: MembershipDoc = {
-    org_id: orgId, user_id: user.user_id, role: config.default_role, is_active: active ?? true, created_account: found === null, created_at: now, updated_at: now,
+    org_id: orgId,
+    user_id: user.user_id,
+    role: config.default_role,
+    is_active: active ?? true,
+    created_account: found === null,
+    created_at: now,
+    updated_at: now,
   };
   try {
     await memberships.insert(membership);
@@ -135,12 +155,26 @@ export async function createScimUser(ctx: IdentityCtx, config: ScimConfigDoc, in
     return { created: false, resource: await present(ctx, orgId, user.user_id, base) };
   }
   await setExternalId();
-  await recordAudit(ctx, { orgId, action: 'scim.user.provisioned', targetType: 'user', targetId: user.user_id, before: null, after: { email, role: membership.role, is_active: membership.is_active } });
+  await recordAudit(ctx, {
+    orgId,
+    action: 'scim.user.provisioned',
+    targetType: 'user',
+    targetId: user.user_id,
+    before: null,
+    after: { email, role: membership.role, is_active: membership.is_active },
+  });
   return { created: true, resource: await present(ctx, orgId, user.user_id, base) };
 }
 
 /** Applies the org-scoped attributes of a patched or replaced resource (active, externalId). */
-async function applyResource(ctx: IdentityCtx, orgId: string, before: ScimUser, after: Record<string, unknown>, user: UserDoc, membership: MembershipDoc): Promise<void> {
+async function applyResource(
+  ctx: IdentityCtx,
+  orgId: string,
+  before: ScimUser,
+  after: Record<string, unknown>,
+  user: UserDoc,
+  membership: MembershipDoc,
+): Promise<void> {
   const externalId = after.externalId === undefined ? null : after.externalId;
   if (externalId !== (before.externalId ?? null)) {
     if (externalId !== null && typeof externalId !== 'string') throw new BadRequestError('externalId: must be a string', { scimType: 'invalidValue' });
@@ -180,5 +214,12 @@ export async function deleteScimUser(ctx: IdentityCtx, config: ScimConfigDoc, us
   await teams.removeUserEverywhere(config.org_id, userId);
   await memberships.remove(config.org_id, userId);
   await scim.removeLink(config.org_id, 'user', userId);
-  await recordAudit(ctx, { orgId: config.org_id, action: 'scim.user.deprovisioned', targetType: 'user', targetId: userId, before: { email: user.email, role: membership.role, is_active: membership.is_active }, after: null });
+  await recordAudit(ctx, {
+    orgId: config.org_id,
+    action: 'scim.user.deprovisioned',
+    targetType: 'user',
+    targetId: userId,
+    before: { email: user.email, role: membership.role, is_active: membership.is_active },
+    after: null,
+  });
 }

@@ -35,7 +35,10 @@ export type SocialOutcome =
  * refusal is an outcome, never a thrown error: the callback always redirects.
  */
 export async function resolveSocialAccount(
-  ctx: IdentityCtx, provider: string, identity: VerifiedIdentity, policy: SocialPolicy,
+  ctx: IdentityCtx,
+  provider: string,
+  identity: VerifiedIdentity,
+  policy: SocialPolicy,
   extras: { invite: string | null; acceptedTerms: string | null },
 ): Promise<SocialOutcome> {
   const { users, socialIdentities } = ctx.engine.stores;
@@ -88,7 +91,13 @@ export async function linkIdentity(ctx: IdentityCtx, user: UserDoc, provider: st
   const existing = await ctx.engine.stores.socialIdentities.bySubject(provider, identity.subject);
   if (existing?.user_id === user.user_id) return;
   try {
-    await ctx.engine.stores.socialIdentities.insert({ user_id: user.user_id, provider, subject: identity.subject, email: identity.email, created_at: isoNow(ctx) });
+    await ctx.engine.stores.socialIdentities.insert({
+      user_id: user.user_id,
+      provider,
+      subject: identity.subject,
+      email: identity.email,
+      created_at: isoNow(ctx),
+    });
   } catch (error) {
     if (error instanceof ConflictError) throw new ConflictError('This provider account is linked to another account, or a link to this provider exists');
     throw error;
@@ -109,7 +118,7 @@ export async function unlinkIdentity(ctx: IdentityCtx, user: UserDoc, provider: 
   const rows = await ctx.engine.stores.socialIdentities.forUser(user.user_id);
   if (!rows.some((r) => r.provider === provider)) throw new NotFoundError('This provider is not linked');
   const otherWays = user.password_hash !== null || user.auth_provider === 'sso' || rows.some((r) => r.provider !== provider);
-  if (!otherWays) throw new ConflictError('This is the account\'s only way to sign in');
+  if (!otherWays) throw new ConflictError("This is the account's only way to sign in");
   await ctx.engine.stores.socialIdentities.remove(user.user_id, provider);
   return { detail: `${provider} unlinked` };
 }

@@ -41,8 +41,12 @@ export function txtRecordName(domain: string): string {
 
 function present(claim: SsoDomainClaimDoc, verified: SsoVerifiedDomainDoc | undefined): DomainStatus {
   return {
-    domain: claim.domain, status: verified ? 'verified' : 'pending', verified_at: verified?.verified_at ?? null,
-    verified_by: verified?.verified_by ?? null, txt_record_name: txtRecordName(claim.domain), txt_record_value: `${TXT_PREFIX}${claim.token}`,
+    domain: claim.domain,
+    status: verified ? 'verified' : 'pending',
+    verified_at: verified?.verified_at ?? null,
+    verified_by: verified?.verified_by ?? null,
+    txt_record_name: txtRecordName(claim.domain),
+    txt_record_value: `${TXT_PREFIX}${claim.token}`,
   };
 }
 
@@ -96,8 +100,12 @@ async function markVerified(ctx: IdentityCtx, claim: SsoDomainClaimDoc, by: 'dns
     throw error;
   }
   await recordAudit(ctx, {
-    orgId: claim.org_id, action: 'sso.domain_verify', targetType: 'sso_domain', targetId: claim.domain,
-    before: { domain: claim.domain, status: 'pending' }, after: { domain: claim.domain, status: 'verified', verified_by: by },
+    orgId: claim.org_id,
+    action: 'sso.domain_verify',
+    targetType: 'sso_domain',
+    targetId: claim.domain,
+    before: { domain: claim.domain, status: 'pending' },
+    after: { domain: claim.domain, status: 'verified', verified_by: by },
   });
   return present(claim, doc);
 }
@@ -107,7 +115,10 @@ async function settled(ctx: IdentityCtx, claim: SsoDomainClaimDoc): Promise<Doma
   const holder = await ctx.engine.stores.sso.unsafeVerifiedOrgForDomain(claim.domain);
   if (holder === null) return null;
   if (holder !== claim.org_id) throw new ConflictError(`The domain ${claim.domain} is verified by another organization`);
-  return present(claim, (await ctx.engine.stores.sso.verifiedFor(claim.org_id)).find((v) => v.domain === claim.domain));
+  return present(
+    claim,
+    (await ctx.engine.stores.sso.verifiedFor(claim.org_id)).find((v) => v.domain === claim.domain),
+  );
 }
 
 /**
@@ -126,9 +137,12 @@ export async function verifyDomainByDns(ctx: IdentityCtx, orgId: string, domain:
   const value = `${TXT_PREFIX}${claim.token}`;
   const answer = await lookup(name);
   if (answer.kind === 'unreachable') throw new UpstreamError(`The DNS resolver did not answer the TXT lookup of ${name} (${answer.reason}); try again later`);
-  if (answer.kind === 'none') throw new ValidationError(`No TXT record found at ${name}; publish the TXT record "${value}" there and try again (DNS changes can take a while to appear)`);
+  if (answer.kind === 'none')
+    throw new ValidationError(`No TXT record found at ${name}; publish the TXT record "${value}" there and try again (DNS changes can take a while to appear)`);
   if (!answer.records.some((r) => r.trim() === value)) {
-    throw new ValidationError(`The TXT record${answer.records.length === 1 ? '' : 's'} at ${name} do${answer.records.length === 1 ? 'es' : ''} not hold "${value}"; publish it and try again`);
+    throw new ValidationError(
+      `The TXT record${answer.records.length === 1 ? '' : 's'} at ${name} do${answer.records.length === 1 ? 'es' : ''} not hold "${value}"; publish it and try again`,
+    );
   }
   return markVerified(ctx, claim, 'dns');
 }

@@ -24,9 +24,16 @@ export interface SsoConnectionInput {
  */
 export function presentSsoConnection(c: SsoConnectionDoc, domains: readonly DomainStatus[]) {
   return {
-    provider: 'oidc', display_name: c.display_name, issuer: c.issuer, client_id: c.client_id,
-    client_secret_set: c.client_secret_sealed !== null, default_role: c.default_role,
-    allowed_domains: c.allowed_domains, enabled: c.enabled, created_at: c.created_at, updated_at: c.updated_at,
+    provider: 'oidc',
+    display_name: c.display_name,
+    issuer: c.issuer,
+    client_id: c.client_id,
+    client_secret_set: c.client_secret_sealed !== null,
+    default_role: c.default_role,
+    allowed_domains: c.allowed_domains,
+    enabled: c.enabled,
+    created_at: c.created_at,
+    updated_at: c.updated_at,
     domains: [...domains],
   };
 }
@@ -73,10 +80,16 @@ export async function createSsoConnection(ctx: IdentityCtx, orgId: string, input
   if (await stores.sso.get(orgId)) throw new ConflictError('An SSO connection already exists for this organization');
   const now = isoNow(ctx);
   const doc: SsoConnectionDoc = {
-    org_id: orgId, display_name: input.display_name, issuer: checkIssuer(ctx, input.issuer), client_id: input.client_id,
+    org_id: orgId,
+    display_name: input.display_name,
+    issuer: checkIssuer(ctx, input.issuer),
+    client_id: input.client_id,
     client_secret_sealed: input.client_secret ? stores.box.seal(input.client_secret) : null,
-    default_role: input.default_role ?? 'member', allowed_domains: normaliseDomains(input.allowed_domains),
-    enabled: input.enabled ?? true, created_at: now, updated_at: now,
+    default_role: input.default_role ?? 'member',
+    allowed_domains: normaliseDomains(input.allowed_domains),
+    enabled: input.enabled ?? true,
+    created_at: now,
+    updated_at: now,
   };
   await assertDomainsFree(ctx, orgId, doc.allowed_domains ?? []);
   try {

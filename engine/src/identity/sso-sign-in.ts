@@ -31,7 +31,8 @@ export async function createExternalUser(ctx: IdentityCtx, email: string, name: 
  * otherwise; a deactivated membership is left to the caller's own 403.
  */
 async function assertOwnAccount(ctx: IdentityCtx, membership: MembershipDoc | null, user: UserDoc): Promise<void> {
-  const refusal = 'This e-mail belongs to an existing account that this organization does not administer, and its domain is not verified for this organization\'s SSO connection; verify the domain to sign such accounts in';
+  const refusal =
+    "This e-mail belongs to an existing account that this organization does not administer, and its domain is not verified for this organization's SSO connection; verify the domain to sign such accounts in";
   if (!membership) throw new ForbiddenError(refusal);
   try {
     // 'owner': the role ladder of resets does not apply here, only whose account it is.
@@ -62,14 +63,14 @@ export async function resolveSsoAccount(ctx: IdentityCtx, connection: SsoConnect
   const domain = emailDomain(identity.email);
   const listed = connection.allowed_domains?.includes(domain) ?? false;
   if (identity.emailVerified === false) throw new ForbiddenError('The identity provider has not verified this e-mail address');
-  if (connection.allowed_domains !== null && !listed) throw new ForbiddenError('This e-mail domain is not allowed by the organization\'s SSO connection');
+  if (connection.allowed_domains !== null && !listed) throw new ForbiddenError("This e-mail domain is not allowed by the organization's SSO connection");
   const verified = listed && (await domainVerifiedBy(ctx, orgId, domain));
   if (identity.emailVerified !== true && !verified) throw new ForbiddenError('The identity provider has not verified this e-mail address');
   let user = await users.byEmail(identity.email);
   const existing = user ? await memberships.get(orgId, user.user_id) : null;
   const created = user === null;
   if (user) {
-    if (user.is_superadmin) throw new ForbiddenError('Platform administrator accounts do not sign in through an organization\'s SSO');
+    if (user.is_superadmin) throw new ForbiddenError("Platform administrator accounts do not sign in through an organization's SSO");
     if (!user.is_active) throw new ForbiddenError('The account is deactivated');
     if (!verified) await assertOwnAccount(ctx, existing, user);
   } else {
@@ -82,7 +83,12 @@ export async function resolveSsoAccount(ctx: IdentityCtx, connection: SsoConnect
   const now = isoNow(ctx);
   try {
     await memberships.insert({
-      org_id: orgId, user_id: user.user_id, role: connection.default_role, is_active: true, created_at: now, updated_at: now,
+      org_id: orgId,
+      user_id: user.user_id,
+      role: connection.default_role,
+      is_active: true,
+      created_at: now,
+      updated_at: now,
       ...(created ? { created_account: true } : {}),
     });
   } catch (error) {

@@ -48,7 +48,10 @@ export interface SsoVerifiedDomainDoc {
 export const SSO_INDEXES: Record<string, IndexSpec[]> = {
   sso_connections: [{ name: 'org', keys: { org_id: 1 }, unique: true }],
   sso_domain_claims: [{ name: 'org_domain', keys: { org_id: 1, domain: 1 }, unique: true }],
-  sso_verified_domains: [{ name: 'domain', keys: { domain: 1 }, unique: true }, { name: 'org', keys: { org_id: 1 } }],
+  sso_verified_domains: [
+    { name: 'domain', keys: { domain: 1 }, unique: true },
+    { name: 'org', keys: { org_id: 1 } },
+  ],
 };
 
 /**

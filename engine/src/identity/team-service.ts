@@ -9,7 +9,14 @@ export function presentTeam(t: TeamDoc) {
 }
 
 function slug(name: string): string {
-  return name.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 64) || 'team';
+  return (
+    name
+      .toLowerCase()
+      .normalize('NFKD')
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 64) || 'team'
+  );
 }
 
 async function requireTeam(ctx: IdentityCtx, orgId: string, teamId: string): Promise<TeamDoc> {
@@ -84,5 +91,12 @@ export async function addTeamMember(ctx: IdentityCtx, orgId: string, teamId: str
 export async function removeTeamMember(ctx: IdentityCtx, orgId: string, teamId: string, userId: string): Promise<void> {
   await requireTeam(ctx, orgId, teamId);
   if (!(await ctx.engine.stores.teams.removeMember(orgId, teamId, userId))) throw new NotFoundError('Not on the team');
-  await recordAudit(ctx, { orgId, action: 'team.member_remove', targetType: 'team_member', targetId: `${teamId}:${userId}`, before: { team_id: teamId, user_id: userId }, after: null });
+  await recordAudit(ctx, {
+    orgId,
+    action: 'team.member_remove',
+    targetType: 'team_member',
+    targetId: `${teamId}:${userId}`,
+    before: { team_id: teamId, user_id: userId },
+    after: null,
+  });
 }

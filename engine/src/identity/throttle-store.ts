@@ -11,9 +11,7 @@ export const THROTTLE_INDEXES: Record<string, IndexSpec[]> = {
 };
 
 /** What `reserve` answers: the record after the admitted attempt, or the record that refused it. */
-export type Reservation =
-  | { readonly admitted: true; readonly doc: AuthThrottleDoc }
-  | { readonly admitted: false; readonly doc: AuthThrottleDoc | null };
+export type Reservation = { readonly admitted: true; readonly doc: AuthThrottleDoc } | { readonly admitted: false; readonly doc: AuthThrottleDoc | null };
 
 /**
  * Brute-force counters on the storage port, so every server process sharing the store sees the

@@ -31,10 +31,18 @@ export async function requireUser(ctx: IdentityCtx, userId: string): Promise<Use
 export async function adminUpdateUser(ctx: IdentityCtx, userId: string, input: { name?: string | null; is_active?: boolean }) {
   const before = await requireUser(ctx, userId);
   const changes = { ...input, updated_at: isoNow(ctx) };
-  const after = input.is_active === false
-    ? await ctx.engine.stores.users.revokeSessions(userId, isoNow(ctx), changes)
-    : await ctx.engine.stores.users.update(userId, changes);
+  const after =
+    input.is_active === false
+      ? await ctx.engine.stores.users.revokeSessions(userId, isoNow(ctx), changes)
+      : await ctx.engine.stores.users.update(userId, changes);
   if (!after) throw new NotFoundError('User not found');
-  await recordAudit(ctx, { orgId: null, action: 'user.account_update', targetType: 'user', targetId: userId, before: presentUser(before), after: presentUser(after) });
+  await recordAudit(ctx, {
+    orgId: null,
+    action: 'user.account_update',
+    targetType: 'user',
+    targetId: userId,
+    before: presentUser(before),
+    after: presentUser(after),
+  });
   return presentUser(after);
 }

@@ -9,11 +9,16 @@ import { CORPUS } from '../../../tests/corpus';
 
 const read = (rel: string): string => readFileSync(fileURLToPath(new URL(rel, CORPUS)), 'utf8');
 const DIFFS = ['diff-tf', 'diff-mixed'].flatMap((dir) =>
-  readdirSync(fileURLToPath(new URL(`${dir}/`, CORPUS))).filter((f) => f.endsWith('.diff')).map((f) => `${dir}/${f}`),
+  readdirSync(fileURLToPath(new URL(`${dir}/`, CORPUS)))
+    .filter((f) => f.endsWith('.diff'))
+    .map((f) => `${dir}/${f}`),
 );
 const analyzers = createAnalyzerRegistry().list();
 const all = (): boolean => true;
-const except = (...names: string[]) => (name: string): boolean => !names.includes(name);
+const except =
+  (...names: string[]) =>
+  (name: string): boolean =>
+    !names.includes(name);
 
 /** The analyzer a corpus diff file belongs to, judged by a reader from its path and content. */
 const EXPECTED_ANALYZER: readonly [RegExp, string][] = [
@@ -25,7 +30,10 @@ const EXPECTED_ANALYZER: readonly [RegExp, string][] = [
 describe('autoRoute: corpus diffs', () => {
   it.each(DIFFS)('%s → one detection per diff file, each to its analyzer, the rest to the fallback', (rel) => {
     const text = read(rel);
-    const paths = text.split('\n').filter((l) => l.startsWith('diff --git ')).map((l) => l.split(' b/')[1]);
+    const paths = text
+      .split('\n')
+      .filter((l) => l.startsWith('diff --git '))
+      .map((l) => l.split(' b/')[1]);
     const result = autoRoute(text, analyzers, all);
     expect(result.detections.map((d) => d.path)).toEqual(paths);
     for (const d of result.detections) {
@@ -48,8 +56,11 @@ describe('autoRoute: corpus diffs', () => {
       ['examples/karpenter/versions.tf', 'terraform', 'terraform'],
     ]);
     expect(result.analyzers_used).toEqual(['blackhole', 'kubernetes', 'terraform']);
-    expect(result.units.filter((u) => u.metadata.analyzer === 'kubernetes').map((u) => [u.name, u.action]))
-      .toEqual([['Deployment/inflate', 'create'], ['EC2NodeClass/default', 'create'], ['NodePool/default', 'create']]);
+    expect(result.units.filter((u) => u.metadata.analyzer === 'kubernetes').map((u) => [u.name, u.action])).toEqual([
+      ['Deployment/inflate', 'create'],
+      ['EC2NodeClass/default', 'create'],
+      ['NodePool/default', 'create'],
+    ]);
     const tfNames = result.units.filter((u) => u.metadata.analyzer === 'terraform').map((u) => u.name);
     expect(tfNames).toContain('kubectl_manifest.karpenter_node_pool');
     expect(tfNames).toContain('terraform');
@@ -67,13 +78,22 @@ describe('autoRoute: corpus diffs', () => {
     const text = read('diff-tf/tf-aws-vpc-b3e7803-public-default-routes.diff');
     const disabledReason = (name: string): string | undefined => (name === 'terraform' ? 'a paid plan required' : undefined);
     const result = autoRoute(text, analyzers, except('terraform'), { disabledReason });
-    expect(result.detections).toEqual([{ path: 'main.tf', detected_kind: 'terraform', analyzer: 'blackhole', confidence: 0.1, reason: 'a paid plan required', fallback: true }]);
+    expect(result.detections).toEqual([
+      { path: 'main.tf', detected_kind: 'terraform', analyzer: 'blackhole', confidence: 0.1, reason: 'a paid plan required', fallback: true },
+    ]);
     expect(() => autoRoute(text, analyzers, except('terraform', 'blackhole'), { disabledReason })).toThrow(/a paid plan required/);
   });
 
   it('without an enabled fallback, unmatched files get analyzer null and matched files still route', () => {
     const result = autoRoute(read('diff-tf/tf-aws-s3-bucket-8833269-pab-skip-destroy-readme.diff'), analyzers, except('blackhole'));
-    expect(result.detections[0]).toEqual({ path: 'README.md', detected_kind: 'markdown', analyzer: null, confidence: 0, reason: REASON_UNRECOGNISED, fallback: false });
+    expect(result.detections[0]).toEqual({
+      path: 'README.md',
+      detected_kind: 'markdown',
+      analyzer: null,
+      confidence: 0,
+      reason: REASON_UNRECOGNISED,
+      fallback: false,
+    });
     expect(result.detections.slice(1).every((d) => d.analyzer === 'terraform')).toBe(true);
     expect(result.analyzers_used).toEqual(['terraform']);
   });
@@ -85,18 +105,46 @@ describe('autoRoute: corpus diffs', () => {
   });
 
   it('a deleted file still gets a detection and destroy units', () => {
-    const text = ['diff --git a/old.tf b/old.tf', 'deleted file mode 100644', '--- a/old.tf', '+++ /dev/null', '@@ -1,3 +0,0 @@',
-      '-resource "aws_iam_user" "u" {', '-  name = "u"', '-}',
-      'diff --git a/notes.md b/notes.md', 'deleted file mode 100644', '--- a/notes.md', '+++ /dev/null', '@@ -1 +0,0 @@', '-bye', ''].join('\n');
+    const text = [
+      'diff --git a/old.tf b/old.tf',
+      'deleted file mode 100644',
+      '--- a/old.tf',
+      '+++ /dev/null',
+      '@@ -1,3 +0,0 @@',
+      '-resource "aws_iam_user" "u" {',
+      '-  name = "u"',
+      '-}',
+      'diff --git a/notes.md b/notes.md',
+      'deleted file mode 100644',
+      '--- a/notes.md',
+      '+++ /dev/null',
+      '@@ -1 +0,0 @@',
+      '-bye',
+      '',
+    ].join('\n');
     const result = autoRoute(text, analyzers, all);
-    expect(result.detections.map((d) => [d.path, d.analyzer])).toEqual([['old.tf', 'terraform'], ['notes.md', 'blackhole']]);
-    expect(result.units.map((u) => [u.name, u.action])).toEqual([['aws_iam_user.u', 'destroy'], ['notes.md', 'destroy']]);
+    expect(result.detections.map((d) => [d.path, d.analyzer])).toEqual([
+      ['old.tf', 'terraform'],
+      ['notes.md', 'blackhole'],
+    ]);
+    expect(result.units.map((u) => [u.name, u.action])).toEqual([
+      ['aws_iam_user.u', 'destroy'],
+      ['notes.md', 'destroy'],
+    ]);
   });
 });
 
 describe('autoRoute: globs and sniffing of diff files', () => {
   const added = (path: string, lines: string[]): string =>
-    [`diff --git a/${path} b/${path}`, 'new file mode 100644', '--- /dev/null', `+++ b/${path}`, `@@ -0,0 +1,${lines.length} @@`, ...lines.map((l) => `+${l}`), ''].join('\n');
+    [
+      `diff --git a/${path} b/${path}`,
+      'new file mode 100644',
+      '--- /dev/null',
+      `+++ b/${path}`,
+      `@@ -0,0 +1,${lines.length} @@`,
+      ...lines.map((l) => `+${l}`),
+      '',
+    ].join('\n');
 
   it('matches globs naming a directory, and claims oddly named files by content (opt-in analyzers only)', () => {
     const text = [
@@ -118,7 +166,9 @@ describe('autoRoute: globs and sniffing of diff files', () => {
 describe('autoRoute: blobs', () => {
   it('routes a plan JSON blob by sniffing', () => {
     const result = autoRoute(read('tfplan-json/infracost-azure-firewall.json'), analyzers, all);
-    expect(result.detections).toEqual([{ path: 'input', detected_kind: 'terraform-plan-json', analyzer: 'terraform', confidence: 0.95, reason: null, fallback: false }]);
+    expect(result.detections).toEqual([
+      { path: 'input', detected_kind: 'terraform-plan-json', analyzer: 'terraform', confidence: 0.95, reason: null, fallback: false },
+    ]);
     expect(result.units).toHaveLength(11);
     expect(result.units.every((u) => u.metadata.analyzer === 'terraform')).toBe(true);
   });
@@ -131,7 +181,9 @@ describe('autoRoute: blobs', () => {
 
   it('gives an unrecognised blob to the fallback, with the path when known', () => {
     const result = autoRoute('replicaCount: 3\nimage:\n  tag: latest\n', analyzers, all, { path: 'values.yaml' });
-    expect(result.detections).toEqual([{ path: 'values.yaml', detected_kind: 'yaml', analyzer: 'blackhole', confidence: 0.1, reason: REASON_UNRECOGNISED, fallback: true }]);
+    expect(result.detections).toEqual([
+      { path: 'values.yaml', detected_kind: 'yaml', analyzer: 'blackhole', confidence: 0.1, reason: REASON_UNRECOGNISED, fallback: true },
+    ]);
     expect(result.units.map((u) => [u.name, u.metadata.analyzer])).toEqual([['values.yaml', 'blackhole']]);
   });
 
@@ -157,7 +209,11 @@ describe('autoRoute: blobs', () => {
 
   it('picks the highest-confidence enabled sniffer', () => {
     const eager: Analyzer = {
-      name: 'eager', description: '', version: '1', fileGlobs: [], defaultRuleVariant: null,
+      name: 'eager',
+      description: '',
+      version: '1',
+      fileGlobs: [],
+      defaultRuleVariant: null,
       sniff: () => ({ kind: 'eager-kind', confidence: 0.99 }),
       ingest: () => [],
     };

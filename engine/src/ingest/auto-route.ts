@@ -87,9 +87,7 @@ export function autoRoute(
   const input = decodeText(text);
   if (input.trim() === '') throw new ValidationError('The input is empty');
   const ctx = { analyzers, isEnabled, options };
-  const routed = looksLikeUnifiedDiff(input)
-    ? parseUnifiedDiff(input).map((file) => routeDiffFile(file, ctx))
-    : [routeBlob(input, ctx)];
+  const routed = looksLikeUnifiedDiff(input) ? parseUnifiedDiff(input).map((file) => routeDiffFile(file, ctx)) : [routeBlob(input, ctx)];
   const detections = routed.map((r) => r.detection);
   if (detections.every((d) => d.analyzer === null)) {
     const reasons = [...new Set(detections.map((d) => d.reason ?? REASON_UNRECOGNISED))].join('; ');
@@ -114,21 +112,24 @@ interface Ctx {
 
 function routeDiffFile(file: DiffFile, ctx: Ctx): Routed {
   const readers = specific(ctx).filter((a) => a.ingestDiffFile || a.ingest);
-  let candidates: Candidate[] = readers
-    .filter((a) => matchesGlobs(file.path, a))
-    .map((a) => ({ analyzer: a, kind: a.name, confidence: 1 }));
+  let candidates: Candidate[] = readers.filter((a) => matchesGlobs(file.path, a)).map((a) => ({ analyzer: a, kind: a.name, confidence: 1 }));
   if (candidates.length === 0) {
     const shown = imageText(file, file.status === 'deleted' ? 'old' : 'new');
-    candidates = sniffed(readers.filter((a) => a.sniffsDiffFiles), shown);
+    candidates = sniffed(
+      readers.filter((a) => a.sniffsDiffFiles),
+      shown,
+    );
   }
-  const run = (a: Analyzer): AnalysisUnit[] =>
-    a.ingestDiffFile ? a.ingestDiffFile(file) : a.ingest!(imageText(file, 'new'), { path: file.path });
+  const run = (a: Analyzer): AnalysisUnit[] => (a.ingestDiffFile ? a.ingestDiffFile(file) : a.ingest!(imageText(file, 'new'), { path: file.path }));
   return route(file.path, candidates, guessFileKind(file.path), ctx, run);
 }
 
 function routeBlob(input: string, ctx: Ctx): Routed {
   const path = ctx.options.path;
-  let candidates: Candidate[] = sniffed(specific(ctx).filter((a) => a.ingest), input);
+  let candidates: Candidate[] = sniffed(
+    specific(ctx).filter((a) => a.ingest),
+    input,
+  );
   if (candidates.length === 0 && path) {
     candidates = specific(ctx)
       .filter((a) => a.ingest && matchesGlobs(path, a))
@@ -139,20 +140,17 @@ function routeBlob(input: string, ctx: Ctx): Routed {
 }
 
 /** Shared decision: first enabled candidate, else the fallback, else null. */
-function route(
-  path: string,
-  candidates: readonly Candidate[],
-  genericKind: string,
-  ctx: Ctx,
-  run: (a: Analyzer) => AnalysisUnit[],
-): Routed {
+function route(path: string, candidates: readonly Candidate[], genericKind: string, ctx: Ctx, run: (a: Analyzer) => AnalysisUnit[]): Routed {
   const chosen = candidates.find((c) => ctx.isEnabled(c.analyzer.name));
   let reason: string = REASON_UNRECOGNISED;
   let kind = candidates[0]?.kind ?? genericKind;
   if (chosen) {
     try {
       const units = tag(run(chosen.analyzer), chosen.analyzer.name);
-      return { units, detection: { path, detected_kind: chosen.kind, analyzer: chosen.analyzer.name, confidence: chosen.confidence, reason: null, fallback: false } };
+      return {
+        units,
+        detection: { path, detected_kind: chosen.kind, analyzer: chosen.analyzer.name, confidence: chosen.confidence, reason: null, fallback: false },
+      };
     } catch (err) {
       if (!(err instanceof ValidationError)) throw err;
       reason = `${REASON_UNRECOGNISED} (${chosen.analyzer.name}: ${err.message})`;

@@ -5,7 +5,14 @@ import type { Store } from '../store/port';
 import { ResourceStore, RESOURCE_INDEXES } from './resource-store';
 
 function unit(i: number): AnalysisUnit {
-  return { hash: `h${String(i).padStart(5, '0')}`, type: 'aws_s3_bucket', name: `aws_s3_bucket.b${i}`, action: 'create', body: `body ${i}`, metadata: { analyzer: 'terraform' } };
+  return {
+    hash: `h${String(i).padStart(5, '0')}`,
+    type: 'aws_s3_bucket',
+    name: `aws_s3_bucket.b${i}`,
+    action: 'create',
+    body: `body ${i}`,
+    metadata: { analyzer: 'terraform' },
+  };
 }
 
 let store: Store;
@@ -15,9 +22,27 @@ beforeEach(async () => {
   for (const [name, indexes] of Object.entries(RESOURCE_INDEXES)) await store.ensureIndexes(name, indexes);
   resources = new ResourceStore(store);
 });
-afterEach(async () => { await store.close(); });
+afterEach(async () => {
+  await store.close();
+});
 
-const payload = { summary: 's', findings: [{ title: 't', severity: 'LOW' as const, rule_id: 'R', risk: 'r', why_it_matters: 'w', suggested_next_step: 'n', confidence: 'HIGH' as const, evidence: [], resource_address: 'a', tags: [] }] };
+const payload = {
+  summary: 's',
+  findings: [
+    {
+      title: 't',
+      severity: 'LOW' as const,
+      rule_id: 'R',
+      risk: 'r',
+      why_it_matters: 'w',
+      suggested_next_step: 'n',
+      confidence: 'HIGH' as const,
+      evidence: [],
+      resource_address: 'a',
+      tags: [],
+    },
+  ],
+};
 
 describe('ResourceStore.addUnits', () => {
   it('records a large batch once, in ingest order, across batch boundaries', async () => {

@@ -56,7 +56,6 @@ export const RESOURCE_INDEXES: Record<string, IndexSpec[]> = {
   ],
 };
 
-
 function newResource(orgId: string, unit: AnalysisUnit, now: string): ResourceDoc {
   return {
     org_id: orgId,
@@ -106,22 +105,22 @@ export class ResourceStore {
    * loop); the ingest worker, off the event loop, writes in larger ones (fewer commits).
    */
   async addUnits(orgId: string, namespace: string, units: readonly AnalysisUnit[], now: string, batches: TimedBatchOptions = {}): Promise<void> {
-    await this.namespaces.updateOne(
-      { org_id: orgId, namespace },
-      { $setOnInsert: { created_at: now } },
-      { upsert: true },
-    );
+    await this.namespaces.updateOne({ org_id: orgId, namespace }, { $setOnInsert: { created_at: now } }, { upsert: true });
     const unique = [...new Map(units.map((u) => [u.hash, u])).values()];
     // A batch's writes run synchronously on sqlite; batches are sized to a few ms of
     // work each, with an event-loop turn between them (a 10 MB plan never blocks other requests).
-    await forEachTimedBatch(unique, async (batch, start) => {
-      try {
-        await this.addBatch(orgId, namespace, batch, start, now);
-      } catch (error) {
-        if (!(error instanceof ConflictError)) throw error;
-        await this.addOneByOne(orgId, namespace, batch, start, now);
-      }
-    }, batches);
+    await forEachTimedBatch(
+      unique,
+      async (batch, start) => {
+        try {
+          await this.addBatch(orgId, namespace, batch, start, now);
+        } catch (error) {
+          if (!(error instanceof ConflictError)) throw error;
+          await this.addOneByOne(orgId, namespace, batch, start, now);
+        }
+      },
+      batches,
+    );
   }
 
   private async addBatch(orgId: string, namespace: string, batch: readonly AnalysisUnit[], offset: number, now: string): Promise<void> {
@@ -162,12 +161,16 @@ export class ResourceStore {
   private async addOneByOne(orgId: string, namespace: string, batch: readonly AnalysisUnit[], offset: number, now: string): Promise<void> {
     for (const [i, unit] of batch.entries()) {
       const { org_id: _o, hash: _h, ...insert } = newResource(orgId, unit, now);
-      void _o; void _h;
+      void _o;
+      void _h;
       await this.resources.updateOne({ org_id: orgId, hash: unit.hash }, { $setOnInsert: insert }, { upsert: true });
       const resource = await this.resources.findOne({ org_id: orgId, hash: unit.hash });
       const stale = await this.refreshContext(orgId, resource ? [resource] : [], [unit]);
       const { org_id: _mo, namespace: _mn, hash: _mh, analyzed: _ma, ...member } = newMember(orgId, namespace, unit, offset + i, now, false);
-      void _mo; void _mn; void _mh; void _ma;
+      void _mo;
+      void _mn;
+      void _mh;
+      void _ma;
       await this.members.updateOne(
         { org_id: orgId, namespace, hash: unit.hash },
         { $setOnInsert: member, $set: { analyzed: Boolean(resource?.analysis) && !stale.has(unit.hash) } },

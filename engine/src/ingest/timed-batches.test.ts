@@ -5,9 +5,17 @@ import { forEachTimedBatch, nextTurn } from './timed-batches';
 function iterationCounter(): { now: () => number; stop: () => void } {
   let n = 0;
   let on = true;
-  const tick = (): void => { n += 1; if (on) setImmediate(tick); };
+  const tick = (): void => {
+    n += 1;
+    if (on) setImmediate(tick);
+  };
   setImmediate(tick);
-  return { now: () => n, stop: () => { on = false; } };
+  return {
+    now: () => n,
+    stop: () => {
+      on = false;
+    },
+  };
 }
 
 describe('time-sliced work (no event-loop stalls)', () => {
@@ -16,7 +24,17 @@ describe('time-sliced work (no event-loop stalls)', () => {
     const seen: number[] = [];
     const items = Array.from({ length: 12 }, (_, i) => i);
     // Four concurrent ingests, one item per batch: each batch notes the iteration it ran in.
-    await Promise.all(Array.from({ length: 4 }, () => forEachTimedBatch(items, async () => { seen.push(loop.now()); }, { first: 1, min: 1, max: 1 })));
+    await Promise.all(
+      Array.from({ length: 4 }, () =>
+        forEachTimedBatch(
+          items,
+          async () => {
+            seen.push(loop.now());
+          },
+          { first: 1, min: 1, max: 1 },
+        ),
+      ),
+    );
     loop.stop();
     expect(seen).toHaveLength(48);
     // The first batch of each run starts at once; every later one had a turn of its own.
@@ -28,11 +46,15 @@ describe('time-sliced work (no event-loop stalls)', () => {
     const items = Array.from({ length: 1000 }, (_, i) => i);
     const got: number[] = [];
     const sizes: number[] = [];
-    await forEachTimedBatch(items, async (batch, offset) => {
-      expect(batch[0]).toBe(offset);
-      got.push(...batch);
-      sizes.push(batch.length);
-    }, { first: 10, min: 5, max: 400 });
+    await forEachTimedBatch(
+      items,
+      async (batch, offset) => {
+        expect(batch[0]).toBe(offset);
+        got.push(...batch);
+        sizes.push(batch.length);
+      },
+      { first: 10, min: 5, max: 400 },
+    );
     expect(got).toEqual(items);
     expect(sizes[0]).toBe(10);
     // Near-instant batches grow to the maximum.
@@ -41,7 +63,16 @@ describe('time-sliced work (no event-loop stalls)', () => {
 
   it('stops at a failing batch and propagates its error', async () => {
     let calls = 0;
-    await expect(forEachTimedBatch([1, 2, 3], async () => { calls += 1; throw new Error('store failed'); }, { first: 1, min: 1 })).rejects.toThrow('store failed');
+    await expect(
+      forEachTimedBatch(
+        [1, 2, 3],
+        async () => {
+          calls += 1;
+          throw new Error('store failed');
+        },
+        { first: 1, min: 1 },
+      ),
+    ).rejects.toThrow('store failed');
     expect(calls).toBe(1);
   });
 

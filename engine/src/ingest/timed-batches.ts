@@ -56,7 +56,7 @@ export async function forEachTimedBatch<T>(
   const min = options.min ?? 50;
   const max = options.max ?? 2000;
   let size = options.first ?? 100;
-  for (let start = 0; start < items.length;) {
+  for (let start = 0; start < items.length; ) {
     if (start > 0) await nextTurn();
     const batch = items.slice(start, start + size);
     const began = performance.now();

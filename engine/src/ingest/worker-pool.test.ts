@@ -18,7 +18,8 @@ function largePlan(): string {
   const plan = JSON.parse(CORPUS_PLAN) as { resource_changes: Record<string, unknown>[] };
   const changes = plan.resource_changes;
   plan.resource_changes = Array.from({ length: 12 }, (_, copy) =>
-    changes.map((rc) => ({ ...rc, address: `${String(rc.address)}_${copy}`, name: `${String(rc.name)}_${copy}` }))).flat();
+    changes.map((rc) => ({ ...rc, address: `${String(rc.address)}_${copy}`, name: `${String(rc.name)}_${copy}` })),
+  ).flat();
   return JSON.stringify(plan);
 }
 const PLAN = largePlan();
@@ -43,9 +44,19 @@ describe('ingest worker pool', () => {
 
   it('raises the analyzer error on the calling thread with its class and status (422, not 500)', async () => {
     const broken = PLAN.slice(0, PLAN.length - 10); // truncated JSON
-    const inline = (() => { try { terraform.ingest!(broken); return null; } catch (e) { return e as Error; } })();
+    const inline = (() => {
+      try {
+        terraform.ingest!(broken);
+        return null;
+      } catch (e) {
+        return e as Error;
+      }
+    })();
     expect(inline).toBeInstanceOf(ValidationError);
-    const error = await runIngestJob({ op: 'analyzer', analyzer: 'terraform', raw: broken }).then(() => null, (e: unknown) => e);
+    const error = await runIngestJob({ op: 'analyzer', analyzer: 'terraform', raw: broken }).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(ValidationError);
     expect(error).toMatchObject({ status: 422, message: inline!.message });
   });

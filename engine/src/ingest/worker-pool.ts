@@ -68,7 +68,10 @@ class PoolWorker {
   #nextId = 1;
   dead = false;
 
-  constructor(private readonly onExit: (w: PoolWorker) => void, private readonly onIdleTimeout: (w: PoolWorker) => void) {
+  constructor(
+    private readonly onExit: (w: PoolWorker) => void,
+    private readonly onIdleTimeout: (w: PoolWorker) => void,
+  ) {
     this.#thread = new Worker(new URL('./worker.mjs', import.meta.url), {
       workerData: { impl: COMPILED_IMPL },
       resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB, maxYoungGenerationSizeMb: WORKER_YOUNG_MB },
@@ -79,7 +82,10 @@ class PoolWorker {
         if (msg.type === 'ready') resolve();
         else this.#receive(msg);
       });
-      this.#thread.on('error', (error) => { reject(error); this.#die(error); });
+      this.#thread.on('error', (error) => {
+        reject(error);
+        this.#die(error);
+      });
       this.#thread.on('exit', (code) => this.#die(new Error(`ingest worker stopped (exit code ${code})`)));
     });
     this.#ready.catch(() => {}); // failures reach the job through #die
@@ -90,13 +96,19 @@ class PoolWorker {
   }
 
   run(pending: Pending): void {
-    if (this.#idle) { clearTimeout(this.#idle); this.#idle = null; }
+    if (this.#idle) {
+      clearTimeout(this.#idle);
+      this.#idle = null;
+    }
     const id = this.#nextId++;
     this.#current = { resolve: pending.resolve, reject: pending.reject, id, units: [], json: [] };
     const { job } = pending;
     // Bytes move to the thread (transferred, not copied): the event loop no longer holds them.
     const transfer = typeof job.raw === 'string' ? [] : [job.raw.buffer as ArrayBuffer];
-    void this.#ready.then(() => this.#thread.postMessage({ id, job }, transfer), () => {});
+    void this.#ready.then(
+      () => this.#thread.postMessage({ id, job }, transfer),
+      () => {},
+    );
   }
 
   stop(): void {
@@ -119,11 +131,10 @@ class PoolWorker {
     this.#idle = setTimeout(() => this.onIdleTimeout(this), IDLE_MS);
     this.#idle.unref();
     if (reply.ok) {
-      current.resolve(reply.hashes
-        ? { units: [], json: current.json, hashes: reply.hashes, routed: reply.routed }
-        : { units: current.units, routed: reply.routed });
-    }
-    else current.reject(rebuild(reply.failure));
+      current.resolve(
+        reply.hashes ? { units: [], json: current.json, hashes: reply.hashes, routed: reply.routed } : { units: current.units, routed: reply.routed },
+      );
+    } else current.reject(rebuild(reply.failure));
   }
 
   #die(error: Error): void {
@@ -131,7 +142,10 @@ class PoolWorker {
     const current = this.#current;
     this.#current = null;
     current?.reject(error);
-    if (!this.dead) { this.dead = true; this.onExit(this); }
+    if (!this.dead) {
+      this.dead = true;
+      this.onExit(this);
+    }
   }
 }
 
@@ -153,11 +167,22 @@ class IngestPool {
       let worker = [...this.#workers].find((w) => !w.busy && !w.dead);
       if (!worker) {
         if (this.#workers.size >= this.size) return;
-        worker = new PoolWorker((w) => this.#forget(w), (w) => { w.stop(); this.#forget(w); });
+        worker = new PoolWorker(
+          (w) => this.#forget(w),
+          (w) => {
+            w.stop();
+            this.#forget(w);
+          },
+        );
         this.#workers.add(worker);
       }
       const pending = this.#queue.shift()!;
-      const settle = <A extends unknown[]>(fn: (...a: A) => void) => (...a: A) => { fn(...a); queueMicrotask(() => this.#pump()); };
+      const settle =
+        <A extends unknown[]>(fn: (...a: A) => void) =>
+        (...a: A) => {
+          fn(...a);
+          queueMicrotask(() => this.#pump());
+        };
       worker.run({ job: pending.job, resolve: settle(pending.resolve), reject: settle(pending.reject) });
     }
   }

@@ -3,9 +3,7 @@
 // the TypeScript body is imported through tsx (as template-sandbox-worker.mjs does).
 import { parentPort, workerData } from 'node:worker_threads';
 
-const impl = workerData?.impl
-  ? await import(workerData.impl)
-  : await (await import('tsx/esm/api')).tsImport('./worker-impl.ts', import.meta.url);
+const impl = workerData?.impl ? await import(workerData.impl) : await (await import('tsx/esm/api')).tsImport('./worker-impl.ts', import.meta.url);
 parentPort.on('message', (message) => {
   impl.runIngestJob(message.id, message.job, (reply) => parentPort.postMessage(reply));
 });

@@ -31,7 +31,13 @@ export interface GateOptions {
  * block). `gate` is the least severe level that blocks. A rule named in `options.ruleModes`
  * follows its mode instead while its finding is open or needs_review.
  */
-export async function evaluateGate(ctx: EngineContext, orgId: string, hashes: readonly string[], gate: Severity, options: GateOptions = {}): Promise<GateOutcome> {
+export async function evaluateGate(
+  ctx: EngineContext,
+  orgId: string,
+  hashes: readonly string[],
+  gate: Severity,
+  options: GateOptions = {},
+): Promise<GateOutcome> {
   const records = hashes.length === 0 ? [] : await ctx.stores.findings.forResources(orgId, hashes);
   const open = Object.fromEntries(SEVERITY_ORDER.map((s) => [s, 0])) as Record<Severity, number>;
   let needsReview = 0;

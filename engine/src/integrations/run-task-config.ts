@@ -24,8 +24,13 @@ export interface RunTaskConfigInput {
 /** The presented config: never the key, only `has_hmac_key`; `endpoint_path` is what HCP calls. */
 export function presentRunTask(doc: RunTaskConfigDoc) {
   return {
-    llm_backend: doc.llm_backend, model: doc.model, gate_severity: doc.gate_severity, has_hmac_key: true,
-    endpoint_path: `/api/v1/run-tasks/${encodeURIComponent(doc.org_id)}`, created_at: doc.created_at, updated_at: doc.updated_at,
+    llm_backend: doc.llm_backend,
+    model: doc.model,
+    gate_severity: doc.gate_severity,
+    has_hmac_key: true,
+    endpoint_path: `/api/v1/run-tasks/${encodeURIComponent(doc.org_id)}`,
+    created_at: doc.created_at,
+    updated_at: doc.updated_at,
   };
 }
 
@@ -40,9 +45,16 @@ export async function putRunTask(ctx: EngineContext, orgId: string, input: RunTa
   const existing = await ctx.stores.runTasks.get(orgId);
   const sealed = input.hmac_key ? ctx.stores.box.seal(input.hmac_key) : existing?.hmac_key_sealed;
   if (!sealed) throw new BadRequestError('hmac_key: required (HCP Terraform signs every run task request with it)');
-  const doc = await ctx.stores.runTasks.put(orgId, {
-    hmac_key_sealed: sealed, llm_backend: input.llm_backend, model: input.model, gate_severity: input.gate_severity,
-  }, ctx.now().toISOString());
+  const doc = await ctx.stores.runTasks.put(
+    orgId,
+    {
+      hmac_key_sealed: sealed,
+      llm_backend: input.llm_backend,
+      model: input.model,
+      gate_severity: input.gate_severity,
+    },
+    ctx.now().toISOString(),
+  );
   return presentRunTask(doc);
 }
 

@@ -51,7 +51,12 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
  * (EgressRefusedError, 422) and the work starts in the background.
  * Returns at once with `done`, which settles when the result was sent (never rejects).
  */
-export function acceptRunTask(deps: RunTaskDeps, orgId: string, config: RunTaskConfigDoc, request: RunTaskRequest): { verification: boolean; done: Promise<void> } {
+export function acceptRunTask(
+  deps: RunTaskDeps,
+  orgId: string,
+  config: RunTaskConfigDoc,
+  request: RunTaskRequest,
+): { verification: boolean; done: Promise<void> } {
   if (request.access_token === VERIFICATION_TOKEN) return { verification: true, done: Promise.resolve() };
   const { ctx } = deps.analysis;
   assertEgressAllowed(request.task_result_callback_url, ctx.egress ?? STRICT_EGRESS);
@@ -71,7 +76,9 @@ async function analyseRun(deps: RunTaskDeps, orgId: string, config: RunTaskConfi
   const plan = await downloadPlan(ctx, request.plan_json_api_url, request.access_token, maxBytes);
   const namespace = runNamespace(request);
   const started = await startAnalysis(deps.analysis, orgId, 'terraform', namespace, {
-    llm_backend: config.llm_backend, model: config.model, raw_input: plan,
+    llm_backend: config.llm_backend,
+    model: config.model,
+    raw_input: plan,
   });
   const jobId = String(started.body.job_id);
   const job = await waitForJob(ctx, orgId, jobId, deps.pollMs ?? 500);
@@ -133,13 +140,17 @@ export function runNamespace(request: RunTaskRequest): string {
 async function sendTaskResult(ctx: EngineContext, request: RunTaskRequest, result: TaskResult): Promise<void> {
   const attributes: Record<string, string> = { status: result.status, message: result.message };
   if (result.url) attributes.url = result.url;
-  const response = await egressFetch(request.task_result_callback_url, {
-    method: 'PATCH',
-    headers: { 'content-type': 'application/vnd.api+json', authorization: `Bearer ${request.access_token}`, 'user-agent': 'Planwarden-RunTask' },
-    body: JSON.stringify({ data: { type: 'task-results', attributes } }),
-    timeoutMs: 10_000,
-    maxResponseBytes: 64 * 1024,
-  }, ctx.egress ?? STRICT_EGRESS);
+  const response = await egressFetch(
+    request.task_result_callback_url,
+    {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/vnd.api+json', authorization: `Bearer ${request.access_token}`, 'user-agent': 'Planwarden-RunTask' },
+      body: JSON.stringify({ data: { type: 'task-results', attributes } }),
+      timeoutMs: 10_000,
+      maxResponseBytes: 64 * 1024,
+    },
+    ctx.egress ?? STRICT_EGRESS,
+  );
   if (response.status < 200 || response.status >= 300) {
     ctx.log.warn({ run_id: request.run_id, status: response.status }, 'the run task callback answered with a non-2xx status');
   }

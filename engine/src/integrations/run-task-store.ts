@@ -35,12 +35,12 @@ export class RunTaskConfigStore {
   }
 
   /** Replaces the config, keeping created_at of an existing one. */
-  async put(orgId: string, config: Pick<RunTaskConfigDoc, 'hmac_key_sealed' | 'llm_backend' | 'model' | 'gate_severity'>, now: string): Promise<RunTaskConfigDoc> {
-    await this.configs.updateOne(
-      { org_id: orgId },
-      { $set: { ...config, updated_at: now }, $setOnInsert: { created_at: now } },
-      { upsert: true },
-    );
+  async put(
+    orgId: string,
+    config: Pick<RunTaskConfigDoc, 'hmac_key_sealed' | 'llm_backend' | 'model' | 'gate_severity'>,
+    now: string,
+  ): Promise<RunTaskConfigDoc> {
+    await this.configs.updateOne({ org_id: orgId }, { $set: { ...config, updated_at: now }, $setOnInsert: { created_at: now } }, { upsert: true });
     return (await this.get(orgId)) as RunTaskConfigDoc;
   }
 

@@ -87,7 +87,7 @@ describe.each(LLM_BACKENDS)('analyseUnit over the real %s SDK against the fake',
     expect(waits).toEqual([]);
     expect(fake.requests).toHaveLength(1);
     expect(fake.requests[0].backend).toBe(backend);
-    expect(fake.requests[0].system).toContain("## S3-001: Bucket");
+    expect(fake.requests[0].system).toContain('## S3-001: Bucket');
     expect(fake.requests[0].user).toContain('acl    = "public-read"');
   });
 
@@ -146,15 +146,13 @@ describe.each(LLM_BACKENDS)('analyseUnit over the real %s SDK against the fake',
   it('fails with reason provider after every attempt timed out', async () => {
     fake.setLatency(1_000);
     const { sleep } = recordingSleep();
-    const err = await failure(
-      analyseUnit(providerFor(backend), { ...base(), settings: { ...SETTINGS, maxAttempts: 2, timeoutSeconds: 0.2 }, sleep }),
-    );
+    const err = await failure(analyseUnit(providerFor(backend), { ...base(), settings: { ...SETTINGS, maxAttempts: 2, timeoutSeconds: 0.2 }, sleep }));
     expect(err.reason).toBe('provider');
     expect(err.providerMessage).toBe('LLM call timed out after 0.2s');
     expect(err.calls).toHaveLength(2);
   });
 
-  it('fails at once on 401 with the provider\'s own message', async () => {
+  it("fails at once on 401 with the provider's own message", async () => {
     fake.script([{ status: 401, message: 'invalid key for this test' }]);
     const { sleep, waits } = recordingSleep();
     const err = await failure(analyseUnit(providerFor(backend), { ...base(), sleep }));
@@ -217,7 +215,13 @@ describe('analyseUnit with one attempt', () => {
   it('does not retry when maxAttempts is 1', async () => {
     fake.script([{ status: 503 }]);
     const err = await failure(
-      analyseUnit(providerFor('openai'), { model: 'gpt-4o', rules: RULES, unit: buildUnit(), settings: { ...SETTINGS, maxAttempts: 1 }, sleep: async () => {} }),
+      analyseUnit(providerFor('openai'), {
+        model: 'gpt-4o',
+        rules: RULES,
+        unit: buildUnit(),
+        settings: { ...SETTINGS, maxAttempts: 1 },
+        sleep: async () => {},
+      }),
     );
     expect(err.reason).toBe('provider');
     expect(err.providerStatus).toBe(503);

@@ -140,10 +140,7 @@ export async function analyseUnit(provider: LlmProvider, input: AnalyseUnitInput
         signal: input.signal,
       });
     } catch (err) {
-      const error =
-        err instanceof ProviderError
-          ? err
-          : new ProviderError(err instanceof Error ? err.message : String(err), null, false, 'http');
+      const error = err instanceof ProviderError ? err : new ProviderError(err instanceof Error ? err.message : String(err), null, false, 'http');
       calls.push({ attempt, inputTokens: 0, outputTokens: 0, durationMs: Date.now() - started, error: error.message, stopReason: null });
       failure = providerFailure(provider, error, calls);
       if (!error.retryable) throw failure;

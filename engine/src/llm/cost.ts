@@ -38,11 +38,7 @@ export const CURATED_MODELS: readonly ModelPricing[] = [
  * @param inputTokens, outputTokens non-negative token counts from the provider's usage fields.
  * @throws RangeError on a negative or non-finite token count.
  */
-export function costUsd(
-  row: Pick<ModelPricing, 'input_price_per_1m_usd' | 'output_price_per_1m_usd'>,
-  inputTokens: number,
-  outputTokens: number,
-): number {
+export function costUsd(row: Pick<ModelPricing, 'input_price_per_1m_usd' | 'output_price_per_1m_usd'>, inputTokens: number, outputTokens: number): number {
   if (!Number.isFinite(inputTokens) || !Number.isFinite(outputTokens) || inputTokens < 0 || outputTokens < 0) {
     throw new RangeError('token counts must be finite and >= 0');
   }

@@ -17,17 +17,16 @@ export const CREDENTIAL_INDEXES: Record<string, IndexSpec[]> = {
 /** Typed store for LLM credentials (analysis-api.md "LLM credentials, quota, models"). */
 export class LlmCredentialStore {
   private readonly credentials: Collection<LlmCredentialDoc>;
-  constructor(store: Store, private readonly box: SecretBox) {
+  constructor(
+    store: Store,
+    private readonly box: SecretBox,
+  ) {
     this.credentials = store.collection<LlmCredentialDoc>('llm_credentials');
   }
 
   /** Upserts the org's key for `provider`; returns `{provider, created_at}`. */
   async put(orgId: string, provider: string, apiKey: string, now: string): Promise<{ provider: string; created_at: string }> {
-    await this.credentials.updateOne(
-      { org_id: orgId, provider },
-      { $set: { ciphertext: this.box.seal(apiKey), created_at: now } },
-      { upsert: true },
-    );
+    await this.credentials.updateOne({ org_id: orgId, provider }, { $set: { ciphertext: this.box.seal(apiKey), created_at: now } }, { upsert: true });
     return { provider, created_at: now };
   }
 

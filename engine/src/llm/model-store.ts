@@ -33,7 +33,10 @@ export class ModelStore {
   }
 
   /** Inserts the curated rows that are missing (run at every startup); never overwrites edits. */
-  async seed(rows: readonly Pick<AllowedModelDoc, 'llm_backend' | 'model' | 'input_price_per_1m_usd' | 'output_price_per_1m_usd'>[], now: string): Promise<void> {
+  async seed(
+    rows: readonly Pick<AllowedModelDoc, 'llm_backend' | 'model' | 'input_price_per_1m_usd' | 'output_price_per_1m_usd'>[],
+    now: string,
+  ): Promise<void> {
     for (const row of rows) {
       if (await this.removals.findOne({ llm_backend: row.llm_backend, model: row.model })) continue;
       await this.models.updateOne(

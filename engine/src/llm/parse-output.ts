@@ -145,7 +145,12 @@ function normalise(raw: unknown, unit: AnalysisUnit): unknown {
  * the model path and the client-led PUT (analysis-api.md "Analysis payload").
  */
 export function verifyEvidence(payload: AnalysisPayload, body: string): ParsedOutput {
-  const bodyLines = new Set(body.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== ''));
+  const bodyLines = new Set(
+    body
+      .split(/\r?\n/)
+      .map((line) => line.trim())
+      .filter((line) => line !== ''),
+  );
   let droppedEvidence = 0;
   const findings = payload.findings.map((finding) => {
     const kept: string[] = [];

@@ -20,10 +20,20 @@ const UNIT: AnalysisUnit = {
 };
 const ANSWER = JSON.stringify({
   summary: 'A bucket.',
-  findings: [{
-    title: 'Public bucket', severity: 'HIGH', rule_id: 'S3-001', risk: 'r', why_it_matters: 'w', suggested_next_step: 's',
-    confidence: 'HIGH', evidence: ['acl = "public-read"'], resource_address: 'aws_s3_bucket.logs', tags: [],
-  }],
+  findings: [
+    {
+      title: 'Public bucket',
+      severity: 'HIGH',
+      rule_id: 'S3-001',
+      risk: 'r',
+      why_it_matters: 'w',
+      suggested_next_step: 's',
+      confidence: 'HIGH',
+      evidence: ['acl = "public-read"'],
+      resource_address: 'aws_s3_bucket.logs',
+      tags: [],
+    },
+  ],
 });
 
 /** A provider that answers at once and keeps the requests it got. */
@@ -58,12 +68,14 @@ describe('prompt token counting', () => {
     // Exact counting, as contextLines did before the byte-bound shortcut.
     const exact = (context: ReturnType<typeof companion>[], budget: number) => {
       let used = 0;
-      return context.filter((c) => {
-        const tokens = countTokens(`# ${JSON.stringify(c.address)} (${JSON.stringify(c.action)})\n${JSON.stringify(c.values)}`) + 1;
-        if (used + tokens > budget) return false;
-        used += tokens;
-        return true;
-      }).map((c) => c.address);
+      return context
+        .filter((c) => {
+          const tokens = countTokens(`# ${JSON.stringify(c.address)} (${JSON.stringify(c.action)})\n${JSON.stringify(c.values)}`) + 1;
+          if (used + tokens > budget) return false;
+          used += tokens;
+          return true;
+        })
+        .map((c) => c.address);
     };
     const shown = (lines: string[]) => [...lines.join('\n').matchAll(/^# "([^"]+)"/gm)].map((m) => m[1]);
     const cases = [

@@ -9,7 +9,6 @@ import type { AnalysisUnit } from '../core/unit';
 import { NO_FINDINGS_RULE_ID } from '../core/payload';
 import { contextLines } from './prompt-context';
 
-
 /** Marker lines around the ruleset in the system part. */
 export const RULESET_BEGIN = '<<<RULESET_BEGIN>>>';
 export const RULESET_END = '<<<RULESET_END>>>';
@@ -98,9 +97,14 @@ function buildSystem(rules: string, calibration: string | undefined): string {
 
 function buildUser(unit: AnalysisUnit, facts: string | undefined): string {
   const { begin, end } = unitBodyFences(unit.body);
-  const known = facts !== undefined && facts.trim() !== ''
-    ? ['', 'Known facts, established by deterministic checks of this unit (already reported; report each again under its rule_id, with its evidence):', facts.trimEnd()]
-    : [];
+  const known =
+    facts !== undefined && facts.trim() !== ''
+      ? [
+          '',
+          'Known facts, established by deterministic checks of this unit (already reported; report each again under its rule_id, with its evidence):',
+          facts.trimEnd(),
+        ]
+      : [];
   return [
     'Unit metadata (untrusted, JSON-quoted):',
     `- type: ${JSON.stringify(unit.type)}`,

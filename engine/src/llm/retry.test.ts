@@ -66,13 +66,10 @@ describe('defaultSleep', () => {
 
 describe('withDeadline', () => {
   const map = (err: unknown, state: { timedOut: boolean; aborted: boolean }) =>
-    state.timedOut
-      ? new ProviderError('timeout', null, true, 'timeout')
-      : new ProviderError(err instanceof Error ? err.message : 'x', null, false);
+    state.timedOut ? new ProviderError('timeout', null, true, 'timeout') : new ProviderError(err instanceof Error ? err.message : 'x', null, false);
 
   it('aborts the call at the deadline and reports it as timed out', async () => {
-    const call = (signal: AbortSignal) =>
-      new Promise<string>((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted by signal'))));
+    const call = (signal: AbortSignal) => new Promise<string>((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted by signal'))));
     await expect(withDeadline(30, undefined, call, map)).rejects.toMatchObject({ kind: 'timeout' });
   });
 

@@ -24,12 +24,7 @@ export const DEFAULT_BACKOFF_CAP_MS = 60_000;
  * @returns the wait in whole milliseconds, 0 <= result < min(cap, base * 2^attempt).
  * @throws RangeError for a negative attempt or base.
  */
-export function backoffDelayMs(
-  attempt: number,
-  baseMs: number,
-  capMs: number = DEFAULT_BACKOFF_CAP_MS,
-  random: RandomFn = Math.random,
-): number {
+export function backoffDelayMs(attempt: number, baseMs: number, capMs: number = DEFAULT_BACKOFF_CAP_MS, random: RandomFn = Math.random): number {
   if (!(attempt >= 0) || !(baseMs >= 0)) throw new RangeError('attempt and baseMs must be >= 0');
   const ceiling = Math.min(Math.max(capMs, baseMs), baseMs * 2 ** attempt);
   // Clamp the random source so a faulty injection (1, 1.2, -0.1) cannot leave the interval.

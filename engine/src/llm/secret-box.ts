@@ -9,9 +9,7 @@ export class SecretBox {
 
   /** `keyMaterial`: 32 raw bytes, or any string (hashed with SHA-256 to 32 bytes). */
   constructor(keyMaterial: Buffer | string) {
-    this.key = Buffer.isBuffer(keyMaterial) && keyMaterial.length === 32
-      ? keyMaterial
-      : createHash('sha256').update(keyMaterial).digest();
+    this.key = Buffer.isBuffer(keyMaterial) && keyMaterial.length === 32 ? keyMaterial : createHash('sha256').update(keyMaterial).digest();
   }
 
   seal(plaintext: string): string {

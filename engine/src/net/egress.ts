@@ -81,7 +81,10 @@ interface CompiledAllowlist {
 }
 
 function canonicalHost(host: string): string {
-  return host.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+  return host
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '');
 }
 
 /** Splits allowlist entries into host names and address ranges (a bare IP is a /32 or /128). */
@@ -161,16 +164,22 @@ function pinnedLookup(policy: EgressPolicy, allow: CompiledAllowlist): LookupFun
   const resolve = policy.resolve ?? systemResolve;
   const lookup = (hostname: string, options: { all?: boolean; family?: number | string }, callback: (...args: unknown[]) => void) => {
     const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : Number(options.family ?? 0);
-    resolve(hostname).then((resolved) => {
-      const addresses = family === 4 || family === 6 ? resolved.filter((a) => a.family === family) : resolved;
-      if (addresses.length === 0) throw new Error(`${hostname} did not resolve`);
-      for (const { address } of addresses) {
-        const refusal = allow.hosts.has(canonicalHost(hostname)) ? null : addressRefusal(address, allow);
-        if (refusal) throw new EgressRefusedError(`url: ${hostname} resolves to ${address}, ${refusal}; ${SETTING_HINT}`);
-      }
-      if (options.all) callback(null, addresses.map((a) => ({ address: a.address, family: a.family })));
-      else callback(null, addresses[0].address, addresses[0].family);
-    }).catch((error: unknown) => callback(error));
+    resolve(hostname)
+      .then((resolved) => {
+        const addresses = family === 4 || family === 6 ? resolved.filter((a) => a.family === family) : resolved;
+        if (addresses.length === 0) throw new Error(`${hostname} did not resolve`);
+        for (const { address } of addresses) {
+          const refusal = allow.hosts.has(canonicalHost(hostname)) ? null : addressRefusal(address, allow);
+          if (refusal) throw new EgressRefusedError(`url: ${hostname} resolves to ${address}, ${refusal}; ${SETTING_HINT}`);
+        }
+        if (options.all)
+          callback(
+            null,
+            addresses.map((a) => ({ address: a.address, family: a.family })),
+          );
+        else callback(null, addresses[0].address, addresses[0].family);
+      })
+      .catch((error: unknown) => callback(error));
   };
   return lookup as unknown as LookupFunction;
 }
@@ -207,29 +216,33 @@ export async function egressFetch(url: string | URL, init: EgressRequestInit, po
   const client = target.protocol === 'https:' ? https : http;
   const limit = init.maxResponseBytes ?? 1024 * 1024;
   return new Promise<EgressResponse>((resolvePromise, reject) => {
-    const request = client.request(target, {
-      method: init.method ?? 'GET',
-      headers: init.headers,
-      agent: false,
-      lookup: pinnedLookup(policy, allow),
-      timeout: init.timeoutMs ?? 10_000,
-    }, (response) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      response.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > limit) {
-          request.destroy(new Error(`response body larger than ${limit} bytes`));
-          return;
-        }
-        chunks.push(chunk);
-      });
-      response.on('end', () => {
-        const body = Buffer.concat(chunks);
-        resolvePromise({ status: response.statusCode ?? 0, headers: response.headers, body, text: () => body.toString('utf8') });
-      });
-      response.on('error', reject);
-    });
+    const request = client.request(
+      target,
+      {
+        method: init.method ?? 'GET',
+        headers: init.headers,
+        agent: false,
+        lookup: pinnedLookup(policy, allow),
+        timeout: init.timeoutMs ?? 10_000,
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        response.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > limit) {
+            request.destroy(new Error(`response body larger than ${limit} bytes`));
+            return;
+          }
+          chunks.push(chunk);
+        });
+        response.on('end', () => {
+          const body = Buffer.concat(chunks);
+          resolvePromise({ status: response.statusCode ?? 0, headers: response.headers, body, text: () => body.toString('utf8') });
+        });
+        response.on('error', reject);
+      },
+    );
     const deadline = setTimeout(() => request.destroy(new Error(`no complete answer within ${init.timeoutMs ?? 10_000} ms`)), init.timeoutMs ?? 10_000);
     deadline.unref();
     request.on('timeout', () => request.destroy(new Error('connection timed out')));

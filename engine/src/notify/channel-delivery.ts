@@ -23,7 +23,10 @@ export function channelBody(kind: ChannelDoc['kind'], orgId: string, notificatio
     const text = notification.url ? `${notification.text} <${notification.url}|Open>` : notification.text;
     return JSON.stringify({
       text,
-      blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }, { type: 'context', elements: [{ type: 'mrkdwn', text: `Planwarden · ${notification.event}` }] }],
+      blocks: [
+        { type: 'section', text: { type: 'mrkdwn', text } },
+        { type: 'context', elements: [{ type: 'mrkdwn', text: `Planwarden · ${notification.event}` }] },
+      ],
     });
   }
   return JSON.stringify({ event: notification.event, org_id: orgId, timestamp, text: notification.text, url: notification.url, data: notification.data });
@@ -47,7 +50,11 @@ export async function deliverToChannel(ctx: EngineContext, channel: ChannelDoc, 
   await ctx.stores.channels.update(channel.org_id, channel.channel_id, { last_delivery: outcome }).catch((error: unknown) => {
     ctx.log.warn({ err: error, channel_id: channel.channel_id }, 'could not store a channel delivery outcome');
   });
-  if (!outcome.ok) ctx.log.warn({ org_id: channel.org_id, channel_id: channel.channel_id, event: notification.event, status_code: outcome.status_code, error: outcome.error }, 'notification delivery failed');
+  if (!outcome.ok)
+    ctx.log.warn(
+      { org_id: channel.org_id, channel_id: channel.channel_id, event: notification.event, status_code: outcome.status_code, error: outcome.error },
+      'notification delivery failed',
+    );
   return outcome;
 }
 
@@ -57,7 +64,8 @@ export async function deliverToChannel(ctx: EngineContext, channel: ChannelDoc, 
  * promise (settling when every attempt is over, never rejecting) exists for tests.
  */
 export function notifyChannels(ctx: EngineContext, orgId: string, notification: Notification): Promise<void> {
-  return ctx.stores.channels.subscribed(orgId, notification.event)
+  return ctx.stores.channels
+    .subscribed(orgId, notification.event)
     .then((channels) => Promise.all(channels.map((c) => deliverToChannel(ctx, c, notification))))
     .then(() => undefined)
     .catch((error: unknown) => ctx.log.warn({ err: error, org_id: orgId, event: notification.event }, 'notification fan-out failed'));

@@ -13,29 +13,41 @@ import { notificationSettings } from './signed-delivery';
  * CRUD under /orgs/{org_id}/notifications/channels and the test delivery.
  */
 
-export const CreateChannelSchema = z.object({
-  label: z.string().min(1).max(80),
-  kind: z.enum(['chat', 'webhook']),
-  target_url: z.string().min(1).max(2048),
-  secret: z.string().min(1).max(512).nullable().default(null),
-  events: z.array(z.string().min(1).max(100)).max(50).default([]),
-  enabled: z.boolean().default(true),
-}).strict();
+export const CreateChannelSchema = z
+  .object({
+    label: z.string().min(1).max(80),
+    kind: z.enum(['chat', 'webhook']),
+    target_url: z.string().min(1).max(2048),
+    secret: z.string().min(1).max(512).nullable().default(null),
+    events: z.array(z.string().min(1).max(100)).max(50).default([]),
+    enabled: z.boolean().default(true),
+  })
+  .strict();
 
-export const UpdateChannelSchema = z.object({
-  label: z.string().min(1).max(80).optional(),
-  target_url: z.string().min(1).max(2048).optional(),
-  secret: z.string().min(1).max(512).nullable().optional(),
-  clear_secret: z.boolean().optional(),
-  events: z.array(z.string().min(1).max(100)).max(50).optional(),
-  enabled: z.boolean().optional(),
-}).strict();
+export const UpdateChannelSchema = z
+  .object({
+    label: z.string().min(1).max(80).optional(),
+    target_url: z.string().min(1).max(2048).optional(),
+    secret: z.string().min(1).max(512).nullable().optional(),
+    clear_secret: z.boolean().optional(),
+    events: z.array(z.string().min(1).max(100)).max(50).optional(),
+    enabled: z.boolean().optional(),
+  })
+  .strict();
 
 /** The channel as the API shows it: never the URL or the secret. */
 export function presentChannel(c: ChannelDoc) {
   return {
-    channel_id: c.channel_id, label: c.label, kind: c.kind, target_url_hint: c.target_url_hint, has_secret: c.secret_sealed !== null,
-    events: c.events, enabled: c.enabled, created_at: c.created_at, updated_at: c.updated_at, last_delivery: c.last_delivery,
+    channel_id: c.channel_id,
+    label: c.label,
+    kind: c.kind,
+    target_url_hint: c.target_url_hint,
+    has_secret: c.secret_sealed !== null,
+    events: c.events,
+    enabled: c.enabled,
+    created_at: c.created_at,
+    updated_at: c.updated_at,
+    last_delivery: c.last_delivery,
   };
 }
 
@@ -74,13 +86,22 @@ export async function createChannel(ctx: EngineContext, orgId: string, input: z.
   if (input.kind === 'chat' && input.secret) throw new ValidationError('secret: only webhook channels are signed');
   const url = checkedUrl(ctx, input.target_url);
   const max = notificationSettings().maxChannelsPerOrg;
-  if ((await ctx.stores.channels.count(orgId)) >= max) throw new ConflictError(`The organization already has ${max} channels (notifications.max_channels_per_org)`);
+  if ((await ctx.stores.channels.count(orgId)) >= max)
+    throw new ConflictError(`The organization already has ${max} channels (notifications.max_channels_per_org)`);
   const now = ctx.now().toISOString();
   const doc = await ctx.stores.channels.insert({
-    org_id: orgId, channel_id: `ch_${randomUUID().replace(/-/g, '').slice(0, 20)}`, label: input.label, kind: input.kind,
-    target_url_sealed: ctx.stores.box.seal(url.href), target_url_hint: targetUrlHint(url),
+    org_id: orgId,
+    channel_id: `ch_${randomUUID().replace(/-/g, '').slice(0, 20)}`,
+    label: input.label,
+    kind: input.kind,
+    target_url_sealed: ctx.stores.box.seal(url.href),
+    target_url_hint: targetUrlHint(url),
     secret_sealed: input.secret ? ctx.stores.box.seal(input.secret) : null,
-    events: [...new Set(input.events)], enabled: input.enabled, created_at: now, updated_at: now, last_delivery: null,
+    events: [...new Set(input.events)],
+    enabled: input.enabled,
+    created_at: now,
+    updated_at: now,
+    last_delivery: null,
   });
   return presentChannel(doc);
 }
@@ -102,7 +123,10 @@ export async function getChannel(ctx: EngineContext, orgId: string, channelId: s
 export async function updateChannel(ctx: EngineContext, orgId: string, channelId: string, input: z.infer<typeof UpdateChannelSchema>) {
   const channel = await requireChannel(ctx, orgId, channelId);
   const changes: Partial<ChannelDoc> = { updated_at: ctx.now().toISOString() };
-  if (input.events !== undefined) { assertEvents(input.events); changes.events = [...new Set(input.events)]; }
+  if (input.events !== undefined) {
+    assertEvents(input.events);
+    changes.events = [...new Set(input.events)];
+  }
   if (input.label !== undefined) changes.label = input.label;
   if (input.enabled !== undefined) changes.enabled = input.enabled;
   if (input.target_url !== undefined) {
@@ -132,7 +156,10 @@ export async function deleteChannel(ctx: EngineContext, orgId: string, channelId
 export async function testChannel(ctx: EngineContext, orgId: string, channelId: string) {
   const channel = await requireChannel(ctx, orgId, channelId);
   const outcome = await deliverToChannel(ctx, channel, {
-    event: 'test', text: `Planwarden test notification for channel "${channel.label}"`, url: null, data: { channel_id: channel.channel_id },
+    event: 'test',
+    text: `Planwarden test notification for channel "${channel.label}"`,
+    url: null,
+    data: { channel_id: channel.channel_id },
   });
   return { ok: outcome.ok, status_code: outcome.status_code, error: outcome.error };
 }

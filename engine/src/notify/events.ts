@@ -15,7 +15,11 @@ export const FINDING_NEEDS_REVIEW = 'finding.needs_review';
 
 export const EVENT_CATALOGUE: readonly EventDescriptor[] = [
   { name: PR_GATE_BLOCKED, description: "A pull request's check was set to failure or pending by an analysis", default_on: true },
-  { name: FINDING_NEEDS_REVIEW, description: 'A finding entered needs_review (low model confidence, a rule requiring review, or a manual triage)', default_on: true },
+  {
+    name: FINDING_NEEDS_REVIEW,
+    description: 'A finding entered needs_review (low model confidence, a rule requiring review, or a manual triage)',
+    default_on: true,
+  },
 ];
 
 /** GET /notifications/events: the catalogue, or an empty array when no analyzer is installed. */

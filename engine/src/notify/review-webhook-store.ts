@@ -29,11 +29,7 @@ export class ReviewWebhookStore {
 
   /** Replaces the whole config, keeping created_at of an existing one. */
   async put(orgId: string, config: Pick<ReviewWebhookDoc, 'url' | 'enabled' | 'secret_sealed'>, now: string): Promise<ReviewWebhookDoc> {
-    await this.hooks.updateOne(
-      { org_id: orgId },
-      { $set: { ...config, updated_at: now }, $setOnInsert: { created_at: now } },
-      { upsert: true },
-    );
+    await this.hooks.updateOne({ org_id: orgId }, { $set: { ...config, updated_at: now }, $setOnInsert: { created_at: now } }, { upsert: true });
     return (await this.get(orgId)) as ReviewWebhookDoc;
   }
 

@@ -27,11 +27,15 @@ export function presentReviewWebhook(doc: ReviewWebhookDoc) {
  */
 export async function putReviewWebhook(ctx: EngineContext, orgId: string, input: { url: string; secret: string | null; enabled: boolean }) {
   assertEgressAllowed(input.url, ctx.egress ?? STRICT_EGRESS);
-  const doc = await ctx.stores.reviewWebhooks.put(orgId, {
-    url: input.url,
-    enabled: input.enabled,
-    secret_sealed: input.secret ? ctx.stores.box.seal(input.secret) : null,
-  }, ctx.now().toISOString());
+  const doc = await ctx.stores.reviewWebhooks.put(
+    orgId,
+    {
+      url: input.url,
+      enabled: input.enabled,
+      secret_sealed: input.secret ? ctx.stores.box.seal(input.secret) : null,
+    },
+    ctx.now().toISOString(),
+  );
   return presentReviewWebhook(doc);
 }
 
@@ -74,12 +78,25 @@ export function fireNeedsReview(ctx: EngineContext, orgId: string, finding: Revi
   const webhook = deliver(ctx, orgId, finding, trigger).catch((error: unknown) => {
     ctx.log.warn({ err: error, org_id: orgId, rule_id: finding.rule_id }, 'review webhook delivery failed');
   });
-  const channels = ctx.stores.resources.namespacesOf(orgId, finding.resource_hash).then((namespaces) => notifyChannels(ctx, orgId, {
-    event: FINDING_NEEDS_REVIEW,
-    text: `Finding needs review: [${finding.severity}] ${finding.title} (${finding.rule_id}) on ${finding.resource_address}`,
-    url: null,
-    data: { resource_hash: finding.resource_hash, rule_id: finding.rule_id, resource_address: finding.resource_address, severity: finding.severity, title: finding.title, namespaces, trigger },
-  })).catch((error: unknown) => ctx.log.warn({ err: error, org_id: orgId }, 'needs_review notification failed'));
+  const channels = ctx.stores.resources
+    .namespacesOf(orgId, finding.resource_hash)
+    .then((namespaces) =>
+      notifyChannels(ctx, orgId, {
+        event: FINDING_NEEDS_REVIEW,
+        text: `Finding needs review: [${finding.severity}] ${finding.title} (${finding.rule_id}) on ${finding.resource_address}`,
+        url: null,
+        data: {
+          resource_hash: finding.resource_hash,
+          rule_id: finding.rule_id,
+          resource_address: finding.resource_address,
+          severity: finding.severity,
+          title: finding.title,
+          namespaces,
+          trigger,
+        },
+      }),
+    )
+    .catch((error: unknown) => ctx.log.warn({ err: error, org_id: orgId }, 'needs_review notification failed'));
   return Promise.all([webhook, channels]).then(() => undefined);
 }
 

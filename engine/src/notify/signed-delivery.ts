@@ -48,7 +48,11 @@ export async function postJson(ctx: EngineContext, url: string, body: string, se
   const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': userAgent };
   if (secret) headers['X-Service-Signature'] = signatureFor(secret, body);
   try {
-    const response = await egressFetch(url, { method: 'POST', headers, body, timeoutMs: settings.timeoutMs, maxResponseBytes: 64 * 1024 }, ctx.egress ?? STRICT_EGRESS);
+    const response = await egressFetch(
+      url,
+      { method: 'POST', headers, body, timeoutMs: settings.timeoutMs, maxResponseBytes: 64 * 1024 },
+      ctx.egress ?? STRICT_EGRESS,
+    );
     const ok = response.status >= 200 && response.status < 300;
     return { ok, status_code: response.status, error: ok ? null : `the receiver answered HTTP ${response.status}` };
   } catch (error) {

@@ -5,19 +5,23 @@ import type { IdentityCtx } from '../context/identity-context';
 import type { OrgDoc } from './org-store';
 
 /** identity-api.md "Organization summary" contract fields (all optional). */
-export const ContractSchema = z.object({
-  included_resources_per_month: z.number().int().min(0).optional(),
-  committed_amount_usd: z.number().finite().min(0).optional(),
-  expires_at: z.iso.datetime({ offset: true }).optional(),
-  reference: z.string().min(1).max(200).optional(),
-}).strict();
+export const ContractSchema = z
+  .object({
+    included_resources_per_month: z.number().int().min(0).optional(),
+    committed_amount_usd: z.number().finite().min(0).optional(),
+    expires_at: z.iso.datetime({ offset: true }).optional(),
+    reference: z.string().min(1).max(200).optional(),
+  })
+  .strict();
 
 /** PATCH /admin/organizations/{org_id}/plan body. */
-export const PlanPatchSchema = z.object({
-  plan_tier: z.enum(['free', 'paid', 'enterprise']),
-  contract: ContractSchema.nullable().optional(),
-  demo_analyses_used: z.number().int().min(0).optional(),
-}).strict();
+export const PlanPatchSchema = z
+  .object({
+    plan_tier: z.enum(['free', 'paid', 'enterprise']),
+    contract: ContractSchema.nullable().optional(),
+    demo_analyses_used: z.number().int().min(0).optional(),
+  })
+  .strict();
 export type PlanPatch = z.infer<typeof PlanPatchSchema>;
 
 /**
@@ -37,7 +41,10 @@ export async function setPlan(ctx: IdentityCtx, orgId: string, patch: PlanPatch,
   if (patch.demo_analyses_used !== undefined) changes.demo_analyses_offset = (await demoBase(org)) - patch.demo_analyses_used;
   await ctx.engine.stores.orgs.update(orgId, changes);
   await recordAudit(ctx, {
-    orgId, action: 'org.plan_update', targetType: 'organization', targetId: orgId,
+    orgId,
+    action: 'org.plan_update',
+    targetType: 'organization',
+    targetId: orgId,
     before: { plan_tier: org.plan_tier, contract: org.contract },
     after: { plan_tier: patch.plan_tier, contract, ...(patch.demo_analyses_used !== undefined ? { demo_analyses_used: patch.demo_analyses_used } : {}) },
   });

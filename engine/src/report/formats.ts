@@ -50,10 +50,8 @@ export function templatesDir(): string {
  * `templatesDir()`; POST .../report-templates/seed-builtin imports them (analysis-api.md
  * "Report templates"). Throws at import if a file is missing (a broken install).
  */
-export const BUILTIN_TEMPLATES: readonly { format: ReportFormat; name: string; source: string }[] = REPORT_FORMATS.map(
-  (format) => ({
-    format,
-    name: BUILTIN_FILES[format].name,
-    source: readFileSync(join(templatesDir(), BUILTIN_FILES[format].file), 'utf8'),
-  }),
-);
+export const BUILTIN_TEMPLATES: readonly { format: ReportFormat; name: string; source: string }[] = REPORT_FORMATS.map((format) => ({
+  format,
+  name: BUILTIN_FILES[format].name,
+  source: readFileSync(join(templatesDir(), BUILTIN_FILES[format].file), 'utf8'),
+}));

@@ -62,7 +62,9 @@ export function compileBuiltinHtml(source: string): ((model: ReportModel) => str
 function renderHtml(m: ReportModel, beforeTitle: string, afterTitle: string): string {
   const multi = truthy(m.multi_analyzer);
   const parts: string[] = [];
-  const push = (s: string) => { parts.push(s); };
+  const push = (s: string) => {
+    parts.push(s);
+  };
 
   push(`${beforeTitle}${esc(m.namespace)}${afterTitle}</head>\n<body>\n<header>\n`);
   push(`<h1>Planwarden report: ${esc(m.namespace)}</h1>\n`);
@@ -70,7 +72,9 @@ function renderHtml(m: ReportModel, beforeTitle: string, afterTitle: string): st
   if (truthy(m.job)) push(` · job <code>${esc(m.job!.job_id)}</code> (${esc(m.job!.status)})`);
   push('</p>');
   if (truthy(m.quota_exceeded)) {
-    push(`\n<p class="notice"><strong>Partial report:</strong> the monthly LLM spend cap was reached before every resource was analysed; ${out(m.resource_counts.pending)} resource(s) are still pending.</p>`);
+    push(
+      `\n<p class="notice"><strong>Partial report:</strong> the monthly LLM spend cap was reached before every resource was analysed; ${out(m.resource_counts.pending)} resource(s) are still pending.</p>`,
+    );
   }
   if (truthy(m.report_html_url) || truthy(m.dashboard_url)) {
     push('\n<p>');
@@ -91,7 +95,9 @@ function renderHtml(m: ReportModel, beforeTitle: string, afterTitle: string): st
   push('</p>\n</section>\n<section>\n<h2>Findings</h2>');
 
   if (truthy(m.has_findings)) {
-    push(`\n<table class="findings">\n<thead><tr><th>#</th><th>Severity</th><th>Rule</th><th>Resource</th><th>Title</th><th>Status</th>${multi ? '<th>Analyzer</th>' : ''}</tr></thead>\n<tbody>`);
+    push(
+      `\n<table class="findings">\n<thead><tr><th>#</th><th>Severity</th><th>Rule</th><th>Resource</th><th>Title</th><th>Status</th>${multi ? '<th>Analyzer</th>' : ''}</tr></thead>\n<tbody>`,
+    );
     m.findings.forEach((f, i) => push(findingRow(f, i + 1, multi)));
     push('\n</tbody>\n</table>');
     for (const g of m.groups) {
@@ -112,22 +118,26 @@ function renderHtml(m: ReportModel, beforeTitle: string, afterTitle: string): st
 
 function findingRow(f: ReportFinding, index: number, multi: boolean): string {
   const status = truthy(f.badge) ? `<span class="badge">${esc(f.badge)}</span>` : esc(f.status_label);
-  return `\n<tr><td><a href="#${out(f.id)}">${index}</a></td><td><span class="sev sev-${out(f.severity_class)}">${esc(f.severity)}</span></td>`
-    + `<td><code>${esc(f.rule_id)}</code></td><td><code>${esc(f.resource_address)}</code></td><td>${esc(f.title)}</td>`
-    + `<td>${status}</td>${multi ? `<td>${esc(f.analyzer)}</td>` : ''}</tr>`;
+  return (
+    `\n<tr><td><a href="#${out(f.id)}">${index}</a></td><td><span class="sev sev-${out(f.severity_class)}">${esc(f.severity)}</span></td>` +
+    `<td><code>${esc(f.rule_id)}</code></td><td><code>${esc(f.resource_address)}</code></td><td>${esc(f.title)}</td>` +
+    `<td>${status}</td>${multi ? `<td>${esc(f.analyzer)}</td>` : ''}</tr>`
+  );
 }
 
 function findingArticle(f: ReportFinding, multi: boolean): string {
-  let s = `\n<article class="finding" id="${out(f.id)}">\n`
-    + `<h3><span class="sev sev-${out(f.severity_class)}">${esc(f.severity)}</span> <code>${esc(f.rule_id)}</code> ${esc(f.title)}`
-    + `${truthy(f.badge) ? ` <span class="badge">${esc(f.badge)}</span>` : ''}</h3>\n<dl>\n`
-    + `<dt>Resource</dt><dd><code>${esc(f.resource_address)}</code> (${esc(f.action)})</dd>\n`
-    + `<dt>Severity</dt><dd>${esc(f.severity)} (confidence ${esc(f.confidence)})</dd>\n`
-    + `<dt>Status</dt><dd>${esc(f.status_label)}</dd>`;
+  let s =
+    `\n<article class="finding" id="${out(f.id)}">\n` +
+    `<h3><span class="sev sev-${out(f.severity_class)}">${esc(f.severity)}</span> <code>${esc(f.rule_id)}</code> ${esc(f.title)}` +
+    `${truthy(f.badge) ? ` <span class="badge">${esc(f.badge)}</span>` : ''}</h3>\n<dl>\n` +
+    `<dt>Resource</dt><dd><code>${esc(f.resource_address)}</code> (${esc(f.action)})</dd>\n` +
+    `<dt>Severity</dt><dd>${esc(f.severity)} (confidence ${esc(f.confidence)})</dd>\n` +
+    `<dt>Status</dt><dd>${esc(f.status_label)}</dd>`;
   if (multi) s += `\n<dt>Analyzer</dt><dd>${esc(f.analyzer)}</dd>`;
   if (f.tags.length > 0) s += `\n<dt>Tags</dt><dd>${f.tags.map((t) => `<code>${esc(t)}</code>`).join(', ')}</dd>`;
-  s += `\n<dt>Risk</dt><dd>${esc(f.risk)}</dd>\n<dt>Why it matters</dt><dd>${esc(f.why_it_matters)}</dd>\n`
-    + `<dt>Suggested next step</dt><dd>${esc(f.suggested_next_step)}</dd>\n</dl>`;
+  s +=
+    `\n<dt>Risk</dt><dd>${esc(f.risk)}</dd>\n<dt>Why it matters</dt><dd>${esc(f.why_it_matters)}</dd>\n` +
+    `<dt>Suggested next step</dt><dd>${esc(f.suggested_next_step)}</dd>\n</dl>`;
   if (truthy(f.has_evidence)) s += `\n<p><strong>Evidence</strong></p>\n<pre><code>${f.evidence.map(esc).join('\n')}</code></pre>`;
   return `${s}\n</article>`;
 }

@@ -167,7 +167,11 @@ export function buildReportModel(input: ReportInput): ReportModel {
   const findings: Omit<ReportFinding, 'id'>[] = [];
   const resources: ReportResource[] = [];
   const statusCounts: Record<ReportFindingStatus, number> = {
-    open: 0, needs_review: 0, acknowledged: 0, suppressed: 0, false_positive: 0,
+    open: 0,
+    needs_review: 0,
+    acknowledged: 0,
+    suppressed: 0,
+    false_positive: 0,
   };
   let hiddenCount = 0;
   const analyzerSet = new Set<string>();
@@ -192,7 +196,9 @@ export function buildReportModel(input: ReportInput): ReportModel {
         rule_id: f.rule_id,
         title: f.title,
         severity: f.severity,
-        severity_class: String(f.severity).toLowerCase().replace(/[^a-z]/g, ''),
+        severity_class: String(f.severity)
+          .toLowerCase()
+          .replace(/[^a-z]/g, ''),
         confidence: f.confidence,
         risk: f.risk,
         why_it_matters: f.why_it_matters,
@@ -252,7 +258,9 @@ export function buildReportModel(input: ReportInput): ReportModel {
     multi_analyzer: analyzers.length > 1,
     analyzers,
     severities: SEVERITY_ORDER.map((severity) => ({
-      severity, severity_class: severity.toLowerCase(), count: counts[severity],
+      severity,
+      severity_class: severity.toLowerCase(),
+      count: counts[severity],
     })),
     counts,
     status_counts: statusCounts,
@@ -283,9 +291,7 @@ function severityRank(s: Severity): number {
 }
 
 function compareFindings(a: Omit<ReportFinding, 'id'>, b: Omit<ReportFinding, 'id'>): number {
-  return severityRank(a.severity) - severityRank(b.severity)
-    || compareText(a.resource_address, b.resource_address)
-    || compareText(a.rule_id, b.rule_id);
+  return severityRank(a.severity) - severityRank(b.severity) || compareText(a.resource_address, b.resource_address) || compareText(a.rule_id, b.rule_id);
 }
 
 // Code-point order, not locale order: reports must sort the same on every host.

@@ -12,16 +12,29 @@ function buildInput(overrides: Partial<ReportInput> = {}): ReportInput {
     generatedAt: '2025-06-01T12:00:00.000Z',
     includeSuppressed: false,
     resources: [
-      buildResource({ findings: [
-        buildFinding(),
-        buildFinding({ rule_id: 'S3-009', severity: 'CRITICAL', title: HOSTILE_TITLE, evidence: HOSTILE_EVIDENCE,
-          risk: '<b>bold</b>\n# heading\n- list', resource_address: 'aws_s3_bucket.logs|x' }),
-        buildFinding({ rule_id: 'S3-ACK', severity: 'MEDIUM', status: 'acknowledged', title: 'Versioning off' }),
-        buildFinding({ rule_id: 'S3-SUP', severity: 'LOW', status: 'suppressed', title: 'Suppressed one' }),
-        buildFinding({ rule_id: 'S3-FP', severity: 'LOW', status: 'false_positive', title: 'False one' }),
-      ] }),
-      buildResource({ hash: 'h-role', type: 'aws_iam_role', name: 'ci', action: 'update',
-        findings: [buildFinding({ rule_id: 'NO-FINDINGS', severity: 'INFO', title: 'All clear', resource_address: 'aws_iam_role.ci' })] }),
+      buildResource({
+        findings: [
+          buildFinding(),
+          buildFinding({
+            rule_id: 'S3-009',
+            severity: 'CRITICAL',
+            title: HOSTILE_TITLE,
+            evidence: HOSTILE_EVIDENCE,
+            risk: '<b>bold</b>\n# heading\n- list',
+            resource_address: 'aws_s3_bucket.logs|x',
+          }),
+          buildFinding({ rule_id: 'S3-ACK', severity: 'MEDIUM', status: 'acknowledged', title: 'Versioning off' }),
+          buildFinding({ rule_id: 'S3-SUP', severity: 'LOW', status: 'suppressed', title: 'Suppressed one' }),
+          buildFinding({ rule_id: 'S3-FP', severity: 'LOW', status: 'false_positive', title: 'False one' }),
+        ],
+      }),
+      buildResource({
+        hash: 'h-role',
+        type: 'aws_iam_role',
+        name: 'ci',
+        action: 'update',
+        findings: [buildFinding({ rule_id: 'NO-FINDINGS', severity: 'INFO', title: 'All clear', resource_address: 'aws_iam_role.ci' })],
+      }),
     ],
     ...overrides,
   };
@@ -40,7 +53,10 @@ async function render(format: (typeof FORMATS)[number], overrides: Partial<Repor
 
 /** Table rows of a Markdown document, each split on unescaped pipes. */
 function markdownTableRows(md: string): string[][] {
-  return md.split('\n').filter((l) => l.startsWith('|')).map((l) => l.split(/(?<!\\)\|/).slice(1, -1));
+  return md
+    .split('\n')
+    .filter((l) => l.startsWith('|'))
+    .map((l) => l.split(/(?<!\\)\|/).slice(1, -1));
 }
 
 describe('renderReport with the built-in templates', () => {
@@ -100,8 +116,16 @@ describe('renderReport with the built-in templates', () => {
     const column = format === 'html' ? '<th>Analyzer</th>' : ' Analyzer |';
     expect((await render(format)).content).not.toContain(column);
     const multi = buildInput();
-    const resources = [...multi.resources, buildResource({ hash: 'h-diff', type: 'file', name: 'main.tf', analyzer: 'codediff',
-      findings: [buildFinding({ rule_id: 'DIFF-1', resource_address: 'main.tf' })] })];
+    const resources = [
+      ...multi.resources,
+      buildResource({
+        hash: 'h-diff',
+        type: 'file',
+        name: 'main.tf',
+        analyzer: 'codediff',
+        findings: [buildFinding({ rule_id: 'DIFF-1', resource_address: 'main.tf' })],
+      }),
+    ];
     const { content } = await renderReport(buildReportModel({ ...multi, resources }), { format });
     expect(content).toContain(column);
     expect(content).toContain('codediff');
@@ -125,7 +149,8 @@ describe('renderReport with the built-in templates', () => {
     const without = (await render('markdown_light')).content;
     expect(without).not.toContain('Open the full report');
     const { content } = await render('markdown_light', {
-      report_html_url: 'https://pw.example/reports/tok', dashboard_url: 'https://pw.example/ns/prod',
+      report_html_url: 'https://pw.example/reports/tok',
+      dashboard_url: 'https://pw.example/ns/prod',
     });
     expect(content).toContain('[Open the full report](<https://pw.example/reports/tok>)');
     expect(content).toContain('(<https://pw.example/ns/prod>)');
@@ -139,7 +164,8 @@ describe('renderReport with the built-in templates', () => {
 
   it('renders 10k findings as HTML', async () => {
     const findings = Array.from({ length: 10_000 }, (_, i) =>
-      buildFinding({ rule_id: `R-${i}`, severity: (['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'INFO'] as const)[i % 5], title: `${HOSTILE_TITLE} ${i}` }));
+      buildFinding({ rule_id: `R-${i}`, severity: (['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'INFO'] as const)[i % 5], title: `${HOSTILE_TITLE} ${i}` }),
+    );
     const { content } = await renderReport(buildReportModel(buildInput({ resources: [buildResource({ findings })] })), { format: 'html' });
     expect(content).toContain('id="finding-10000"');
     expect(content).not.toContain('<script>');
@@ -159,7 +185,6 @@ describe('built-in template sources', () => {
       else process.env.PLANWARDEN_RESOURCES_DIR = saved;
     }
   });
-
 
   it('exports the three built-ins, each valid in the sandbox', async () => {
     expect(BUILTIN_TEMPLATES.map((t) => t.format)).toEqual(['markdown', 'markdown_light', 'html']);

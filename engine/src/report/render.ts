@@ -31,13 +31,20 @@ export function mdCell(value: unknown): string {
 
 /** Markdown paragraph text: keeps line breaks, neutralises inline syntax and line-start blocks. */
 export function mdText(value: unknown): string {
-  const lines = text(value).replace(/\r\n?/g, '\n').split('\n').map((l) => l.trim());
+  const lines = text(value)
+    .replace(/\r\n?/g, '\n')
+    .split('\n')
+    .map((l) => l.trim());
   const out: string[] = [];
   for (const line of lines) {
     if (line === '' && (out.length === 0 || out[out.length - 1] === '')) continue;
     // Leading whitespace is gone (no indented code); escape block markers: headings, lists,
     // setext underlines, numbered lists. `>` becomes an entity, which cannot start a quote.
-    out.push(mdInline(line).replace(/^([+=-])/, '\\$1').replace(/^(\d+)([.)])/, '$1\\$2'));
+    out.push(
+      mdInline(line)
+        .replace(/^([+=-])/, '\\$1')
+        .replace(/^(\d+)([.)])/, '$1\\$2'),
+    );
   }
   while (out.length > 0 && out[out.length - 1] === '') out.pop();
   return out.join('\n');
@@ -84,8 +91,12 @@ function text(value: unknown): string {
 const NO_FS: FS = {
   exists: async () => false,
   existsSync: () => false,
-  readFile: async (file) => { throw new Error(`templates cannot read files (${file})`); },
-  readFileSync: (file) => { throw new Error(`templates cannot read files (${file})`); },
+  readFile: async (file) => {
+    throw new Error(`templates cannot read files (${file})`);
+  },
+  readFileSync: (file) => {
+    throw new Error(`templates cannot read files (${file})`);
+  },
   resolve: (_dir, file) => file,
   contains: async () => false,
   containsSync: () => false,
@@ -111,10 +122,18 @@ function createEngine(limits: { parseLimit: number; renderLimit: number; memoryL
     ...limits,
   });
   liquid.registerTag('capture', ChargedCaptureTag);
-  liquid.registerFilter('md_cell', function (this: { context: Context }, v: unknown) { return charge(this.context, mdCell(v)); });
-  liquid.registerFilter('md_text', function (this: { context: Context }, v: unknown) { return charge(this.context, mdText(v)); });
-  liquid.registerFilter('md_code', function (this: { context: Context }, v: unknown, t?: unknown) { return charge(this.context, mdCode(v, t)); });
-  liquid.registerFilter('code_fence', function (this: { context: Context }, v: unknown, l?: unknown) { return charge(this.context, codeFence(v, l)); });
+  liquid.registerFilter('md_cell', function (this: { context: Context }, v: unknown) {
+    return charge(this.context, mdCell(v));
+  });
+  liquid.registerFilter('md_text', function (this: { context: Context }, v: unknown) {
+    return charge(this.context, mdText(v));
+  });
+  liquid.registerFilter('md_code', function (this: { context: Context }, v: unknown, t?: unknown) {
+    return charge(this.context, mdCode(v, t));
+  });
+  liquid.registerFilter('code_fence', function (this: { context: Context }, v: unknown, l?: unknown) {
+    return charge(this.context, codeFence(v, l));
+  });
   return liquid;
 }
 
@@ -250,10 +269,7 @@ function builtinHtmlRenderer(): ((model: ReportModel) => string) | null {
  * a built-in failing is a bug and throws its own error.
  * Spec: analysis-api.md "Reports and report links" (422 template failed to render).
  */
-export async function renderReport(
-  model: ReportModel,
-  options: { format: ReportFormat; source?: string },
-): Promise<RenderedReport> {
+export async function renderReport(model: ReportModel, options: { format: ReportFormat; source?: string }): Promise<RenderedReport> {
   const { format, source } = options;
   if (!REPORT_FORMATS.includes(format)) throw new ValidationError(`unknown report format: ${String(format)}`);
   const contentType = format === 'html' ? 'text/html; charset=utf-8' : 'text/markdown; charset=utf-8';
@@ -286,7 +302,19 @@ export async function validateTemplateSource(source: string, format: ReportForma
 const SANITIZE_OPTIONS: sanitizeHtml.IOptions = {
   allowedTags: [
     ...sanitizeHtml.defaults.allowedTags,
-    'html', 'head', 'body', 'meta', 'title', 'style', 'span', 'details', 'summary', 'section', 'header', 'footer', 'main',
+    'html',
+    'head',
+    'body',
+    'meta',
+    'title',
+    'style',
+    'span',
+    'details',
+    'summary',
+    'section',
+    'header',
+    'footer',
+    'main',
   ],
   allowedAttributes: {
     '*': ['class', 'id', 'style', 'title', 'lang', 'dir', 'colspan', 'rowspan', 'align'],
@@ -306,9 +334,17 @@ function sanitizeDocument(html: string): string {
 
 function sampleModel(): ReportModel {
   const finding = (rule_id: string, severity: 'HIGH' | 'LOW', status: 'open' | 'acknowledged') => ({
-    rule_id, title: 'Sample finding', severity, confidence: 'HIGH' as const, risk: 'Sample risk.',
-    why_it_matters: 'Sample reason.', suggested_next_step: 'Sample step.', evidence: ['sample = true'],
-    resource_address: 'aws_s3_bucket.sample', tags: ['sample'], status,
+    rule_id,
+    title: 'Sample finding',
+    severity,
+    confidence: 'HIGH' as const,
+    risk: 'Sample risk.',
+    why_it_matters: 'Sample reason.',
+    suggested_next_step: 'Sample step.',
+    evidence: ['sample = true'],
+    resource_address: 'aws_s3_bucket.sample',
+    tags: ['sample'],
+    status,
   });
   return buildReportModel({
     namespace: 'sample',
@@ -319,8 +355,15 @@ function sampleModel(): ReportModel {
     quota_exceeded: true,
     job: { job_id: 'job-sample', status: 'done' },
     resources: [
-      { hash: 'h1', type: 'aws_s3_bucket', name: 'sample', action: 'create', analyzer: 'terraform', summary: 'Sample.',
-        findings: [finding('S3-001', 'HIGH', 'open'), finding('S3-002', 'LOW', 'acknowledged')] },
+      {
+        hash: 'h1',
+        type: 'aws_s3_bucket',
+        name: 'sample',
+        action: 'create',
+        analyzer: 'terraform',
+        summary: 'Sample.',
+        findings: [finding('S3-001', 'HIGH', 'open'), finding('S3-002', 'LOW', 'acknowledged')],
+      },
       { hash: 'h2', type: 'aws_iam_role', name: 'clean', action: 'update', analyzer: 'terraform', summary: 'Fine.', findings: [] },
       { hash: 'h3', type: 'file', name: 'main.tf', action: 'update', analyzer: 'codediff', summary: null, findings: [] },
     ],

@@ -33,9 +33,7 @@ export function triageKey(resourceHash: string, ruleId: string): string {
  * Throws ValidationError (422) for a malformed namespace and NotFoundError (404) when the
  * namespace does not exist in the org.
  */
-export async function loadNamespaceReportData(
-  ctx: EngineContext, orgId: string, namespace: string, options: ReportInputOptions,
-): Promise<NamespaceReportData> {
+export async function loadNamespaceReportData(ctx: EngineContext, orgId: string, namespace: string, options: ReportInputOptions): Promise<NamespaceReportData> {
   assertNamespace(namespace);
   const members = await ctx.stores.resources.listMembers(orgId, namespace);
   if (members.length === 0 && !(await ctx.stores.resources.namespaceExists(orgId, namespace))) {
@@ -44,10 +42,7 @@ export async function loadNamespaceReportData(
   const hashes = members.map((m) => m.hash);
   // Without a job of its own, the report says when the namespace's latest run stopped at the monthly cap.
   const job = options.job !== undefined ? options.job : await latestCappedJob(ctx, orgId, namespace);
-  const [resources, triage] = await Promise.all([
-    ctx.stores.resources.getMany(orgId, hashes),
-    ctx.stores.findings.forResources(orgId, hashes),
-  ]);
+  const [resources, triage] = await Promise.all([ctx.stores.resources.getMany(orgId, hashes), ctx.stores.findings.forResources(orgId, hashes)]);
   const triageByKey = new Map(triage.map((t) => [triageKey(t.resource_hash, t.rule_id), t]));
   const byHash = new Map(resources.map((r) => [r.hash, r]));
   const input: ReportInput = {
@@ -61,18 +56,20 @@ export async function loadNamespaceReportData(
     resources: members.flatMap((m) => {
       const r = byHash.get(m.hash);
       if (!r) return [];
-      return [{
-        hash: r.hash,
-        type: r.value.type,
-        name: r.value.name,
-        action: r.value.action,
-        analyzer: r.analyzer,
-        summary: r.analysis?.summary ?? null,
-        findings: (r.analysis?.findings ?? []).map((f) => ({
-          ...f,
-          status: triageByKey.get(triageKey(r.hash, f.rule_id))?.status ?? 'open',
-        })),
-      }];
+      return [
+        {
+          hash: r.hash,
+          type: r.value.type,
+          name: r.value.name,
+          action: r.value.action,
+          analyzer: r.analyzer,
+          summary: r.analysis?.summary ?? null,
+          findings: (r.analysis?.findings ?? []).map((f) => ({
+            ...f,
+            status: triageByKey.get(triageKey(r.hash, f.rule_id))?.status ?? 'open',
+          })),
+        },
+      ];
     }),
   };
   return { input, resources: byHash, triage: triageByKey };
@@ -80,7 +77,5 @@ export async function loadNamespaceReportData(
 
 async function latestCappedJob(ctx: EngineContext, orgId: string, namespace: string) {
   const latest = await ctx.stores.jobs.latestForNamespace(orgId, namespace);
-  return latest && latest.status === 'done' && latest.quota_exceeded
-    ? { job_id: latest.job_id, status: latest.status, quota_exceeded: true }
-    : null;
+  return latest && latest.status === 'done' && latest.quota_exceeded ? { job_id: latest.job_id, status: latest.status, quota_exceeded: true } : null;
 }

@@ -37,8 +37,15 @@ export async function mintReportLink(ctx: EngineContext, orgId: string, namespac
   const ttlHours = org?.report_link_ttl_hours ?? 24;
   const now = ctx.now();
   await ctx.stores.reportLinks.insert({
-    link_id: `rl_${randomUUID()}`, org_id: orgId, token_sha256: tokenDigest(token), namespace, template_id: null, include_suppressed: false,
-    created_at: now.toISOString(), expires_at: new Date(now.getTime() + ttlHours * 3_600_000).toISOString(), created_by: createdBy,
+    link_id: `rl_${randomUUID()}`,
+    org_id: orgId,
+    token_sha256: tokenDigest(token),
+    namespace,
+    template_id: null,
+    include_suppressed: false,
+    created_at: now.toISOString(),
+    expires_at: new Date(now.getTime() + ttlHours * 3_600_000).toISOString(),
+    created_by: createdBy,
   });
   return token;
 }
@@ -67,11 +74,17 @@ export async function renderOrgReport(ctx: EngineContext, orgId: string, namespa
   assertNamespace(namespace);
   const template = await resolveTemplate(ctx, orgId, options.format, options.templateId);
   if (!(await ctx.stores.resources.namespaceExists(orgId, namespace))) throw new NotFoundError(`Namespace '${namespace}' not found`);
-  const reportHtmlUrl = template.format === 'markdown_light' ? `${options.linkBase}${await mintReportLink(ctx, orgId, namespace, options.createdBy ?? null)}` : null;
+  const reportHtmlUrl =
+    template.format === 'markdown_light' ? `${options.linkBase}${await mintReportLink(ctx, orgId, namespace, options.createdBy ?? null)}` : null;
   const dashboardUrl = options.dashboardBaseUrl ? `${options.dashboardBaseUrl.replace(/\/+$/, '')}/findings?namespace=${encodeURIComponent(namespace)}` : null;
   const lane = template.source && options.actor ? await sandboxLane(ctx, orgId, options.actor) : undefined;
   const rendered = await renderNamespaceReport(ctx, orgId, namespace, {
-    format: template.format, includeSuppressed: options.includeSuppressed, templateSource: template.source, reportHtmlUrl, dashboardUrl, sandboxLane: lane,
+    format: template.format,
+    includeSuppressed: options.includeSuppressed,
+    templateSource: template.source,
+    reportHtmlUrl,
+    dashboardUrl,
+    sandboxLane: lane,
   });
   return { ...rendered, format: template.format };
 }
@@ -90,7 +103,12 @@ export async function openReportLink(ctx: EngineContext, token: string) {
   const template = await resolveTemplate(ctx, link.org_id, 'html', null);
   const lane = template.source ? await creatorLane(ctx, link.org_id, link.created_by) : undefined;
   try {
-    return await renderNamespaceReport(ctx, link.org_id, link.namespace, { format: 'html', includeSuppressed: link.include_suppressed, templateSource: template.source, sandboxLane: lane });
+    return await renderNamespaceReport(ctx, link.org_id, link.namespace, {
+      format: 'html',
+      includeSuppressed: link.include_suppressed,
+      templateSource: template.source,
+      sandboxLane: lane,
+    });
   } catch (error) {
     if (error instanceof NotFoundError) throw gone;
     throw error;
@@ -103,8 +121,12 @@ export async function setReportLinkTtl(ctx: IdentityCtx, orgId: string, ttlHours
   if (!before) throw new NotFoundError('Organization not found');
   await ctx.engine.stores.orgs.update(orgId, { report_link_ttl_hours: ttlHours });
   await recordAudit(ctx, {
-    orgId, action: 'org.report_link_ttl_update', targetType: 'organization', targetId: orgId,
-    before: { report_link_ttl_hours: before.report_link_ttl_hours }, after: { report_link_ttl_hours: ttlHours },
+    orgId,
+    action: 'org.report_link_ttl_update',
+    targetType: 'organization',
+    targetId: orgId,
+    before: { report_link_ttl_hours: before.report_link_ttl_hours },
+    after: { report_link_ttl_hours: ttlHours },
   });
   return { report_link_ttl_hours: ttlHours };
 }
@@ -112,7 +134,10 @@ export async function setReportLinkTtl(ctx: IdentityCtx, orgId: string, ttlHours
 /** A link as GET /orgs/{org_id}/report-links lists it: never the token (nor its hash). */
 export function presentReportLink(doc: ReportLinkDoc) {
   return {
-    link_id: doc.link_id ?? doc._id ?? '', namespace: doc.namespace, created_at: doc.created_at, expires_at: doc.expires_at,
+    link_id: doc.link_id ?? doc._id ?? '',
+    namespace: doc.namespace,
+    created_at: doc.created_at,
+    expires_at: doc.expires_at,
     created_by: doc.created_by ?? null,
   };
 }
@@ -139,7 +164,11 @@ export async function revokeReportLink(ctx: IdentityCtx, orgId: string, linkId: 
   const link = await ctx.engine.stores.reportLinks.get(orgId, linkId);
   if (!link?._id || !(await ctx.engine.stores.reportLinks.remove(orgId, link._id))) throw new NotFoundError('Report link not found');
   await recordAudit(ctx, {
-    orgId, action: 'report_link.revoke', targetType: 'report_link', targetId: presentReportLink(link).link_id,
-    before: presentReportLink(link), after: null,
+    orgId,
+    action: 'report_link.revoke',
+    targetType: 'report_link',
+    targetId: presentReportLink(link).link_id,
+    before: presentReportLink(link),
+    after: null,
   });
 }

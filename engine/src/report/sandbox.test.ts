@@ -8,14 +8,31 @@ function buildModel(): ReportModel {
     namespace: 'prod',
     generatedAt: '2025-06-01T12:00:00.000Z',
     includeSuppressed: false,
-    resources: [{
-      hash: 'h1', type: 'aws_s3_bucket', name: 'logs', action: 'create', analyzer: 'terraform', summary: 'A bucket.',
-      findings: [{
-        rule_id: 'S3-001', title: '<script>alert(1)</script>', severity: 'HIGH', confidence: 'HIGH',
-        risk: 'r', why_it_matters: 'w', suggested_next_step: 's', evidence: ['e'],
-        resource_address: 'aws_s3_bucket.logs', tags: [], status: 'open',
-      }],
-    }],
+    resources: [
+      {
+        hash: 'h1',
+        type: 'aws_s3_bucket',
+        name: 'logs',
+        action: 'create',
+        analyzer: 'terraform',
+        summary: 'A bucket.',
+        findings: [
+          {
+            rule_id: 'S3-001',
+            title: '<script>alert(1)</script>',
+            severity: 'HIGH',
+            confidence: 'HIGH',
+            risk: 'r',
+            why_it_matters: 'w',
+            suggested_next_step: 's',
+            evidence: ['e'],
+            resource_address: 'aws_s3_bucket.logs',
+            tags: [],
+            status: 'open',
+          },
+        ],
+      },
+    ],
   });
 }
 
@@ -25,7 +42,9 @@ function renderUser(source: string, format: ReportFormat = 'markdown') {
 
 async function expectRejected(source: string, format: ReportFormat = 'markdown'): Promise<ValidationError> {
   const err = await renderUser(source, format).then(
-    (out) => { throw new Error(`rendered instead of failing: ${out.content.slice(0, 200)}`); },
+    (out) => {
+      throw new Error(`rendered instead of failing: ${out.content.slice(0, 200)}`);
+    },
     (e: unknown) => e,
   );
   expect(err).toBeInstanceOf(ValidationError);
@@ -48,8 +67,9 @@ describe('user templates', () => {
   });
 
   it('sanitise HTML output, even when the template forgot to escape', async () => {
-    const source = '<!DOCTYPE html><html><head><style>p{color:red}</style><script>x()</script></head>'
-      + '<body>{% for f in findings %}<p onclick="y()">{{ f.title }}</p>{% endfor %}<a href="javascript:z()">l</a></body></html>';
+    const source =
+      '<!DOCTYPE html><html><head><style>p{color:red}</style><script>x()</script></head>' +
+      '<body>{% for f in findings %}<p onclick="y()">{{ f.title }}</p>{% endfor %}<a href="javascript:z()">l</a></body></html>';
     const { content, contentType } = await renderUser(source, 'html');
     expect(contentType).toBe('text/html; charset=utf-8');
     expect(content.startsWith('<!DOCTYPE html>')).toBe(true);
@@ -110,8 +130,7 @@ describe('the sandbox', () => {
   });
 
   it('caps the output size', async () => {
-    const source = '{% assign s = "x" %}{% for i in (1..20) %}{% assign s = s | append: s %}{% endfor %}'
-      + '{% for i in (1..100) %}{{ s }}{% endfor %}';
+    const source = '{% assign s = "x" %}{% for i in (1..20) %}{% assign s = s | append: s %}{% endfor %}' + '{% for i in (1..100) %}{{ s }}{% endfor %}';
     const err = await expectRejected(source);
     expect(err.message).toContain('output exceeds');
   });

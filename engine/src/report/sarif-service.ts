@@ -23,7 +23,10 @@ export const SARIF_TOOL = { name: 'Planwarden', version: '0.1.0' } as const;
  * unknown namespace, ValidationError (422) for a malformed one.
  */
 export async function buildNamespaceSarif(
-  ctx: EngineContext, orgId: string, namespace: string, options: Pick<ReportInputOptions, 'job'> = {},
+  ctx: EngineContext,
+  orgId: string,
+  namespace: string,
+  options: Pick<ReportInputOptions, 'job'> = {},
 ): Promise<Sarif.Log> {
   const data = await loadNamespaceReportData(ctx, orgId, namespace, { includeSuppressed: true, job: options.job });
   const model = buildReportModel(data.input);

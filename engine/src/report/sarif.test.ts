@@ -5,31 +5,39 @@ import { buildReportModel } from './model';
 import { buildFinding, buildResource } from '../../../tests/helpers/report-fixtures';
 import { buildSarifLog, lookForText, SARIF_FINGERPRINT_KEY, unitLocation, type SarifInput } from './sarif';
 
-const RULES = parseRules([
-  '## S3-001: Bucket is public',
-  'Severity: HIGH',
-  'Applies to: aws_s3_bucket',
-  '',
-  'Look for:',
-  '- `acl = "public-read"` on a bucket.',
-  '- A bucket policy granting `Principal: "*"`.',
-  '',
-  'Compliant example:',
-  '```hcl',
-  'acl = "private"',
-  '```',
-].join('\n'));
+const RULES = parseRules(
+  [
+    '## S3-001: Bucket is public',
+    'Severity: HIGH',
+    'Applies to: aws_s3_bucket',
+    '',
+    'Look for:',
+    '- `acl = "public-read"` on a bucket.',
+    '- A bucket policy granting `Principal: "*"`.',
+    '',
+    'Compliant example:',
+    '```hcl',
+    'acl = "private"',
+    '```',
+  ].join('\n'),
+);
 
-function sarifOf(overrides: Partial<SarifInput> = {}, resources = [
-  buildResource(),
-  buildResource({
-    hash: 'h-sg', type: 'aws_security_group', name: 'web', action: 'update',
-    findings: [
-      buildFinding({ rule_id: 'SG-OPEN', title: 'Open ingress', severity: 'MEDIUM', resource_address: 'aws_security_group.web' }),
-      buildFinding({ rule_id: 'SG-DESC', title: 'No description', severity: 'LOW', resource_address: 'aws_security_group.web', status: 'false_positive' }),
-    ],
-  }),
-]) {
+function sarifOf(
+  overrides: Partial<SarifInput> = {},
+  resources = [
+    buildResource(),
+    buildResource({
+      hash: 'h-sg',
+      type: 'aws_security_group',
+      name: 'web',
+      action: 'update',
+      findings: [
+        buildFinding({ rule_id: 'SG-OPEN', title: 'Open ingress', severity: 'MEDIUM', resource_address: 'aws_security_group.web' }),
+        buildFinding({ rule_id: 'SG-DESC', title: 'No description', severity: 'LOW', resource_address: 'aws_security_group.web', status: 'false_positive' }),
+      ],
+    }),
+  ],
+) {
   const model = buildReportModel({ namespace: 'ns', generatedAt: '2025-01-01T00:00:00.000Z', includeSuppressed: true, resources });
   return buildSarifLog({
     model,
@@ -55,7 +63,9 @@ describe('buildSarifLog', () => {
   it('maps severities to levels and GitHub security-severity', () => {
     const results = sarifOf().runs[0].results!;
     expect(results.map((r) => [r.ruleId, r.level, r.properties?.['security-severity']])).toEqual([
-      ['S3-001', 'error', '8.0'], ['SG-OPEN', 'warning', '5.5'], ['SG-DESC', 'note', '3.0'],
+      ['S3-001', 'error', '8.0'],
+      ['SG-OPEN', 'warning', '5.5'],
+      ['SG-DESC', 'note', '3.0'],
     ]);
   });
 
@@ -92,13 +102,15 @@ describe('buildSarifLog', () => {
   });
 
   it('carries false_positive and suppressed findings as suppressions with the triage note; others have none', () => {
-    const results = sarifOf({}, [buildResource({
-      findings: [
-        buildFinding({ rule_id: 'A', status: 'suppressed' }),
-        buildFinding({ rule_id: 'B', status: 'acknowledged' }),
-        buildFinding({ rule_id: 'C', status: 'needs_review' }),
-      ],
-    })]).runs[0].results!;
+    const results = sarifOf({}, [
+      buildResource({
+        findings: [
+          buildFinding({ rule_id: 'A', status: 'suppressed' }),
+          buildFinding({ rule_id: 'B', status: 'acknowledged' }),
+          buildFinding({ rule_id: 'C', status: 'needs_review' }),
+        ],
+      }),
+    ]).runs[0].results!;
     const byRule = Object.fromEntries(results.map((r) => [r.ruleId, r]));
     expect(byRule.A.suppressions).toEqual([{ kind: 'external', status: 'accepted', justification: 'Triaged as suppressed in Planwarden' }]);
     expect(byRule.B.suppressions).toBeUndefined();

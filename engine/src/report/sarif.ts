@@ -23,7 +23,11 @@ export const SARIF_FINGERPRINT_KEY = 'planwardenUnitRule/v1';
 
 /** SARIF `level` per finding severity (SARIF §3.27.10). */
 export const SARIF_LEVEL: Readonly<Record<Severity, Sarif.Result.level>> = {
-  CRITICAL: 'error', HIGH: 'error', MEDIUM: 'warning', LOW: 'note', INFO: 'note',
+  CRITICAL: 'error',
+  HIGH: 'error',
+  MEDIUM: 'warning',
+  LOW: 'note',
+  INFO: 'note',
 };
 
 /**
@@ -31,7 +35,11 @@ export const SARIF_LEVEL: Readonly<Record<Severity, Sarif.Result.level>> = {
  * critical, 7.0-8.9 high, 4.0-6.9 medium, 0.1-3.9 low, 0.0 none).
  */
 export const SECURITY_SEVERITY: Readonly<Record<Severity, string>> = {
-  CRITICAL: '9.5', HIGH: '8.0', MEDIUM: '5.5', LOW: '3.0', INFO: '0.0',
+  CRITICAL: '9.5',
+  HIGH: '8.0',
+  MEDIUM: '5.5',
+  LOW: '3.0',
+  INFO: '0.0',
 };
 
 /** Triage statuses the reports hide by default; in SARIF they are results with a suppression. */
@@ -79,7 +87,10 @@ export function serializeSarif(log: Sarif.Log): string {
 
 /** A relative path as a URI reference: each segment percent-encoded, `/` kept. */
 export function pathToUri(path: string): string {
-  return path.split('/').map((segment) => encodeURIComponent(segment)).join('/');
+  return path
+    .split('/')
+    .map((segment) => encodeURIComponent(segment))
+    .join('/');
 }
 
 /** The `Look for:` list of a rule's Markdown section, or null when the rule has none. */
@@ -107,8 +118,9 @@ function ruleDescriptor(ruleId: string, rule: RuleDef | undefined, sample: Repor
   const title = rule?.title ?? sample.title;
   const severity = rule?.severity ?? sample.severity;
   const lookFor = rule ? lookForText(rule.body) : null;
-  const helpText = [`${ruleId}: ${title}`, `Severity: ${severity}`, '', lookFor ? `Look for:\n${lookFor}` : rule?.body ?? sample.why_it_matters]
-    .join('\n').trim();
+  const helpText = [`${ruleId}: ${title}`, `Severity: ${severity}`, '', lookFor ? `Look for:\n${lookFor}` : (rule?.body ?? sample.why_it_matters)]
+    .join('\n')
+    .trim();
   return {
     id: ruleId,
     shortDescription: { text: title },
@@ -187,11 +199,13 @@ export function buildSarifLog(input: SarifInput): Sarif.Log {
     };
     if (SUPPRESSED_STATUSES.has(f.status)) {
       const note = input.notes.get(`${f.resource_hash}\u0000${f.rule_id}`)?.trim();
-      result.suppressions = [{
-        kind: 'external',
-        status: 'accepted',
-        justification: `Triaged as ${f.status} in Planwarden${note ? `: ${note}` : ''}`,
-      }];
+      result.suppressions = [
+        {
+          kind: 'external',
+          status: 'accepted',
+          justification: `Triaged as ${f.status} in Planwarden${note ? `: ${note}` : ''}`,
+        },
+      ];
     }
     return result;
   });
@@ -199,25 +213,27 @@ export function buildSarifLog(input: SarifInput): Sarif.Log {
   return {
     $schema: SARIF_SCHEMA_URI,
     version: SARIF_VERSION,
-    runs: [{
-      tool: {
-        driver: {
-          name: input.tool.name,
-          version: input.tool.version,
-          semanticVersion: input.tool.version,
-          ...(input.tool.informationUri ? { informationUri: input.tool.informationUri } : {}),
-          rules,
+    runs: [
+      {
+        tool: {
+          driver: {
+            name: input.tool.name,
+            version: input.tool.version,
+            semanticVersion: input.tool.version,
+            ...(input.tool.informationUri ? { informationUri: input.tool.informationUri } : {}),
+            rules,
+          },
+        },
+        columnKind: 'utf16CodeUnits',
+        results,
+        properties: {
+          namespace: model.namespace,
+          generated_at: model.generated_at,
+          quota_exceeded: model.quota_exceeded,
+          job: model.job,
+          resource_counts: model.resource_counts,
         },
       },
-      columnKind: 'utf16CodeUnits',
-      results,
-      properties: {
-        namespace: model.namespace,
-        generated_at: model.generated_at,
-        quota_exceeded: model.quota_exceeded,
-        job: model.job,
-        resource_counts: model.resource_counts,
-      },
-    }],
+    ],
   };
 }

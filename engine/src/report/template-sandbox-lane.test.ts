@@ -16,15 +16,27 @@ describe('sandboxLane: the account responsible for a render', () => {
     await ensureSchema(store);
     stores = createStores(store, new SecretBox('lane-test-secret-key-material-000'));
     await stores.users.insert({ user_id: 'usr_a', email: 'a@example.com' } as never);
-    const key = (key_id: string, org_id: string, created_by: string | null) => stores.apiKeys.insert({
-      org_id, key_id, key_hash: `h-${key_id}`, role: 'member', name: null, ip_allowlist: null, is_active: true, created_by, created_at: NOW, revoked_at: null,
-    });
+    const key = (key_id: string, org_id: string, created_by: string | null) =>
+      stores.apiKeys.insert({
+        org_id,
+        key_id,
+        key_hash: `h-${key_id}`,
+        role: 'member',
+        name: null,
+        ip_allowlist: null,
+        is_active: true,
+        created_by,
+        created_at: NOW,
+        revoked_at: null,
+      });
     await key('key_1', 'org_x', 'usr_a');
     await key('key_2', 'org_x', 'key_1'); // created by a key the account created
     await key('key_3', 'org_y', '_bootstrap');
     await key('key_4', 'org_y', 'key_4_gone');
   });
-  afterEach(async () => { await store.close(); });
+  afterEach(async () => {
+    await store.close();
+  });
 
   it('a session is its account; a key is the account that created it, through keys created by keys', async () => {
     expect(await sandboxLane({ stores }, 'org_x', { userId: 'usr_a', keyId: null })).toBe('user:usr_a');

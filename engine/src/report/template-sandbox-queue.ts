@@ -37,7 +37,10 @@ export class FairQueue<T> {
   private readonly lanes = new Map<string, Lane<T>>();
   private waiting = 0;
 
-  constructor(private limits: SandboxLimits, private readonly retryAfterSeconds: number) {}
+  constructor(
+    private limits: SandboxLimits,
+    private readonly retryAfterSeconds: number,
+  ) {}
 
   setLimits(limits: SandboxLimits): void {
     this.limits = limits;

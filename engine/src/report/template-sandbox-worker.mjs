@@ -3,9 +3,7 @@
 // otherwise the TypeScript body is imported through tsx.
 import { parentPort, workerData } from 'node:worker_threads';
 
-const impl = workerData?.impl
-  ? await import(workerData.impl)
-  : await (await import('tsx/esm/api')).tsImport('./template-sandbox-impl.ts', import.meta.url);
+const impl = workerData?.impl ? await import(workerData.impl) : await (await import('tsx/esm/api')).tsImport('./template-sandbox-impl.ts', import.meta.url);
 parentPort.on('message', (job) => {
   void impl.runJob(job).then((reply) => parentPort.postMessage(reply));
 });

@@ -79,11 +79,16 @@ class SandboxWorker {
       const worker = new Worker(new URL('./template-sandbox-worker.mjs', import.meta.url), {
         workerData: { impl: COMPILED_IMPL },
         resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
-        stdout: false, stderr: false,
+        stdout: false,
+        stderr: false,
       });
       worker.unref();
       worker.on('message', (msg: SandboxReply | { type: 'ready' }) => {
-        if (msg.type === 'ready') { this.thread = worker; resolve(worker); return; }
+        if (msg.type === 'ready') {
+          this.thread = worker;
+          resolve(worker);
+          return;
+        }
         this.finish(msg);
       });
       worker.on('error', (error) => {
@@ -106,7 +111,10 @@ class SandboxWorker {
 
   /** `worker` died or was killed: fail its job in flight; the next job starts a new thread. */
   private fail(worker: Worker, message: string): void {
-    if (this.thread === worker) { this.thread = null; this.ready = null; }
+    if (this.thread === worker) {
+      this.thread = null;
+      this.ready = null;
+    }
     if (this.current?.worker !== worker) return;
     this.finish({ type: 'result', id: this.current.id, ok: false, message });
   }
@@ -134,13 +142,19 @@ class SandboxPool {
   }
 
   private pump(): void {
-    while (this.idle.length > this.queue.poolSize) { this.idle.pop()!.retire(); this.workers -= 1; }
+    while (this.idle.length > this.queue.poolSize) {
+      this.idle.pop()!.retire();
+      this.workers -= 1;
+    }
     for (;;) {
       if (this.idle.length === 0 && this.workers >= this.queue.poolSize) return;
       const next = this.queue.take();
       if (!next) return;
       let worker = this.idle.pop();
-      if (!worker) { worker = new SandboxWorker(); this.workers += 1; }
+      if (!worker) {
+        worker = new SandboxWorker();
+        this.workers += 1;
+      }
       void this.runOn(worker, next.lane, next.job);
     }
   }

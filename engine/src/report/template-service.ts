@@ -14,31 +14,50 @@ import { renderNamespaceReport } from './namespace-report';
 const FormatSchema = z.enum(REPORT_FORMATS as [ReportFormat, ...ReportFormat[]]);
 const SourceSchema = z.string().min(1).max(TEMPLATE_LIMITS.maxSourceChars);
 
-export const CreateTemplateSchema = z.object({
-  name: z.string().trim().min(1).max(200),
-  format: FormatSchema,
-  source: SourceSchema,
-  is_default: z.boolean().default(false),
-}).strict();
+export const CreateTemplateSchema = z
+  .object({
+    name: z.string().trim().min(1).max(200),
+    format: FormatSchema,
+    source: SourceSchema,
+    is_default: z.boolean().default(false),
+  })
+  .strict();
 /** template_id and format never change: a body naming them is refused (422). */
-export const UpdateTemplateSchema = z.object({
-  name: z.string().trim().min(1).max(200),
-  source: SourceSchema,
-  is_default: z.boolean(),
-}).partial().strict();
+export const UpdateTemplateSchema = z
+  .object({
+    name: z.string().trim().min(1).max(200),
+    source: SourceSchema,
+    is_default: z.boolean(),
+  })
+  .partial()
+  .strict();
 export const PreviewTemplateSchema = z.object({ source: SourceSchema, format: FormatSchema, namespace: z.string().min(1) }).strict();
 
 /** analysis-api.md "Report template" presenter. */
 export function presentTemplate(t: ReportTemplateDoc) {
   return {
-    template_id: t.template_id, org_id: t.org_id, name: t.name, format: t.format, source: t.source, is_default: t.is_default,
-    is_builtin_seed: t.is_builtin_seed, created_by: t.created_by, created_at: t.created_at, updated_at: t.updated_at,
+    template_id: t.template_id,
+    org_id: t.org_id,
+    name: t.name,
+    format: t.format,
+    source: t.source,
+    is_default: t.is_default,
+    is_builtin_seed: t.is_builtin_seed,
+    created_by: t.created_by,
+    created_at: t.created_at,
+    updated_at: t.updated_at,
   };
 }
 
 /** template_id: lower-case slug of the name. ValidationError (422) when nothing is left. */
 export function templateSlug(name: string): string {
-  const slug = name.normalize('NFKD').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 64).replace(/-+$/, '');
+  const slug = name
+    .normalize('NFKD')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 64)
+    .replace(/-+$/, '');
   if (slug === '') throw new ValidationError('name: must contain at least one letter or digit');
   return slug;
 }
@@ -48,7 +67,14 @@ function actor(ctx: IdentityCtx): string | null {
 }
 
 async function audit(ctx: IdentityCtx, orgId: string, action: string, id: string, before: ReportTemplateDoc | null, after: ReportTemplateDoc | null) {
-  await recordAudit(ctx, { orgId, action, targetType: 'report_template', targetId: id, before: before && presentTemplate(before), after: after && presentTemplate(after) });
+  await recordAudit(ctx, {
+    orgId,
+    action,
+    targetType: 'report_template',
+    targetId: id,
+    before: before && presentTemplate(before),
+    after: after && presentTemplate(after),
+  });
 }
 
 /**
@@ -58,8 +84,16 @@ async function audit(ctx: IdentityCtx, orgId: string, action: string, id: string
  */
 export async function createTemplate(ctx: IdentityCtx, orgId: string, input: z.infer<typeof CreateTemplateSchema>) {
   const doc: ReportTemplateDoc = {
-    org_id: orgId, template_id: templateSlug(input.name), name: input.name, format: input.format, source: input.source,
-    is_default: input.is_default, is_builtin_seed: false, created_by: actor(ctx), created_at: ctx.engine.now().toISOString(), updated_at: null,
+    org_id: orgId,
+    template_id: templateSlug(input.name),
+    name: input.name,
+    format: input.format,
+    source: input.source,
+    is_default: input.is_default,
+    is_builtin_seed: false,
+    created_by: actor(ctx),
+    created_at: ctx.engine.now().toISOString(),
+    updated_at: null,
   };
   await validateUntrusted(await sandboxLane(ctx.engine, orgId, ctx.actor), input.source, input.format);
   try {
@@ -120,8 +154,16 @@ export async function seedBuiltinTemplates(ctx: IdentityCtx, orgId: string) {
     if (await ctx.engine.stores.templates.get(orgId, templateId)) continue;
     try {
       await ctx.engine.stores.templates.insert({
-        org_id: orgId, template_id: templateId, name: builtin.name, format: builtin.format, source: builtin.source,
-        is_default: false, is_builtin_seed: true, created_by: actor(ctx), created_at: now, updated_at: null,
+        org_id: orgId,
+        template_id: templateId,
+        name: builtin.name,
+        format: builtin.format,
+        source: builtin.source,
+        is_default: false,
+        is_builtin_seed: true,
+        created_by: actor(ctx),
+        created_at: now,
+        updated_at: null,
       });
       created += 1;
     } catch (error) {
@@ -137,7 +179,12 @@ export async function seedBuiltinTemplates(ctx: IdentityCtx, orgId: string) {
  * given (NotFoundError 404 when the org has none), else the org's default for `format`, else
  * the built-in (null). Returns `{format, source}`; template_id overrides `format`.
  */
-export async function resolveTemplate(ctx: EngineContext, orgId: string, format: ReportFormat, templateId: string | null): Promise<{ format: ReportFormat; source: string | null; template_id: string | null }> {
+export async function resolveTemplate(
+  ctx: EngineContext,
+  orgId: string,
+  format: ReportFormat,
+  templateId: string | null,
+): Promise<{ format: ReportFormat; source: string | null; template_id: string | null }> {
   if (templateId) {
     const doc = await requireTemplate(ctx, orgId, templateId);
     return { format: doc.format, source: doc.source, template_id: doc.template_id };
@@ -156,7 +203,10 @@ export async function previewTemplate(ctx: EngineContext, orgId: string, input: 
   const members = await ctx.stores.resources.listMembers(orgId, input.namespace);
   if (members.length === 0) throw new NotFoundError(`Namespace '${input.namespace}' has no resources`);
   const rendered = await renderNamespaceReport(ctx, orgId, input.namespace, {
-    format: input.format, includeSuppressed: false, templateSource: input.source, sandboxLane: await sandboxLane(ctx, orgId, actor),
+    format: input.format,
+    includeSuppressed: false,
+    templateSource: input.source,
+    sandboxLane: await sandboxLane(ctx, orgId, actor),
   });
   return { content: rendered.content, content_type: rendered.contentType };
 }

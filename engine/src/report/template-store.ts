@@ -56,7 +56,11 @@ export class ReportTemplateStore {
     await this.templates.updateMany({ org_id: orgId, format, is_default: true, template_id: { $ne: keepTemplateId } }, { $set: { is_default: false } });
   }
 
-  update(orgId: string, templateId: string, changes: Partial<Pick<ReportTemplateDoc, 'name' | 'source' | 'is_default' | 'updated_at'>>): Promise<ReportTemplateDoc | null> {
+  update(
+    orgId: string,
+    templateId: string,
+    changes: Partial<Pick<ReportTemplateDoc, 'name' | 'source' | 'is_default' | 'updated_at'>>,
+  ): Promise<ReportTemplateDoc | null> {
     return this.templates.findOneAndUpdate({ org_id: orgId, template_id: templateId }, { $set: changes }, { returnDocument: 'after' });
   }
 

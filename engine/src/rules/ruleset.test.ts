@@ -111,9 +111,10 @@ describe('built-in terraform rulesets', () => {
 
   it('every file opens with a level-1 title and a preamble before the first rule', () => {
     for (const variant of TERRAFORM_VARIANTS) {
-      const text = variant === 'default'
-        ? loadBuiltinRuleset('terraform', 'default')
-        : loadBuiltinRuleset('terraform', variant).slice(loadBuiltinRuleset('terraform', 'default').length);
+      const text =
+        variant === 'default'
+          ? loadBuiltinRuleset('terraform', 'default')
+          : loadBuiltinRuleset('terraform', variant).slice(loadBuiltinRuleset('terraform', 'default').length);
       const beforeFirstRule = text.trimStart().split(/^## /m)[0];
       expect(beforeFirstRule, variant).toMatch(/^# \S.*\n\n\S/);
     }
@@ -333,7 +334,16 @@ describe('composeRuleset', () => {
     expect(ids.slice(-4)).toEqual(['ORG-NET-1', 'ORG-NET-2', 'ORG-NET-3', 'ORG-TAG-1']);
     expect(ids.slice(0, -4)).toEqual(parseRules(builtin).map((r) => r.rule_id));
     const custom = parseRules(text).find((r) => r.rule_id === 'ORG-NET-3')!;
-    expect(custom).toEqual({ rule_id: 'ORG-NET-3', title: 'No peering', severity: 'MEDIUM', applies_to: [], inputs: 'any', actions: [], check: null, body: '## ORG-NET-3: No peering\nSeverity: MEDIUM' });
+    expect(custom).toEqual({
+      rule_id: 'ORG-NET-3',
+      title: 'No peering',
+      severity: 'MEDIUM',
+      applies_to: [],
+      inputs: 'any',
+      actions: [],
+      check: null,
+      body: '## ORG-NET-3: No peering\nSeverity: MEDIUM',
+    });
   });
 
   it('returns the built-in text unchanged when there are no custom rules', () => {
@@ -351,7 +361,10 @@ describe('composeRuleset', () => {
 
   it('changes the digest when a custom rule is added or edited', () => {
     const before = rulesetDigest(composeRuleset(builtin, sections));
-    const added = [...sections, { category: 'tagging', rules: [{ rule_id: 'ORG-TAG-2', title: 'Cost centre tag', severity: 'LOW' as const, description: 'x' }] }];
+    const added = [
+      ...sections,
+      { category: 'tagging', rules: [{ rule_id: 'ORG-TAG-2', title: 'Cost centre tag', severity: 'LOW' as const, description: 'x' }] },
+    ];
     expect(rulesetDigest(composeRuleset(builtin, added))).not.toBe(before);
     const edited = sections.map((s) => (s.category === 'tagging' ? { ...s, rules: [{ ...s.rules[0], severity: 'HIGH' as const }] } : s));
     expect(rulesetDigest(composeRuleset(builtin, edited))).not.toBe(before);

@@ -67,7 +67,8 @@ const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 const RULE_HEADING_RE = /^##[ \t]+([^\s:]+):[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$/;
 const ATX_HEADING_RE = /^ {0,3}(#{1,6})(?=[ \t]|$)/;
 const FENCE_OPEN_RE = /^ {0,3}(`{3,}|~{3,})/;
-const META_RE = /^[ \t]*(?:[-*][ \t]+)?(?:\*\*|__)?(severity|applies[ -]to|inputs|actions|check \(cel\))[ \t]*(?:\*\*|__)?[ \t]*:[ \t]*(?:\*\*|__)?[ \t]*(.*?)[ \t]*$/i;
+const META_RE =
+  /^[ \t]*(?:[-*][ \t]+)?(?:\*\*|__)?(severity|applies[ -]to|inputs|actions|check \(cel\))[ \t]*(?:\*\*|__)?[ \t]*:[ \t]*(?:\*\*|__)?[ \t]*(.*?)[ \t]*$/i;
 
 const fileCache = new Map<string, string>();
 const dirCache = new Map<string, readonly string[]>();
@@ -89,7 +90,10 @@ function isMissing(err: unknown): boolean {
 
 /** BOM and CRLF removed, trailing whitespace trimmed, exactly one final newline ('' stays ''). */
 function normalizeMarkdown(text: string): string {
-  const body = text.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n').trimEnd();
+  const body = text
+    .replace(/^\uFEFF/, '')
+    .replace(/\r\n?/g, '\n')
+    .trimEnd();
   return body === '' ? '' : `${body}\n`;
 }
 
@@ -170,7 +174,12 @@ export function clearRulesetCache(): void {
 }
 
 function parseSeverity(ruleId: string, raw: string | undefined): Severity {
-  const value = (raw ?? '').replace(/[`*_]/g, '').trim().split(/[\s(,;]/)[0]?.toUpperCase() ?? '';
+  const value =
+    (raw ?? '')
+      .replace(/[`*_]/g, '')
+      .trim()
+      .split(/[\s(,;]/)[0]
+      ?.toUpperCase() ?? '';
   const severity = SEVERITY_ORDER.find((s) => s === value);
   if (!severity) {
     throw new ValidationError(`Rule ${ruleId}: missing or invalid severity ${JSON.stringify(raw ?? null)}`);
@@ -261,23 +270,28 @@ export function parseRules(markdown: string): RuleDef[] {
     if (!block.rule) return [];
     const { id, title, meta } = block.rule;
     const inputs = (meta.inputs ?? '').replace(/[`*_]/g, '').trim().toLowerCase();
-    return [{
-      rule_id: id,
-      title,
-      severity: parseSeverity(id, meta.severity),
-      applies_to: parseAppliesTo(meta.appliesTo),
-      inputs: inputs === 'configuration' || inputs === 'plan' ? inputs : 'any',
-      actions: parseAppliesTo(meta.actions).map((a) => a.toLowerCase()),
-      check: parseCheck(meta.check),
-      body: block.lines.join('\n').trimEnd(),
-    } satisfies RuleDef];
+    return [
+      {
+        rule_id: id,
+        title,
+        severity: parseSeverity(id, meta.severity),
+        applies_to: parseAppliesTo(meta.appliesTo),
+        inputs: inputs === 'configuration' || inputs === 'plan' ? inputs : 'any',
+        actions: parseAppliesTo(meta.actions).map((a) => a.toLowerCase()),
+        check: parseCheck(meta.check),
+        body: block.lines.join('\n').trimEnd(),
+      } satisfies RuleDef,
+    ];
   });
 }
 
 /** The CEL expression of a `Check (CEL): <expr>` line (backticks around it removed); null when none. */
 function parseCheck(raw: string | undefined): string | null {
   if (raw === undefined) return null;
-  const text = raw.trim().replace(/^`(.*)`$/, '$1').trim();
+  const text = raw
+    .trim()
+    .replace(/^`(.*)`$/, '$1')
+    .trim();
   return text === '' ? null : text;
 }
 
@@ -342,9 +356,7 @@ export function composeRuleset(builtin: string, customSections: readonly CustomR
   if (byCategory.size === 0) return base;
 
   const parts = [...byCategory.keys()].sort(byCodeUnit).map((category) => {
-    const rules = [...(byCategory.get(category) ?? [])].sort(
-      (a, b) => byCodeUnit(a.rule_id, b.rule_id) || byCodeUnit(a.title, b.title),
-    );
+    const rules = [...(byCategory.get(category) ?? [])].sort((a, b) => byCodeUnit(a.rule_id, b.rule_id) || byCodeUnit(a.title, b.title));
     return [`# Custom rules: ${category}`, ...rules.map(renderCustomRule)].join('\n\n');
   });
   const custom = `${parts.join('\n\n')}\n`;

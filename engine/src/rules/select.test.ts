@@ -30,8 +30,11 @@ describe('selectRules', () => {
   });
 
   it('gives every cloud type the corpus lacked a rule for its own rules', () => {
-    const own = (variant: string, type: string) => selectRules(loadBuiltinRuleset('terraform', variant), plan(type)).rules.filter((r) => r.applies_to.some((a) => a !== '*'));
-    expect(own('aws', 'aws_lambda_function').map((r) => r.rule_id)).toEqual(expect.arrayContaining(['TF-AWS-LAMBDA-RUNTIME-DEPRECATED', 'TF-AWS-LAMBDA-ENV-KMS-MISSING']));
+    const own = (variant: string, type: string) =>
+      selectRules(loadBuiltinRuleset('terraform', variant), plan(type)).rules.filter((r) => r.applies_to.some((a) => a !== '*'));
+    expect(own('aws', 'aws_lambda_function').map((r) => r.rule_id)).toEqual(
+      expect.arrayContaining(['TF-AWS-LAMBDA-RUNTIME-DEPRECATED', 'TF-AWS-LAMBDA-ENV-KMS-MISSING']),
+    );
     expect(own('aws', 'aws_cloudwatch_log_group').length).toBeGreaterThan(0);
     expect(own('aws', 'aws_secretsmanager_secret').length).toBeGreaterThan(0);
     expect(own('azure', 'azurerm_firewall').map((r) => r.rule_id)).toContain('TF-AZURE-FIREWALL-THREAT-INTEL-OFF');
@@ -49,7 +52,9 @@ describe('selectRules', () => {
   });
 
   it('always sends custom rules (they name no type) and is byte-stable', () => {
-    const composed = composeRuleset(AWS, [{ category: 'org', rules: [{ rule_id: 'ORG-1', title: 'Tags', severity: 'LOW', description: 'Every resource is tagged.' }] }]);
+    const composed = composeRuleset(AWS, [
+      { category: 'org', rules: [{ rule_id: 'ORG-1', title: 'Tags', severity: 'LOW', description: 'Every resource is tagged.' }] },
+    ]);
     const a = selectRules(composed, plan('aws_iam_role'));
     expect(a.ruleIds).toContain('ORG-1');
     expect(a.text).toContain('# Custom rules: org');

@@ -103,7 +103,10 @@ export function selectRules(ruleset: string, unit: SelectableUnit): SelectedRule
     section.kept.push(rule.rule_id);
     selected.push(rule);
   }
-  const text = sections.filter((s) => s.kept.length > 0).map((s) => s.text.join('\n\n')).join('\n\n');
+  const text = sections
+    .filter((s) => s.kept.length > 0)
+    .map((s) => s.text.join('\n\n'))
+    .join('\n\n');
   return { text: text === '' ? '' : `${text}\n`, ruleIds: selected.map((r) => r.rule_id), rules: selected };
 }
 

@@ -153,7 +153,12 @@ describe.each(backends)('store conformance: $name', (backend) => {
         expect(await match({ active: 0 })).toEqual([]);
         expect(await match({ score: 1.5 })).toEqual(['p4']);
         const o = store.collection<AnyDoc>('objects');
-        await o.insertMany([{ _id: 'o1', v: { a: 1 } }, { _id: 'o2', v: '{"a":1}' }, { _id: 'o3', v: [2] }, { _id: 'o4', v: '[2]' }]);
+        await o.insertMany([
+          { _id: 'o1', v: { a: 1 } },
+          { _id: 'o2', v: '{"a":1}' },
+          { _id: 'o3', v: [2] },
+          { _id: 'o4', v: '[2]' },
+        ]);
         expect(ids(await o.find({ v: '{"a":1}' }))).toEqual(['o2']);
         expect(ids(await o.find({ v: { $in: ['[2]', 'x'] } }))).toEqual(['o4']);
         expect(ids(await o.find({ v: { $gte: '[' } }))).toEqual(['o2', 'o4']);
@@ -204,10 +209,23 @@ describe.each(backends)('store conformance: $name', (backend) => {
       it('type-strict equality, $in and ranges across booleans, 0/1, numeric strings and JSON-looking strings', async () => {
         const t = store.collection<AnyDoc>('typed');
         await t.insertMany([
-          { _id: 't1', x: true }, { _id: 't0', x: false }, { _id: 'n1', x: 1 }, { _id: 'n0', x: 0 },
-          { _id: 'n2', x: 2.5 }, { _id: 'n9', x: 9 }, { _id: 's1', x: '1' }, { _id: 's9', x: '9' },
-          { _id: 'sa', x: 'abc' }, { _id: 'sZ', x: 'A' }, { _id: 'sb', x: '[1]' }, { _id: 'sc', x: '{"a":1}' },
-          { _id: 'sp', x: '}' }, { _id: 'se', x: '' }, { _id: 'o', x: { a: 1 } }, { _id: 'nl', x: null }, { _id: 'ab' },
+          { _id: 't1', x: true },
+          { _id: 't0', x: false },
+          { _id: 'n1', x: 1 },
+          { _id: 'n0', x: 0 },
+          { _id: 'n2', x: 2.5 },
+          { _id: 'n9', x: 9 },
+          { _id: 's1', x: '1' },
+          { _id: 's9', x: '9' },
+          { _id: 'sa', x: 'abc' },
+          { _id: 'sZ', x: 'A' },
+          { _id: 'sb', x: '[1]' },
+          { _id: 'sc', x: '{"a":1}' },
+          { _id: 'sp', x: '}' },
+          { _id: 'se', x: '' },
+          { _id: 'o', x: { a: 1 } },
+          { _id: 'nl', x: null },
+          { _id: 'ab' },
         ]);
         const m = async (f: Record<string, unknown>) => ids(await t.find(f));
         const all = ['ab', 'n0', 'n1', 'n2', 'n9', 'nl', 'o', 's1', 's9', 'sa', 'sZ', 'sb', 'sc', 'se', 'sp', 't0', 't1'].sort();
@@ -259,8 +277,13 @@ describe.each(backends)('store conformance: $name', (backend) => {
       it('type-strict matching on fields that hold arrays in some documents', async () => {
         const t = store.collection<AnyDoc>('typed_arrays');
         await t.insertMany([
-          { _id: 'a1', y: [true, '1'] }, { _id: 'a2', y: [2, 1] }, { _id: 'a3', y: 1 }, { _id: 'a4', y: '[1]' },
-          { _id: 'a5', y: [1] }, { _id: 'a6', y: true }, { _id: 'a7', y: '9' },
+          { _id: 'a1', y: [true, '1'] },
+          { _id: 'a2', y: [2, 1] },
+          { _id: 'a3', y: 1 },
+          { _id: 'a4', y: '[1]' },
+          { _id: 'a5', y: [1] },
+          { _id: 'a6', y: true },
+          { _id: 'a7', y: '9' },
         ]);
         const m = async (f: Record<string, unknown>) => ids(await t.find(f));
         expect(await m({ y: 1 })).toEqual(['a2', 'a3', 'a5']);
@@ -314,9 +337,21 @@ describe.each(backends)('store conformance: $name', (backend) => {
 
       it('rejects invalid paths, operators and operands', async () => {
         const bad: Record<string, unknown>[] = [
-          { 'a;drop table people': 1 }, { 'a..b': 1 }, { 'a.': 1 }, { 'tags.0': 'x' }, { $or: [] }, { "a'b": 1 },
-          { a: { $regex: 'x' } }, { a: { $gt: 1, b: 1 } }, { a: undefined }, { a: new Date() },
-          { a: { $in: 'x' } }, { a: { $gt: true } }, { a: { $gt: null } }, { a: { $exists: 1 } }, { a: { $eq: undefined } },
+          { 'a;drop table people': 1 },
+          { 'a..b': 1 },
+          { 'a.': 1 },
+          { 'tags.0': 'x' },
+          { $or: [] },
+          { "a'b": 1 },
+          { a: { $regex: 'x' } },
+          { a: { $gt: 1, b: 1 } },
+          { a: undefined },
+          { a: new Date() },
+          { a: { $in: 'x' } },
+          { a: { $gt: true } },
+          { a: { $gt: null } },
+          { a: { $exists: 1 } },
+          { a: { $eq: undefined } },
         ];
         for (const f of bad) await expect(people.find(f), JSON.stringify(Object.keys(f))).rejects.toThrow();
         await expect(people.find({}, { sort: { 'a b': 1 } })).rejects.toThrow();
@@ -391,7 +426,7 @@ describe.each(backends)('store conformance: $name', (backend) => {
     });
 
     describe('long $in / $nin lists', () => {
-      it('match as short ones do, far beyond SQLite\'s 32,766 parameters, strings and numbers, on plain, indexed and array fields', async () => {
+      it("match as short ones do, far beyond SQLite's 32,766 parameters, strings and numbers, on plain, indexed and array fields", async () => {
         const c = store.collection<AnyDoc>('longlists');
         await store.ensureIndexes('longlists', [{ name: 'k', keys: { k: 1 } }]);
         await c.insertMany([
@@ -415,7 +450,7 @@ describe.each(backends)('store conformance: $name', (backend) => {
     });
 
     describe('raw JSON reads (findRawJson)', () => {
-      it('returns find\'s documents as JSON text, same filter, sort, skip and limit, same order', async () => {
+      it("returns find's documents as JSON text, same filter, sort, skip and limit, same order", async () => {
         const c = store.collection<AnyDoc>('raw');
         await c.insertMany([
           { _id: 'r1', n: 3, g: 'a', s: 'quote " backslash \\ newline \n tab \t \u0001 \u2028 é 😀' },
@@ -440,7 +475,7 @@ describe.each(backends)('store conformance: $name', (backend) => {
         expect(await c.findRawJson({}, { sort: { n: 1 }, limit: 0 })).toEqual([]);
       });
 
-      it('keeps the document\'s key order: _id first, insertion order, updated keys in place, new keys appended', async () => {
+      it("keeps the document's key order: _id first, insertion order, updated keys in place, new keys appended", async () => {
         const c = store.collection<AnyDoc>('raw');
         await c.insertOne({ _id: 'k', b: 1, a: 'x', c: { y: 1, x: 2 }, z: null });
         await c.updateOne({ _id: 'k' }, { $set: { a: 'y', d: 4 }, $inc: { b: 1 } });
@@ -473,7 +508,14 @@ describe.each(backends)('store conformance: $name', (backend) => {
         const r = await c.updateOne({ _id: 'u1' }, { $set: { a: 10, 'nested.y': 2, 'deep.er.z': 'z', list: [1, { q: true }] } });
         expect(r).toEqual({ matched: 1, upserted: false });
         expect(await c.findOne({ _id: 'u1' })).toEqual({
-          _id: 'u1', k: 'same', a: 10, n: 5, s: 'str', nested: { x: 1, y: 2 }, deep: { er: { z: 'z' } }, list: [1, { q: true }],
+          _id: 'u1',
+          k: 'same',
+          a: 10,
+          n: 5,
+          s: 'str',
+          nested: { x: 1, y: 2 },
+          deep: { er: { z: 'z' } },
+          list: [1, { q: true }],
         });
         expect(await c.updateOne({ k: 'same' }, { $set: { hit: true } })).toEqual({ matched: 1, upserted: false });
         expect(await c.count({ hit: true })).toBe(1);
@@ -522,9 +564,18 @@ describe.each(backends)('store conformance: $name', (backend) => {
 
       it('rejects malformed updates without writing', async () => {
         const bad: Record<string, unknown>[] = [
-          {}, { $set: {} }, { $push: { a: 1 } }, { $set: { a: 1 }, $inc: { a: 1 } }, { $set: { a: 1, 'a.b': 2 } },
-          { $set: { _id: 'x' } }, { $inc: { a: '1' } }, { $set: { a: new Date() } }, { $set: { a: undefined } },
-          { $set: { 'bad path': 1 } }, { $unset: { 'a.0': true } }, { $setOnInsert: { a: 1 }, $unset: { a: true } },
+          {},
+          { $set: {} },
+          { $push: { a: 1 } },
+          { $set: { a: 1 }, $inc: { a: 1 } },
+          { $set: { a: 1, 'a.b': 2 } },
+          { $set: { _id: 'x' } },
+          { $inc: { a: '1' } },
+          { $set: { a: new Date() } },
+          { $set: { a: undefined } },
+          { $set: { 'bad path': 1 } },
+          { $unset: { 'a.0': true } },
+          { $setOnInsert: { a: 1 }, $unset: { a: true } },
         ];
         for (const u of bad) await expect(c.updateOne({ _id: 'u3' }, u), JSON.stringify(u)).rejects.toThrow();
         await expect(c.updateMany({}, {})).rejects.toThrow();
@@ -616,13 +667,31 @@ describe.each(backends)('store conformance: $name', (backend) => {
       });
 
       it('insertMany is all or none on a conflict with stored or batch documents', async () => {
-        const batch = [{ org_id: 'o1', email: 'n1@x' }, { org_id: 'o1', email: 'n2@x' }, { org_id: 'o1', email: 'a@x' }, { org_id: 'o1', email: 'n3@x' }];
+        const batch = [
+          { org_id: 'o1', email: 'n1@x' },
+          { org_id: 'o1', email: 'n2@x' },
+          { org_id: 'o1', email: 'a@x' },
+          { org_id: 'o1', email: 'n3@x' },
+        ];
         await expect(users.insertMany(batch)).rejects.toEqual(conflict);
-        await expect(users.insertMany([{ org_id: 'o3', email: 'x' }, { org_id: 'o3', email: 'x' }])).rejects.toEqual(conflict);
-        await expect(users.insertMany([{ _id: 'd', org_id: 'o4', email: 'x' }, { _id: 'd', org_id: 'o4', email: 'y' }])).rejects.toEqual(conflict);
+        await expect(
+          users.insertMany([
+            { org_id: 'o3', email: 'x' },
+            { org_id: 'o3', email: 'x' },
+          ]),
+        ).rejects.toEqual(conflict);
+        await expect(
+          users.insertMany([
+            { _id: 'd', org_id: 'o4', email: 'x' },
+            { _id: 'd', org_id: 'o4', email: 'y' },
+          ]),
+        ).rejects.toEqual(conflict);
         expect(await users.count({})).toBe(3);
         await users.insertMany([]);
-        await users.insertMany([{ org_id: 'o3', email: 'x' }, { org_id: 'o3', email: 'y' }]);
+        await users.insertMany([
+          { org_id: 'o3', email: 'x' },
+          { org_id: 'o3', email: 'y' },
+        ]);
         expect(await users.count({ org_id: 'o3' })).toBe(2);
       });
 
@@ -644,10 +713,17 @@ describe.each(backends)('store conformance: $name', (backend) => {
 
       it('rejects invalid index specs', async () => {
         const bad = [
-          [{ name: 'Bad-Name', keys: { a: 1 } }], [{ name: 'nokeys', keys: {} }], [{ name: 'dir', keys: { a: 2 } }],
-          [{ name: 'dup', keys: { a: 1 } }, { name: 'dup', keys: { b: 1 } }],
-          [{ name: 'ttl2', keys: { a: 1, b: 1 }, expireAfterSeconds: 60 }], [{ name: 'ttld', keys: { 'a.b': 1 }, expireAfterSeconds: 60 }],
-          [{ name: 'ttlu', keys: { a: 1 }, expireAfterSeconds: 60, unique: true }], [{ name: 'ttl0', keys: { a: 1 }, expireAfterSeconds: 0 }],
+          [{ name: 'Bad-Name', keys: { a: 1 } }],
+          [{ name: 'nokeys', keys: {} }],
+          [{ name: 'dir', keys: { a: 2 } }],
+          [
+            { name: 'dup', keys: { a: 1 } },
+            { name: 'dup', keys: { b: 1 } },
+          ],
+          [{ name: 'ttl2', keys: { a: 1, b: 1 }, expireAfterSeconds: 60 }],
+          [{ name: 'ttld', keys: { 'a.b': 1 }, expireAfterSeconds: 60 }],
+          [{ name: 'ttlu', keys: { a: 1 }, expireAfterSeconds: 60, unique: true }],
+          [{ name: 'ttl0', keys: { a: 1 }, expireAfterSeconds: 0 }],
         ];
         for (const specs of bad) await expect(store.ensureIndexes('things', specs as never), JSON.stringify(specs)).rejects.toThrow();
       });
@@ -679,7 +755,10 @@ describe.each(backends)('store conformance: $name', (backend) => {
 
       it('TTL: an index added later covers documents already stored', async () => {
         const t = store.collection<AnyDoc>('tokens');
-        await t.insertMany([{ _id: 't1', exp: ISO('00:00:00') }, { _id: 't2', exp: ISO('05:00:00') }]);
+        await t.insertMany([
+          { _id: 't1', exp: ISO('00:00:00') },
+          { _id: 't2', exp: ISO('05:00:00') },
+        ]);
         await store.ensureIndexes('tokens', [{ name: 'exp_ttl', keys: { exp: 1 }, expireAfterSeconds: 60 }]);
         expect(await store.purgeExpired(new Date(ISO('01:00:00')))).toBe(1);
         expect(ids(await t.find({}))).toEqual(['t2']);
@@ -698,7 +777,7 @@ describe.each(backends)('store conformance: $name', (backend) => {
         await expect(keep.insertOne({ k: 1 })).rejects.toEqual(expect.any(ConflictError));
       });
 
-      it('a second handle sees the first one\'s writes, including new array fields', async () => {
+      it("a second handle sees the first one's writes, including new array fields", async () => {
         const other = await open();
         expect(await other.collection<AnyDoc>('shared').count({})).toBe(0);
         await store.collection<AnyDoc>('shared').insertOne({ _id: 'y', labels: ['l1', 'l2'] });

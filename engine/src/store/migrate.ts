@@ -25,9 +25,11 @@ type Row = Doc & Record<string, unknown> & { _id: string };
 
 /** JSON with object keys sorted at every depth: equal documents compare equal on every backend. */
 function canonical(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v)
-    ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-    : v));
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
 }
 
 function valueAt(doc: Record<string, unknown>, path: string): unknown {
@@ -43,8 +45,11 @@ function valueAt(doc: Record<string, unknown>, path: string): unknown {
  * Throws Error when verification finds a difference; adapter errors propagate.
  */
 export async function copyCollections(
-  source: Store, target: Store, collections: ReadonlyMap<string, readonly IndexSpec[]>,
-  progress: (copy: CollectionCopy) => void, batchSize = 500,
+  source: Store,
+  target: Store,
+  collections: ReadonlyMap<string, readonly IndexSpec[]>,
+  progress: (copy: CollectionCopy) => void,
+  batchSize = 500,
 ): Promise<CollectionCopy[]> {
   const results: CollectionCopy[] = [];
   for (const [name, indexes] of collections) {
@@ -65,7 +70,11 @@ export async function copyCollections(
         if (current && canonical(current) === canonical(doc)) {
           counts.unchanged += 1;
         } else if (current) {
-          const unset = Object.fromEntries(Object.keys(current).filter((k) => !(k in doc)).map((k) => [k, true as const]));
+          const unset = Object.fromEntries(
+            Object.keys(current)
+              .filter((k) => !(k in doc))
+              .map((k) => [k, true as const]),
+          );
           const { _id, ...fields } = doc;
           await to.updateOne({ _id }, { $set: fields, ...(Object.keys(unset).length ? { $unset: unset } : {}) });
           counts.replaced += 1;

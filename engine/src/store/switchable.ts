@@ -14,20 +14,49 @@ export interface StoreTarget {
 }
 
 class ForwardingCollection<T extends Doc> implements Collection<T> {
-  constructor(readonly name: string, private readonly active: () => Store) {}
-  private get c(): Collection<T> { return this.active().collection<T>(this.name); }
-  insertOne(doc: T) { return this.c.insertOne(doc); }
-  insertMany(docs: readonly T[]) { return this.c.insertMany(docs); }
-  findOne(filter: Filter, options?: Pick<FindOptions, 'sort'>) { return this.c.findOne(filter, options); }
-  find(filter: Filter, options?: FindOptions) { return this.c.find(filter, options); }
-  findRawJson(filter: Filter, options?: FindOptions) { return this.c.findRawJson(filter, options); }
-  count(filter: Filter) { return this.c.count(filter); }
-  distinct(path: string, filter: Filter) { return this.c.distinct(path, filter); }
-  updateOne(filter: Filter, update: Update, options?: UpdateOptions) { return this.c.updateOne(filter, update, options); }
-  updateMany(filter: Filter, update: Update) { return this.c.updateMany(filter, update); }
-  findOneAndUpdate(filter: Filter, update: Update, options?: FindOneAndUpdateOptions) { return this.c.findOneAndUpdate(filter, update, options); }
-  deleteOne(filter: Filter) { return this.c.deleteOne(filter); }
-  deleteMany(filter: Filter) { return this.c.deleteMany(filter); }
+  constructor(
+    readonly name: string,
+    private readonly active: () => Store,
+  ) {}
+  private get c(): Collection<T> {
+    return this.active().collection<T>(this.name);
+  }
+  insertOne(doc: T) {
+    return this.c.insertOne(doc);
+  }
+  insertMany(docs: readonly T[]) {
+    return this.c.insertMany(docs);
+  }
+  findOne(filter: Filter, options?: Pick<FindOptions, 'sort'>) {
+    return this.c.findOne(filter, options);
+  }
+  find(filter: Filter, options?: FindOptions) {
+    return this.c.find(filter, options);
+  }
+  findRawJson(filter: Filter, options?: FindOptions) {
+    return this.c.findRawJson(filter, options);
+  }
+  count(filter: Filter) {
+    return this.c.count(filter);
+  }
+  distinct(path: string, filter: Filter) {
+    return this.c.distinct(path, filter);
+  }
+  updateOne(filter: Filter, update: Update, options?: UpdateOptions) {
+    return this.c.updateOne(filter, update, options);
+  }
+  updateMany(filter: Filter, update: Update) {
+    return this.c.updateMany(filter, update);
+  }
+  findOneAndUpdate(filter: Filter, update: Update, options?: FindOneAndUpdateOptions) {
+    return this.c.findOneAndUpdate(filter, update, options);
+  }
+  deleteOne(filter: Filter) {
+    return this.c.deleteOne(filter);
+  }
+  deleteMany(filter: Filter) {
+    return this.c.deleteMany(filter);
+  }
 }
 
 /**
@@ -48,16 +77,24 @@ export class SwitchableStore implements Store {
     this.#owned.add(boot);
   }
 
-  get backend(): string { return this.#active.backend; }
+  get backend(): string {
+    return this.#active.backend;
+  }
 
   /** The active store's (port.ts ThreadAccess). */
-  get threadAccess(): ThreadAccess | undefined { return this.#active.threadAccess; }
+  get threadAccess(): ThreadAccess | undefined {
+    return this.#active.threadAccess;
+  }
 
   /** The active backend and database (GET /admin/storage). */
-  get target(): StoreTarget { return this.#target; }
+  get target(): StoreTarget {
+    return this.#target;
+  }
 
   /** The store opened at start-up, with what it is (a switch back to `sqlite` returns to it). */
-  get boot(): { readonly store: Store; readonly target: StoreTarget } { return this.#boot; }
+  get boot(): { readonly store: Store; readonly target: StoreTarget } {
+    return this.#boot;
+  }
 
   /** Makes `store` (already schema-prepared by the caller) the active one from the next call on. */
   switchTo(store: Store, target: StoreTarget): void {

@@ -10,8 +10,16 @@ const ORG = 'org-a';
 
 function span(n: number, overrides: Partial<SpanDoc> = {}): SpanDoc {
   return {
-    span_id: `s${n}`, org_id: ORG, trace_id: `t${n}`, type: 'request', timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString(),
-    duration_ms: 1, key_id: '_anon', user_id: null, data: { n }, ...overrides,
+    span_id: `s${n}`,
+    org_id: ORG,
+    trace_id: `t${n}`,
+    type: 'request',
+    timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString(),
+    duration_ms: 1,
+    key_id: '_anon',
+    user_id: null,
+    data: { n },
+    ...overrides,
   };
 }
 
@@ -86,7 +94,16 @@ describe('SpanStore write buffer', () => {
     expect(await stored()).toBe(0);
     const [s] = await spans.list(ORG, { limit: 1, offset: 0 });
     expect(s).toMatchObject({ org_id: ORG, trace_id: 'abc', timestamp: '2026-02-01T00:00:00.000Z', key_id: '_anon', data: { status_code: 200 } });
-    const broken = { ...ctx, stores: { spans: { insert: () => { throw new Error('boom'); } } } as unknown as Stores };
+    const broken = {
+      ...ctx,
+      stores: {
+        spans: {
+          insert: () => {
+            throw new Error('boom');
+          },
+        },
+      } as unknown as Stores,
+    };
     expect(() => recordSpan(broken, { orgId: ORG, traceId: 'x', type: 'request', durationMs: 1, keyId: null, userId: null, data: {} })).not.toThrow();
   });
   it('purgeOrg deletes stored, buffered and in-flight spans of the org, keeps the others, and records none of it afterwards', async () => {

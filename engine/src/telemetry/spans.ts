@@ -18,10 +18,20 @@ export interface SpanInput {
  */
 export function recordSpan(ctx: Pick<EngineContext, 'stores' | 'now' | 'log'>, input: SpanInput): void {
   try {
-    ctx.stores.spans.insert({
-      span_id: randomUUID(), org_id: input.orgId, trace_id: input.traceId, type: input.type,
-      timestamp: ctx.now().toISOString(), duration_ms: input.durationMs, key_id: input.keyId, user_id: input.userId, data: input.data,
-    }, ctx.log);
+    ctx.stores.spans.insert(
+      {
+        span_id: randomUUID(),
+        org_id: input.orgId,
+        trace_id: input.traceId,
+        type: input.type,
+        timestamp: ctx.now().toISOString(),
+        duration_ms: input.durationMs,
+        key_id: input.keyId,
+        user_id: input.userId,
+        data: input.data,
+      },
+      ctx.log,
+    );
   } catch (error) {
     ctx.log.warn({ err: error }, 'span not recorded');
   }
@@ -29,7 +39,16 @@ export function recordSpan(ctx: Pick<EngineContext, 'stores' | 'now' | 'log'>, i
 
 /** Presenter: identity-api.md "Span (metrics)". */
 export function presentSpan(s: SpanDoc) {
-  return { span_id: s.span_id, trace_id: s.trace_id, type: s.type, timestamp: s.timestamp, duration_ms: s.duration_ms, key_id: s.key_id, user_id: s.user_id, data: s.data };
+  return {
+    span_id: s.span_id,
+    trace_id: s.trace_id,
+    type: s.type,
+    timestamp: s.timestamp,
+    duration_ms: s.duration_ms,
+    key_id: s.key_id,
+    user_id: s.user_id,
+    data: s.data,
+  };
 }
 
 function since(ctx: Pick<EngineContext, 'now'>, days: number): string {
@@ -65,7 +84,10 @@ export async function metricsSummary(ctx: Pick<EngineContext, 'stores' | 'now'>,
   return {
     period_days: days,
     requests: {
-      total: requests.length, by_status: byStatus, by_method: byMethod, error_count: errors,
+      total: requests.length,
+      by_status: byStatus,
+      by_method: byMethod,
+      error_count: errors,
       error_rate_pct: requests.length ? round((errors / requests.length) * 100) : 0,
       avg_duration_ms: requests.length ? round(duration / requests.length) : 0,
     },
@@ -79,5 +101,7 @@ export async function keyRequestCounts(ctx: Pick<EngineContext, 'stores' | 'now'
   const spans = await ctx.stores.spans.since(orgId, since(ctx, days), 'request');
   const counts = new Map<string, number>();
   for (const s of spans) if (s.key_id) counts.set(s.key_id, (counts.get(s.key_id) ?? 0) + 1);
-  return [...counts].map(([key_id, request_count]) => ({ key_id, request_count })).sort((a, b) => b.request_count - a.request_count || a.key_id.localeCompare(b.key_id));
+  return [...counts]
+    .map(([key_id, request_count]) => ({ key_id, request_count }))
+    .sort((a, b) => b.request_count - a.request_count || a.key_id.localeCompare(b.key_id));
 }

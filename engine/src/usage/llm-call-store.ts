@@ -50,11 +50,7 @@ export class LlmCallStore {
       const { idempotency_key: key, ...rest } = call;
       if (key === undefined) continue;
       // The filter's equality fields (org_id, idempotency_key) are part of the inserted document.
-      const { upserted } = await this.calls.updateOne(
-        { org_id: orgId, idempotency_key: key },
-        { $setOnInsert: rest },
-        { upsert: true },
-      );
+      const { upserted } = await this.calls.updateOne({ org_id: orgId, idempotency_key: key }, { $setOnInsert: rest }, { upsert: true });
       if (upserted) stored += 1;
     }
     return stored;

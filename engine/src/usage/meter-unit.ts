@@ -43,18 +43,21 @@ export async function meterUnitCalls(
   }
   const offset = prior.reduce((max, c) => Math.max(max, c.attempt), 0);
   const now = ctx.now().toISOString();
-  return ctx.stores.llmCalls.record(job.org_id, calls.map((c) => ({
-    job_id: job.job_id,
-    resource_hash: resourceHash,
-    llm_backend: job.llm_backend,
-    model: job.model,
-    attempt: offset + c.attempt,
-    input_tokens: c.inputTokens,
-    output_tokens: c.outputTokens,
-    cost_usd: costUsd(pricing, c.inputTokens, c.outputTokens),
-    duration_ms: c.durationMs,
-    error: c.error,
-    created_at: now,
-    idempotency_key: `${job.job_id}:${resourceHash}:${offset + c.attempt}`,
-  })));
+  return ctx.stores.llmCalls.record(
+    job.org_id,
+    calls.map((c) => ({
+      job_id: job.job_id,
+      resource_hash: resourceHash,
+      llm_backend: job.llm_backend,
+      model: job.model,
+      attempt: offset + c.attempt,
+      input_tokens: c.inputTokens,
+      output_tokens: c.outputTokens,
+      cost_usd: costUsd(pricing, c.inputTokens, c.outputTokens),
+      duration_ms: c.durationMs,
+      error: c.error,
+      created_at: now,
+      idempotency_key: `${job.job_id}:${resourceHash}:${offset + c.attempt}`,
+    })),
+  );
 }

@@ -116,8 +116,12 @@ export async function setQuota(ctx: IdentityCtx, orgId: string, monthlyBudgetUsd
   const before = await requireOrg(ctx.engine, orgId);
   await ctx.engine.stores.orgs.update(orgId, { quota: { monthly_budget_usd: monthlyBudgetUsd } });
   await recordAudit(ctx, {
-    orgId, action: 'org.quota_update', targetType: 'organization', targetId: orgId,
-    before: { monthly_budget_usd: before.quota?.monthly_budget_usd ?? null }, after: { monthly_budget_usd: monthlyBudgetUsd },
+    orgId,
+    action: 'org.quota_update',
+    targetType: 'organization',
+    targetId: orgId,
+    before: { monthly_budget_usd: before.quota?.monthly_budget_usd ?? null },
+    after: { monthly_budget_usd: monthlyBudgetUsd },
   });
   return { monthly_budget_usd: monthlyBudgetUsd };
 }

@@ -17,12 +17,25 @@ export interface SessionResult {
  * records the org as last scoped. The claims are fixed until the next login or switch.
  * `ssoOrgId` marks a session established through that org's SSO connection (oidc-sign-in.ts).
  */
-export async function mintSessionFor(ids: IdentityServices, ctx: IdentityCtx, user: UserDoc, orgId?: string | null, ssoOrgId: string | null = null): Promise<SessionResult> {
+export async function mintSessionFor(
+  ids: IdentityServices,
+  ctx: IdentityCtx,
+  user: UserDoc,
+  orgId?: string | null,
+  ssoOrgId: string | null = null,
+): Promise<SessionResult> {
   const membership = await landingMembership(ctx, user, orgId === undefined ? user.last_org_id : orgId);
   const org = membership?.org_id ?? null;
   if (org !== user.last_org_id) await ctx.engine.stores.users.update(user.user_id, { last_org_id: org, updated_at: isoNow(ctx) });
   const token = await ids.signer.mintSession(
-    { userId: user.user_id, orgId: org, role: membership?.role ?? null, isSuperadmin: user.is_superadmin, epoch: user.session_epoch, ssoOrgId: ssoOrgId === org ? ssoOrgId : null },
+    {
+      userId: user.user_id,
+      orgId: org,
+      role: membership?.role ?? null,
+      isSuperadmin: user.is_superadmin,
+      epoch: user.session_epoch,
+      ssoOrgId: ssoOrgId === org ? ssoOrgId : null,
+    },
     ids.config.session.access_ttl_minutes,
   );
   return { body: { user: presentUser(user), org_id: org, role: membership?.role ?? null, is_superadmin: user.is_superadmin }, token };
@@ -49,7 +62,12 @@ export async function updateProfile(ctx: IdentityCtx, input: { name: string | nu
  * POST /auth/me/password: 400 SSO account; 401 wrong current password. Ends every session of
  * the account and returns a replacement session for the caller (same org).
  */
-export async function changePassword(ids: IdentityServices, ctx: IdentityCtx, orgId: string | null, input: { current_password: string; new_password: string }): Promise<SessionResult> {
+export async function changePassword(
+  ids: IdentityServices,
+  ctx: IdentityCtx,
+  orgId: string | null,
+  input: { current_password: string; new_password: string },
+): Promise<SessionResult> {
   const user = await sessionUser(ctx);
   requireLocal(user);
   if (!(await verifyPassword(input.current_password, user.password_hash))) throw new UnauthorizedError('Current password is wrong');
@@ -62,7 +80,10 @@ export async function enrollTwoFactor(ctx: IdentityCtx) {
   const user = await sessionUser(ctx);
   requireLocal(user);
   const secret = newTotpSecret();
-  await ctx.engine.stores.users.update(user.user_id, { two_factor: { ...user.two_factor, pending_secret: ctx.engine.stores.box.seal(secret) }, updated_at: isoNow(ctx) });
+  await ctx.engine.stores.users.update(user.user_id, {
+    two_factor: { ...user.two_factor, pending_secret: ctx.engine.stores.box.seal(secret) },
+    updated_at: isoNow(ctx),
+  });
   return { secret_provisioning_uri: provisioningUri(user.email, secret), manual_entry_code: secret };
 }
 
@@ -91,7 +112,10 @@ export async function disableTwoFactor(ctx: IdentityCtx, input: { current_passwo
   requireLocal(user);
   if (!user.two_factor.enabled) throw new BadRequestError('Two-factor authentication is not enabled');
   if (!(await verifyPassword(input.current_password, user.password_hash))) throw new UnauthorizedError('Current password is wrong');
-  await ctx.engine.stores.users.update(user.user_id, { two_factor: { enabled: false, secret: null, pending_secret: null, recovery_codes: [] }, updated_at: isoNow(ctx) });
+  await ctx.engine.stores.users.update(user.user_id, {
+    two_factor: { enabled: false, secret: null, pending_secret: null, recovery_codes: [] },
+    updated_at: isoNow(ctx),
+  });
   return { detail: 'Two-factor authentication disabled' };
 }
 

@@ -104,8 +104,14 @@ export class Authenticator {
     if (!user || !user.is_active || user.session_epoch !== session.epoch) throw new UnauthorizedError(SESSION_ENDED);
     if (await this.deps.stores.revokedTokens.isRevoked(session.sessionId)) throw new UnauthorizedError(SESSION_ENDED);
     return {
-      kind: 'session', orgId: session.orgId, role: session.role, isSuperadmin: session.isSuperadmin,
-      userId: user.user_id, keyId: null, email: user.email, twoFactorEnabled: user.two_factor.enabled,
+      kind: 'session',
+      orgId: session.orgId,
+      role: session.role,
+      isSuperadmin: session.isSuperadmin,
+      userId: user.user_id,
+      keyId: null,
+      email: user.email,
+      twoFactorEnabled: user.two_factor.enabled,
       ssoOrgId: session.ssoOrgId ?? null,
     };
   }

@@ -22,7 +22,12 @@ function isStrictAddress(value: string): boolean {
 export function isAllowlistEntry(entry: string): boolean {
   if (entry.includes('/')) {
     if (!isStrictAddress(entry.slice(0, entry.indexOf('/')))) return false;
-    try { ipaddr.parseCIDR(entry); return true; } catch { return false; }
+    try {
+      ipaddr.parseCIDR(entry);
+      return true;
+    } catch {
+      return false;
+    }
   }
   return isStrictAddress(entry);
 }
@@ -34,9 +39,14 @@ export function ipAllowed(ip: string | null, allowlist: readonly string[]): bool
   return allowlist.some((entry) => {
     try {
       const [range, bits] = entry.includes('/') ? ipaddr.parseCIDR(entry) : [ipaddr.parse(entry), ipaddr.parse(entry).kind() === 'ipv4' ? 32 : 128];
-      const candidate = addr.kind() === range.kind() ? addr
-        : addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress() ? (addr as ipaddr.IPv6).toIPv4Address()
-          : addr.kind() === 'ipv4' ? (addr as ipaddr.IPv4).toIPv4MappedAddress() : addr;
+      const candidate =
+        addr.kind() === range.kind()
+          ? addr
+          : addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()
+            ? (addr as ipaddr.IPv6).toIPv4Address()
+            : addr.kind() === 'ipv4'
+              ? (addr as ipaddr.IPv4).toIPv4MappedAddress()
+              : addr;
       return candidate.kind() === range.kind() && candidate.match(range, bits as number);
     } catch {
       return false;

@@ -35,9 +35,16 @@ async function verifyAccountPassword(password: string, stored: string | null): P
  * before the password is hashed, so parallel guesses cannot outrun the count. A locked or
  * 2FA-requiring org does not block login.
  */
-export async function passwordLogin(ids: IdentityServices, ctx: IdentityCtx, input: { email: string; password: string }): Promise<SessionResult | { mfa: { mfa_token: string; methods: string[] } }> {
+export async function passwordLogin(
+  ids: IdentityServices,
+  ctx: IdentityCtx,
+  input: { email: string; password: string },
+): Promise<SessionResult | { mfa: { mfa_token: string; methods: string[] } }> {
   const account = input.email.toLowerCase();
-  const subjects = [['ip', sourceKey(ctx.actor.ip)], ['login', loginSubject(ctx.actor.ip, account)]] as const;
+  const subjects = [
+    ['ip', sourceKey(ctx.actor.ip)],
+    ['login', loginSubject(ctx.actor.ip, account)],
+  ] as const;
   const user = await ids.guard.attempt(subjects, async (attempt) => {
     const found = await ctx.engine.stores.users.byEmail(account);
     const ok = await verifyAccountPassword(input.password, found?.password_hash ?? null);
@@ -72,7 +79,13 @@ export async function secondFactorLogin(ids: IdentityServices, ctx: IdentityCtx,
     }
     await attempt.admit('second_factor', found.user_id);
     const tokens = ctx.engine.stores.revokedTokens;
-    const redeemed = await tokens.consume({ token_id: claims.tokenId, kind: 'mfa', user_id: found.user_id, expires_at: claims.expiresAt.toISOString(), created_at: isoNow(ctx) });
+    const redeemed = await tokens.consume({
+      token_id: claims.tokenId,
+      kind: 'mfa',
+      user_id: found.user_id,
+      expires_at: claims.expiresAt.toISOString(),
+      created_at: isoNow(ctx),
+    });
     // A token already redeemed is not a guess: the attempt is released uncounted.
     if (!redeemed) throw new UnauthorizedError('The sign-in challenge expired or is invalid');
     if (!(await consumeSecondFactor(ctx, found, input.code))) {
@@ -104,6 +117,10 @@ export async function logout(ids: IdentityServices, ctx: IdentityCtx, token: str
   const session = token ? await ids.signer.verifySession(token) : null;
   if (!session) return;
   await ctx.engine.stores.revokedTokens.revoke({
-    token_id: session.sessionId, kind: 'session', user_id: session.userId, expires_at: session.expiresAt.toISOString(), created_at: isoNow(ctx),
+    token_id: session.sessionId,
+    kind: 'session',
+    user_id: session.userId,
+    expires_at: session.expiresAt.toISOString(),
+    created_at: isoNow(ctx),
   });
 }

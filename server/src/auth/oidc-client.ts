@@ -38,10 +38,14 @@ const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
 /** An openid-client `customFetch` on top of `egressFetch` (no redirects, checked addresses only). */
 function egressCustomFetch(transport: OidcTransport): oidc.CustomFetch {
   return async (url, options) => {
-    const body = options.body === undefined || options.body === null ? undefined
-      : typeof options.body === 'string' ? options.body
-        : options.body instanceof URLSearchParams ? options.body.toString()
-          : Buffer.from(options.body as ArrayBuffer);
+    const body =
+      options.body === undefined || options.body === null
+        ? undefined
+        : typeof options.body === 'string'
+          ? options.body
+          : options.body instanceof URLSearchParams
+            ? options.body.toString()
+            : Buffer.from(options.body as ArrayBuffer);
     try {
       const res = await egressFetch(url, { method: options.method, headers: options.headers, body, timeoutMs: transport.timeoutMs }, transport.egress);
       const headers = new Headers();
@@ -75,12 +79,16 @@ export async function discoverProvider(rp: RelyingParty, transport: OidcTranspor
   const execute = [oidc.enableNonRepudiationChecks, ...(issuer.protocol === 'http:' ? [oidc.allowInsecureRequests] : [])];
   try {
     const config = await oidc.discovery(issuer, rp.clientId, undefined, auth, {
-      execute, [oidc.customFetch]: egressCustomFetch(transport), timeout: Math.ceil(transport.timeoutMs / 1000),
+      execute,
+      [oidc.customFetch]: egressCustomFetch(transport),
+      timeout: Math.ceil(transport.timeoutMs / 1000),
     });
     config[oidc.customFetch] = egressCustomFetch(transport);
     return config;
   } catch (error) {
-    throw new UpstreamError(`The identity provider could not be reached or gave no valid discovery document${unreachable(error) ? '' : ` (${error instanceof Error ? error.message : 'error'})`}`);
+    throw new UpstreamError(
+      `The identity provider could not be reached or gave no valid discovery document${unreachable(error) ? '' : ` (${error instanceof Error ? error.message : 'error'})`}`,
+    );
   }
 }
 
@@ -88,12 +96,21 @@ export async function discoverProvider(rp: RelyingParty, transport: OidcTranspor
  * Fresh state, nonce and PKCE verifier (S256) and the authorization URL carrying them
  * (`scope=openid email profile`). `extra` adds parameters (e.g. `prompt`).
  */
-export async function authorizationRequest(config: oidc.Configuration, redirectUri: string, extra: Record<string, string> = {}): Promise<{ url: string; checks: AuthorizationChecks }> {
+export async function authorizationRequest(
+  config: oidc.Configuration,
+  redirectUri: string,
+  extra: Record<string, string> = {},
+): Promise<{ url: string; checks: AuthorizationChecks }> {
   const checks = { state: oidc.randomState(), nonce: oidc.randomNonce(), codeVerifier: oidc.randomPKCECodeVerifier() };
   const url = oidc.buildAuthorizationUrl(config, {
-    redirect_uri: redirectUri, scope: 'openid email profile', response_type: 'code',
-    code_challenge: await oidc.calculatePKCECodeChallenge(checks.codeVerifier), code_challenge_method: 'S256',
-    state: checks.state, nonce: checks.nonce, ...extra,
+    redirect_uri: redirectUri,
+    scope: 'openid email profile',
+    response_type: 'code',
+    code_challenge: await oidc.calculatePKCECodeChallenge(checks.codeVerifier),
+    code_challenge_method: 'S256',
+    state: checks.state,
+    nonce: checks.nonce,
+    ...extra,
   });
   return { url: url.href, checks };
 }
@@ -110,7 +127,10 @@ export async function redeemAuthorization(config: oidc.Configuration, callbackUr
   let claims: oidc.IDToken | undefined;
   try {
     const tokens = await oidc.authorizationCodeGrant(config, callbackUrl, {
-      pkceCodeVerifier: checks.codeVerifier, expectedState: checks.state, expectedNonce: checks.nonce, idTokenExpected: true,
+      pkceCodeVerifier: checks.codeVerifier,
+      expectedState: checks.state,
+      expectedNonce: checks.nonce,
+      idTokenExpected: true,
     });
     claims = tokens.claims();
   } catch (error) {

@@ -25,9 +25,10 @@ type Mode = 'signin' | 'link' | 'test';
 /** The provider's relying-party settings, whether every switch is on, and whether its credentials are set. */
 function providerSettings(config: Config, provider: SocialProvider): { offered: boolean; rp: RelyingParty | null } {
   const s = config.social_login;
-  const [enabled, clientId, clientSecret] = provider === 'google'
-    ? [s.google_enabled, s.google_client_id, s.google_client_secret]
-    : [s.microsoft_enabled, s.microsoft_client_id, s.microsoft_client_secret];
+  const [enabled, clientId, clientSecret] =
+    provider === 'google'
+      ? [s.google_enabled, s.google_client_id, s.google_client_secret]
+      : [s.microsoft_enabled, s.microsoft_client_id, s.microsoft_client_secret];
   const issuer = provider === 'google' ? s.google_issuer : s.microsoft_issuer.replace('{tenant}', encodeURIComponent(s.microsoft_tenant));
   const rp = clientId && clientSecret ? { issuer, clientId, clientSecret } : null;
   return { offered: s.enabled && enabled && rp !== null, rp };
@@ -49,13 +50,24 @@ const callbackPath = (provider: SocialProvider) => `/auth/oauth/${provider}/call
  * (the test mode needs only credentials, and without them lands on the sign-in settings page with
  * `test=not_configured` and no cookie); 502 discovery unreachable.
  */
-export async function startSocial(ids: IdentityServices, engine: EngineContext, req: Request, provider: SocialProvider, mode: Mode, extras: Record<string, string | null> = {}) {
+export async function startSocial(
+  ids: IdentityServices,
+  engine: EngineContext,
+  req: Request,
+  provider: SocialProvider,
+  mode: Mode,
+  extras: Record<string, string | null> = {},
+) {
   const { offered, rp } = providerSettings(ids.config, provider);
   // The superadmin test lands on the sign-in settings page whatever happens, like its callback.
   if (!rp && mode === 'test') return { location: failure(ids, mode, provider, 'not_configured').location, cookie: null };
   if (!rp || (mode !== 'test' && !offered)) throw new NotFoundError(`Sign-in with ${provider} is not enabled`);
   const config = await discoverProvider(rp, oidcTransport(ids.config, engine));
-  const { url, checks } = await authorizationRequest(config, redirectUri(ids.config, req, callbackPath(provider)), mode === 'test' ? { prompt: 'select_account' } : {});
+  const { url, checks } = await authorizationRequest(
+    config,
+    redirectUri(ids.config, req, callbackPath(provider)),
+    mode === 'test' ? { prompt: 'select_account' } : {},
+  );
   const token = await ids.signer.mintState(OAUTH_STATE_COOKIE, { provider, mode, ...extras, ...checks }, STATE_MINUTES);
   return { location: url, cookie: stateCookie(OAUTH_STATE_COOKIE, token, `/api/v1/auth/oauth/${provider}/callback`, STATE_MINUTES, secureCookies(ids.config)) };
 }
@@ -68,7 +80,9 @@ export interface SocialLanding {
 
 function failure(ids: IdentityServices, mode: Mode, provider: SocialProvider, code: string, detail?: string): SocialLanding {
   if (mode === 'test') {
-    return { location: dashboardUrl(ids.config, `/admin/settings/sign-in?${new URLSearchParams({ tab: provider, test: code, ...(detail ? { detail } : {}) })}`) };
+    return {
+      location: dashboardUrl(ids.config, `/admin/settings/sign-in?${new URLSearchParams({ tab: provider, test: code, ...(detail ? { detail } : {}) })}`),
+    };
   }
   return { location: dashboardUrl(ids.config, `${mode === 'link' ? '/account' : '/login'}?oauth_error=${encodeURIComponent(code)}`) };
 }
@@ -77,7 +91,9 @@ function failure(ids: IdentityServices, mode: Mode, provider: SocialProvider, co
 function codeOf(error: unknown, step: 'discovery' | 'exchange'): string {
   if (error instanceof UpstreamError) return step === 'discovery' ? 'discovery_failed' : 'provider_error';
   if (error instanceof AppError && /e-mail/.test(error.message)) return 'email_missing';
-  return step === 'exchange' && error instanceof AppError && /state|nonce|token|JWT|signature|claim/i.test(error.message) ? 'id_token_invalid' : 'token_exchange_failed';
+  return step === 'exchange' && error instanceof AppError && /state|nonce|token|JWT|signature|claim/i.test(error.message)
+    ? 'id_token_invalid'
+    : 'token_exchange_failed';
 }
 
 /**
@@ -88,12 +104,19 @@ function codeOf(error: unknown, step: 'discovery' | 'exchange'): string {
  * `/admin/settings/sign-in?tab=<p>&test=<result>`, nothing created or linked, audited
  * social_login.test.
  */
-export async function finishSocial(ids: IdentityServices, engine: EngineContext, ctx: IdentityCtx, req: Request, provider: SocialProvider): Promise<SocialLanding> {
+export async function finishSocial(
+  ids: IdentityServices,
+  engine: EngineContext,
+  ctx: IdentityCtx,
+  req: Request,
+  provider: SocialProvider,
+): Promise<SocialLanding> {
   const token = presentedCookie(req, OAUTH_STATE_COOKIE);
   const data = token ? await ids.signer.verifyState(token, OAUTH_STATE_COOKIE) : null;
   const mode = (data?.mode as Mode | undefined) ?? 'signin';
   if (!data || data.provider !== provider || req.query.state !== data.state) return failure(ids, mode, provider, 'invalid_state');
-  if (typeof req.query.error === 'string') return failure(ids, mode, provider, req.query.error === 'access_denied' ? 'cancelled' : 'provider_error', req.query.error);
+  if (typeof req.query.error === 'string')
+    return failure(ids, mode, provider, req.query.error === 'access_denied' ? 'cancelled' : 'provider_error', req.query.error);
   const { rp } = providerSettings(ids.config, provider);
   if (!rp) return failure(ids, mode, provider, 'not_configured');
   let identity;
@@ -101,7 +124,9 @@ export async function finishSocial(ids: IdentityServices, engine: EngineContext,
     const config = await discoverProvider(rp, oidcTransport(ids.config, engine));
     try {
       identity = await redeemAuthorization(config, callbackUrl(ids.config, req, callbackPath(provider)), {
-        state: String(data.state), nonce: String(data.nonce), codeVerifier: String(data.codeVerifier),
+        state: String(data.state),
+        nonce: String(data.nonce),
+        codeVerifier: String(data.codeVerifier),
       });
     } catch (error) {
       return failure(ids, mode, provider, codeOf(error, 'exchange'), error instanceof Error ? error.message.slice(0, 200) : undefined);
@@ -113,8 +138,21 @@ export async function finishSocial(ids: IdentityServices, engine: EngineContext,
     const claimed = await connectionForEmail(ctx, identity.email);
     if (identity.emailVerified === false) return failure(ids, mode, provider, 'email_unverified');
     const actor = { ...ctx, actor: { ...ctx.actor, userId: typeof data.user === 'string' ? data.user : null } };
-    await recordAudit(actor, { orgId: null, action: 'social_login.test', targetType: 'social_login', targetId: provider, before: null, after: { provider, result: 'ok', email: identity.email } });
-    const params = new URLSearchParams({ tab: provider, test: 'ok', email: identity.email, live: providerSettings(ids.config, provider).offered ? '1' : '0', ...(claimed ? { warning: 'sso_domain' } : {}) });
+    await recordAudit(actor, {
+      orgId: null,
+      action: 'social_login.test',
+      targetType: 'social_login',
+      targetId: provider,
+      before: null,
+      after: { provider, result: 'ok', email: identity.email },
+    });
+    const params = new URLSearchParams({
+      tab: provider,
+      test: 'ok',
+      email: identity.email,
+      live: providerSettings(ids.config, provider).offered ? '1' : '0',
+      ...(claimed ? { warning: 'sso_domain' } : {}),
+    });
     return { location: dashboardUrl(ids.config, `/admin/settings/sign-in?${params}`) };
   }
   if (mode === 'link') {
@@ -129,9 +167,16 @@ export async function finishSocial(ids: IdentityServices, engine: EngineContext,
   }
   const s = ids.config.social_login;
   const termsVersion = ids.config.registration.terms_url ? ids.config.registration.terms_version : null;
-  const outcome = await resolveSocialAccount(ctx, provider, identity, { allowSignup: s.allow_signup, allowAutoLink: s.allow_auto_link, termsVersion }, {
-    invite: typeof data.invite === 'string' ? data.invite : null, acceptedTerms: typeof data.terms === 'string' ? data.terms : null,
-  });
+  const outcome = await resolveSocialAccount(
+    ctx,
+    provider,
+    identity,
+    { allowSignup: s.allow_signup, allowAutoLink: s.allow_auto_link, termsVersion },
+    {
+      invite: typeof data.invite === 'string' ? data.invite : null,
+      acceptedTerms: typeof data.terms === 'string' ? data.terms : null,
+    },
+  );
   if (outcome.kind === 'error') return failure(ids, mode, provider, outcome.code);
   if (outcome.kind === 'sso') return { location: `/api/v1/auth/sso/${encodeURIComponent(outcome.orgId)}/start` };
   if (outcome.user.two_factor.enabled) {

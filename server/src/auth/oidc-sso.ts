@@ -27,7 +27,13 @@ async function relyingParty(ctx: IdentityCtx, orgId: string) {
  * and the `sso_state` cookie (signed, `sso.state_ttl_minutes`) holding the org, state, nonce and
  * verifier. 404 no enabled connection; 502 provider unreachable.
  */
-export async function startSso(ids: IdentityServices, engine: EngineContext, ctx: IdentityCtx, req: Request, orgId: string): Promise<{ location: string; cookie: string }> {
+export async function startSso(
+  ids: IdentityServices,
+  engine: EngineContext,
+  ctx: IdentityCtx,
+  req: Request,
+  orgId: string,
+): Promise<{ location: string; cookie: string }> {
   const { rp } = await relyingParty(ctx, orgId);
   const config = await discoverProvider(rp, oidcTransport(ids.config, engine));
   const { url, checks } = await authorizationRequest(config, redirectUri(ids.config, req, SSO_CALLBACK_PATH));

@@ -72,7 +72,8 @@ async function inOrg(principal: Principal, org: OrgDoc, stores: Stores): Promise
   const membership = await activeMembership(stores, org.org_id, principal.userId);
   if (!membership) throw new ForbiddenError('Not an active member of this organization');
   // identity-api.md "Single sign-on": a session established through this org's SSO satisfies require_2fa.
-  if (org.require_2fa && !principal.twoFactorEnabled && principal.ssoOrgId !== org.org_id) throw new ForbiddenError('This organization requires two-factor authentication');
+  if (org.require_2fa && !principal.twoFactorEnabled && principal.ssoOrgId !== org.org_id)
+    throw new ForbiddenError('This organization requires two-factor authentication');
   return scopedSession(principal, membership);
 }
 
@@ -89,7 +90,12 @@ async function inOrg(principal: Principal, org: OrgDoc, stores: Stores): Promise
  *   2FA → 403 (keys exempt); effective role below the policy → 403. A session's effective
  *   role is the lower of its role claim and its membership's current role, on every request.
  */
-export async function authorizeRoute(principal: Principal, def: Pick<RouteDef, 'policy' | 'nonHumanStatus'>, params: Record<string, unknown>, stores: Stores): Promise<Principal> {
+export async function authorizeRoute(
+  principal: Principal,
+  def: Pick<RouteDef, 'policy' | 'nonHumanStatus'>,
+  params: Record<string, unknown>,
+  stores: Stores,
+): Promise<Principal> {
   const policy = def.policy;
   if (policy === 'public') return principal;
   if (policy === 'authenticated' || policy === 'human' || policy === 'superadmin') {

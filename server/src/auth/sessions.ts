@@ -57,7 +57,10 @@ export function jwtSecretMaterial(config: Config): Uint8Array {
  * from the injected clock, so fake clocks expire tokens.
  */
 export class SessionSigner {
-  constructor(private readonly secret: Uint8Array, private readonly now: () => Date) {}
+  constructor(
+    private readonly secret: Uint8Array,
+    private readonly now: () => Date,
+  ) {}
 
   /** A session token valid for `ttlMinutes`, with a fresh random `jti`. */
   async mintSession(claims: SessionClaims, ttlMinutes: number): Promise<string> {

@@ -48,7 +48,9 @@ export async function runMigrateCommand(source: Store, args: readonly string[], 
   const uri = MongoUriSchema.safeParse(parsed?.to);
   const database = parsed?.database === undefined ? null : DatabaseNameSchema.safeParse(parsed.database);
   if (!parsed || !uri.success || (database && !database.success)) {
-    out(!parsed || parsed.to === undefined ? USAGE : !uri.success ? '--to: must be a mongodb:// or mongodb+srv:// URI' : '--database: not a valid database name');
+    out(
+      !parsed || parsed.to === undefined ? USAGE : !uri.success ? '--to: must be a mongodb:// or mongodb+srv:// URI' : '--database: not a valid database name',
+    );
     return 2;
   }
   let target: Store;
@@ -61,7 +63,9 @@ export async function runMigrateCommand(source: Store, args: readonly string[], 
   try {
     await ensureSchema(target, PLATFORM_INDEXES);
     const copies = await copyCollections(source, target, schemaIndexes(PLATFORM_INDEXES), (c) => {
-      out(`${c.collection}: ${c.source} read, ${c.inserted} inserted, ${c.replaced} replaced, ${c.unchanged} unchanged, ${c.displaced} displaced, ${c.verified} verified`);
+      out(
+        `${c.collection}: ${c.source} read, ${c.inserted} inserted, ${c.replaced} replaced, ${c.unchanged} unchanged, ${c.displaced} displaced, ${c.verified} verified`,
+      );
     });
     out(`migrated ${copies.length} collections, ${copies.reduce((n, c) => n + c.verified, 0)} documents verified (${source.backend} → ${target.backend})`);
     return 0;
@@ -79,7 +83,12 @@ export async function runMigrateCommand(source: Store, args: readonly string[], 
  * end the account's sessions and record superadmin.grant; `migrate` copies the store to MongoDB
  * (runMigrateCommand). Returns the exit code.
  */
-export async function runAdminCommand(engine: EngineContext, argv: readonly string[], out: (line: string) => void, deps: AdminDeps = DEFAULT_DEPS): Promise<number> {
+export async function runAdminCommand(
+  engine: EngineContext,
+  argv: readonly string[],
+  out: (line: string) => void,
+  deps: AdminDeps = DEFAULT_DEPS,
+): Promise<number> {
   const [command, email] = argv;
   if (command === 'migrate') return runMigrateCommand(engine.stores.store, argv.slice(1), out, deps);
   if ((command !== 'make-superadmin' && command !== 'revoke-superadmin') || !email) {
@@ -95,8 +104,12 @@ export async function runAdminCommand(engine: EngineContext, argv: readonly stri
   const ctx = { engine, actor: { userId: null, keyId: '_cli', email: null, isSuperadmin: true, ip: null, requestId: null } };
   const changed = await setSuperadmin(ctx, user.user_id, enabled);
   await recordAudit(ctx, {
-    orgId: null, action: 'superadmin.grant', targetType: 'user', targetId: user.user_id,
-    before: { is_superadmin: user.is_superadmin }, after: { is_superadmin: changed?.after.is_superadmin ?? enabled },
+    orgId: null,
+    action: 'superadmin.grant',
+    targetType: 'user',
+    targetId: user.user_id,
+    before: { is_superadmin: user.is_superadmin },
+    after: { is_superadmin: changed?.after.is_superadmin ?? enabled },
   });
   out(`${user.email} is ${enabled ? 'now' : 'no longer'} a superadmin`);
   return 0;
@@ -105,7 +118,12 @@ export async function runAdminCommand(engine: EngineContext, argv: readonly stri
 /** `npm run admin -- make-superadmin <email>` (or `migrate --to <uri>`) against the configured storage. */
 async function main(): Promise<void> {
   const config = loadConfig();
-  const store = await openStore({ backend: config.storage.backend, dataDir: resolve(config.data_dir), uri: config.storage.uri ?? undefined, database: config.storage.database });
+  const store = await openStore({
+    backend: config.storage.backend,
+    dataDir: resolve(config.data_dir),
+    uri: config.storage.uri ?? undefined,
+    database: config.storage.database,
+  });
   try {
     await ensureSchema(store, PLATFORM_INDEXES);
     // The command seals and opens nothing, so a throwaway key is enough when none is configured.

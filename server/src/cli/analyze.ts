@@ -48,13 +48,22 @@ export interface CliIo {
 
 /** The environment variable holding each provider's key, as the providers' own SDKs read it. */
 export const PROVIDER_KEY_VARIABLES: Readonly<Record<LlmBackend, string | null>> = {
-  openai: 'OPENAI_API_KEY', anthropic: 'ANTHROPIC_API_KEY', ollama: null,
+  openai: 'OPENAI_API_KEY',
+  anthropic: 'ANTHROPIC_API_KEY',
+  ollama: null,
 };
 
 /** `cli-<file name>-<UTC time>-<random>`, within the namespace pattern (letters, digits, `.`, `_`, `-`; ≤ 128). */
 export function defaultNamespace(file: string, now: Date): string {
-  const stem = basename(file).replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[-._]+|[-._]+$/g, '').slice(0, 60) || 'input';
-  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const stem =
+    basename(file)
+      .replace(/[^A-Za-z0-9._-]+/g, '-')
+      .replace(/^[-._]+|[-._]+$/g, '')
+      .slice(0, 60) || 'input';
+  const stamp = now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
   return `cli-${stem}-${stamp}-${randomBytes(3).toString('hex')}`;
 }
 
@@ -116,7 +125,9 @@ export async function runAnalyze(options: AnalyzeOptions, io: CliIo): Promise<nu
   const keyVariable = PROVIDER_KEY_VARIABLES[options.backend];
   const llmKey = options.llmKey && keyVariable ? io.env[keyVariable]?.trim() || null : null;
 
-  const say = (line: string) => { io.stderr.write(`${terminalSafe(line, 'line')}\n`); };
+  const say = (line: string) => {
+    io.stderr.write(`${terminalSafe(line, 'line')}\n`);
+  };
   const local = options.server ? null : await startLocalServer({ dataDir: options.dataDir, env: io.env, backend: options.backend, model: options.model });
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), options.timeoutMs);
@@ -144,7 +155,9 @@ export async function runAnalyze(options: AnalyzeOptions, io: CliIo): Promise<nu
     waitingFor = `job ${jobId}`;
     const job = started.inline
       ? await client.job(jobId)
-      : await waitForJob(client, jobId, io, options.pollMs, deadline.signal, (status) => { waitingFor = `job ${jobId} (still ${status})`; });
+      : await waitForJob(client, jobId, io, options.pollMs, deadline.signal, (status) => {
+          waitingFor = `job ${jobId} (still ${status})`;
+        });
     if (job.status !== 'done') throw new CliError(`job ${job.job_id} ${job.status}${job.error ? `: ${job.error}` : ''}`);
     say(`job ${job.job_id} done: ${job.processed_count ?? job.resource_count ?? 0} unit(s) analysed`);
     if (job.quota_exceeded) say('warning: the monthly spend cap stopped the run; the report is partial');
@@ -152,11 +165,13 @@ export async function runAnalyze(options: AnalyzeOptions, io: CliIo): Promise<nu
     waitingFor = `the report of job ${jobId}`;
     const log = locateInInput(await client.sarifReport(namespace), { uri: artifactPath(options.file, io.cwd), text });
     const outcome = evaluate(log, options.failOn);
-    const document = terminalSafe(options.format === 'sarif'
-      ? serializeSarif(log)
-      : options.format === 'json'
-        ? `${JSON.stringify(jsonDocument(log, outcome, { namespace, job_id: job.job_id, fail_on: options.failOn }), null, 2)}\n`
-        : await client.markdownReport(namespace));
+    const document = terminalSafe(
+      options.format === 'sarif'
+        ? serializeSarif(log)
+        : options.format === 'json'
+          ? `${JSON.stringify(jsonDocument(log, outcome, { namespace, job_id: job.job_id, fail_on: options.failOn }), null, 2)}\n`
+          : await client.markdownReport(namespace),
+    );
     if (options.output) {
       await writeFile(resolve(io.cwd, options.output), document).catch((error: NodeJS.ErrnoException) => {
         throw new CliError(`cannot write ${options.output}: ${error.code ?? error.message}`);

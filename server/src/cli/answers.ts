@@ -39,13 +39,19 @@ const SarifResultSchema = z.looseObject({
     resource_hash: z.string().nullish(),
   }),
   suppressions: z.array(z.looseObject({})).optional(),
-  locations: z.array(z.looseObject({
-    physicalLocation: z.looseObject({
-      artifactLocation: z.looseObject({ uri: z.string().optional() }).optional(),
-      region: z.looseObject({ startLine: z.number().int().positive().optional() }).optional(),
-    }).optional(),
-    logicalLocations: z.array(z.looseObject({ fullyQualifiedName: z.string().optional() })).optional(),
-  })).optional(),
+  locations: z
+    .array(
+      z.looseObject({
+        physicalLocation: z
+          .looseObject({
+            artifactLocation: z.looseObject({ uri: z.string().optional() }).optional(),
+            region: z.looseObject({ startLine: z.number().int().positive().optional() }).optional(),
+          })
+          .optional(),
+        logicalLocations: z.array(z.looseObject({ fullyQualifiedName: z.string().optional() })).optional(),
+      }),
+    )
+    .optional(),
 });
 
 /**
@@ -55,10 +61,14 @@ const SarifResultSchema = z.looseObject({
  */
 export const SarifLogSchema = z.looseObject({
   version: z.literal('2.1.0'),
-  runs: z.array(z.looseObject({
-    results: z.array(SarifResultSchema),
-    properties: z.looseObject({ quota_exceeded: z.boolean().optional() }).optional(),
-  })).length(1),
+  runs: z
+    .array(
+      z.looseObject({
+        results: z.array(SarifResultSchema),
+        properties: z.looseObject({ quota_exceeded: z.boolean().optional() }).optional(),
+      }),
+    )
+    .length(1),
 });
 
 /** `a.b[0].c: message; …` for the first few issues of a failed parse, on one line. */

@@ -38,7 +38,11 @@ export class ApiClient {
    * when given; `signal` (the command's `--timeout`) aborts any request in flight, which then
    * throws TimeoutError. Throws CliError for a URL that is not http(s).
    */
-  constructor(serverUrl: string, private readonly apiKey: string | null, private readonly signal?: AbortSignal) {
+  constructor(
+    serverUrl: string,
+    private readonly apiKey: string | null,
+    private readonly signal?: AbortSignal,
+  ) {
     let url: URL;
     try {
       url = new URL(serverUrl);
@@ -54,9 +58,8 @@ export class ApiClient {
    * Returns `{job_id, inline}`: inline true for the 200 (sync) answer, false for 202 (queued).
    */
   async analyze(analyzer: string, namespace: string, body: AnalyzeBody): Promise<{ job_id: string; inline: boolean }> {
-    const path = analyzer === 'auto'
-      ? `/${encodeURIComponent(namespace)}/analyze/auto`
-      : `/${encodeURIComponent(analyzer)}/${encodeURIComponent(namespace)}/analyze`;
+    const path =
+      analyzer === 'auto' ? `/${encodeURIComponent(namespace)}/analyze/auto` : `/${encodeURIComponent(analyzer)}/${encodeURIComponent(namespace)}/analyze`;
     const res = await this.request('POST', path, JSON.stringify(body));
     const answer = parseAnswer(`POST ${path}`, res.text, AnalyzeAnswerSchema, 'analysis answer');
     return { job_id: answer.job_id, inline: res.status === 200 };

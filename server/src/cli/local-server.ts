@@ -34,12 +34,7 @@ const PASSED_VARIABLES = /^(OPENAI_BASE_URL|ANTHROPIC_BASE_URL|OLLAMA_HOST|PLANW
  * (terminalSafe).
  * Throws what startServer throws (e.g. an unwritable data dir).
  */
-export async function startLocalServer(options: {
-  dataDir: string | null;
-  env: NodeJS.ProcessEnv;
-  backend: LlmBackend;
-  model: string;
-}): Promise<LocalServer> {
+export async function startLocalServer(options: { dataDir: string | null; env: NodeJS.ProcessEnv; backend: LlmBackend; model: string }): Promise<LocalServer> {
   const scratch = await mkdtemp(join(tmpdir(), 'planwarden-'));
   const apiKey = randomBytes(32).toString('base64url');
   const env = Object.fromEntries(Object.entries(options.env).filter(([name]) => PASSED_VARIABLES.test(name)));
@@ -58,10 +53,20 @@ export async function startLocalServer(options: {
     });
     // Server errors can quote the input or a provider's answer: through terminalSafe like every
     // other line the command prints (lossless for pino's JSON lines).
-    const log = pino({ level: 'error' }, { write: (line: string) => { process.stderr.write(terminalSafe(line)); } });
+    const log = pino(
+      { level: 'error' },
+      {
+        write: (line: string) => {
+          process.stderr.write(terminalSafe(line));
+        },
+      },
+    );
     const server = await startServer(config, { log, pollIntervalMs: 500 });
     const now = new Date().toISOString();
-    await server.services.engine.stores.models.seed([{ llm_backend: options.backend, model: options.model, input_price_per_1m_usd: 0, output_price_per_1m_usd: 0 }], now);
+    await server.services.engine.stores.models.seed(
+      [{ llm_backend: options.backend, model: options.model, input_price_per_1m_usd: 0, output_price_per_1m_usd: 0 }],
+      now,
+    );
     return {
       url: server.url,
       apiKey,

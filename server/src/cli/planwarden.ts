@@ -52,42 +52,52 @@ function buildProgram(io: CliIo, done: (code: number) => void): Command {
       writeOut: (s) => io.stdout.write(terminalSafe(s)),
       writeErr: (s) => io.stderr.write(terminalSafe(s)),
     });
-  program.command('analyze')
+  program
+    .command('analyze')
     .description('Analyse a plan, diff or file and report the findings (exit 1 when findings at or above --fail-on are open).')
     .argument('<file>', 'the input: terraform show -json output, a plan text, a unified diff, or a single file')
     .addOption(new Option('--server <url>', 'Planwarden server to use (default: run the engine locally)'))
     .addOption(new Option('--api-key <key>', 'API key for --server (default: $PLANWARDEN_API_KEY)'))
     .addOption(new Option('--analyzer <name>', 'analyzer name, or auto to route by content').default('auto'))
     .addOption(new Option('--backend <backend>', 'LLM backend').choices(LLM_BACKENDS).makeOptionMandatory())
-    .addOption(new Option('--model <model>', 'LLM model (on the server\'s allowed-models catalogue)').makeOptionMandatory())
+    .addOption(new Option('--model <model>', "LLM model (on the server's allowed-models catalogue)").makeOptionMandatory())
     .addOption(new Option('--rule-type <variant>', 'rule variant for an explicit --analyzer (e.g. aws)'))
     .addOption(new Option('--namespace <ns>', 'namespace to analyse into (default: a new one per run)'))
     .addOption(new Option('--format <format>', 'report format').choices(FORMATS).default('markdown'))
     .addOption(new Option('--output <file>', 'write the report to this file instead of stdout'))
     .addOption(new Option('--fail-on <severity>', 'exit 1 when an open finding is at or above this severity').choices(FAIL_ON_VALUES).default('high'))
-    .addOption(new Option('--data-dir <dir>', 'local mode: keep the engine\'s data here (default: a throwaway directory)'))
+    .addOption(new Option('--data-dir <dir>', "local mode: keep the engine's data here (default: a throwaway directory)"))
     .addOption(new Option('--no-llm-key', 'do not send OPENAI_API_KEY / ANTHROPIC_API_KEY; the server uses its stored credential'))
-    .addOption(new Option('--timeout <duration>', 'give up (exit 2) when the report is not in after this long: seconds, or 500ms / 90s / 10m / 1h').argParser(duration).default(30 * 60_000, '30m'))
+    .addOption(
+      new Option('--timeout <duration>', 'give up (exit 2) when the report is not in after this long: seconds, or 500ms / 90s / 10m / 1h')
+        .argParser(duration)
+        .default(30 * 60_000, '30m'),
+    )
     .addOption(new Option('--poll-interval <ms>', 'job polling interval').argParser(positiveInt).default(1000).hideHelp())
     .action(async (file: string, raw: RawOptions) => {
       if (raw.server && raw.dataDir) throw new CliError('--data-dir is for local mode; it cannot be combined with --server');
-      done(await runAnalyze({
-        file,
-        server: raw.server ?? null,
-        apiKey: raw.apiKey ?? (io.env.PLANWARDEN_API_KEY?.trim() || null),
-        analyzer: raw.analyzer,
-        backend: raw.backend,
-        model: raw.model,
-        ruleType: raw.ruleType ?? null,
-        namespace: raw.namespace ?? null,
-        format: raw.format,
-        output: raw.output ?? null,
-        failOn: raw.failOn,
-        dataDir: raw.dataDir ?? null,
-        llmKey: raw.llmKey,
-        pollMs: raw.pollInterval,
-        timeoutMs: raw.timeout,
-      }, io));
+      done(
+        await runAnalyze(
+          {
+            file,
+            server: raw.server ?? null,
+            apiKey: raw.apiKey ?? (io.env.PLANWARDEN_API_KEY?.trim() || null),
+            analyzer: raw.analyzer,
+            backend: raw.backend,
+            model: raw.model,
+            ruleType: raw.ruleType ?? null,
+            namespace: raw.namespace ?? null,
+            format: raw.format,
+            output: raw.output ?? null,
+            failOn: raw.failOn,
+            dataDir: raw.dataDir ?? null,
+            llmKey: raw.llmKey,
+            pollMs: raw.pollInterval,
+            timeoutMs: raw.timeout,
+          },
+          io,
+        ),
+      );
     });
   return program;
 }
@@ -100,7 +110,9 @@ function buildProgram(io: CliIo, done: (code: number) => void): Command {
  */
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
   let code = 0;
-  const program = buildProgram(io, (c) => { code = c; });
+  const program = buildProgram(io, (c) => {
+    code = c;
+  });
   try {
     await program.parseAsync([...argv], { from: 'user' });
     return code;

@@ -34,7 +34,9 @@ export function createProgress(stream: ProgressStream): Progress {
 function lineProgress(stream: ProgressStream): Progress {
   let last = '';
   return {
-    note: (message) => { stream.write(`${message}\n`); },
+    note: (message) => {
+      stream.write(`${message}\n`);
+    },
     update(processed, total, current) {
       const key = `${processed}/${total}`;
       if (key === last) return;
@@ -46,12 +48,15 @@ function lineProgress(stream: ProgressStream): Progress {
 }
 
 function terminalProgress(stream: ProgressStream): Progress {
-  const bar = new SingleBar({
-    stream,
-    format: 'Analysing [{bar}] {value}/{total} units {resource}',
-    hideCursor: true,
-    clearOnComplete: false,
-  }, Presets.shades_classic);
+  const bar = new SingleBar(
+    {
+      stream,
+      format: 'Analysing [{bar}] {value}/{total} units {resource}',
+      hideCursor: true,
+      clearOnComplete: false,
+    },
+    Presets.shades_classic,
+  );
   let started = false;
   return {
     note(message) {

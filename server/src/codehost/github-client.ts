@@ -1,7 +1,15 @@
 import { createHash } from 'node:crypto';
 import { App } from '@octokit/app';
 import { Octokit } from '@octokit/core';
-import { CodeHostHttpError, type AppIdentity, type CodeHostClient, type HostComment, type HostInstallation, type ManifestConversion, type PullRef } from '@planwarden/engine/codehost/client';
+import {
+  CodeHostHttpError,
+  type AppIdentity,
+  type CodeHostClient,
+  type HostComment,
+  type HostInstallation,
+  type ManifestConversion,
+  type PullRef,
+} from '@planwarden/engine/codehost/client';
 import type { Logger } from '@planwarden/engine/core/logger';
 
 /**
@@ -42,7 +50,10 @@ function quietLog(log: Logger) {
  * Builds the client factory. `apiBaseUrl` is read at every call (the setting applies on the
  * next request). One `App` per (base URL, app id, key) is kept so its token cache is reused.
  */
-export function gitHubClients(apiBaseUrl: () => string, log: Logger): { clientFor: (identity: AppIdentity) => CodeHostClient; convertManifest: (code: string) => Promise<ManifestConversion> } {
+export function gitHubClients(
+  apiBaseUrl: () => string,
+  log: Logger,
+): { clientFor: (identity: AppIdentity) => CodeHostClient; convertManifest: (code: string) => Promise<ManifestConversion> } {
   const apps = new Map<string, App>();
   const appFor = (identity: AppIdentity): App => {
     const baseUrl = apiBaseUrl().replace(/\/+$/, '');
@@ -61,18 +72,27 @@ export function gitHubClients(apiBaseUrl: () => string, log: Logger): { clientFo
     return {
       async pullDiff(ref) {
         const octokit = await installation(ref);
-        const response = await call('pull request diff', () => octokit.request('GET /repos/{owner}/{repo}/pulls/{pull_number}', {
-          ...repo(ref), pull_number: ref.prNumber, mediaType: { format: 'diff' },
-        }));
+        const response = await call('pull request diff', () =>
+          octokit.request('GET /repos/{owner}/{repo}/pulls/{pull_number}', {
+            ...repo(ref),
+            pull_number: ref.prNumber,
+            mediaType: { format: 'diff' },
+          }),
+        );
         return String(response.data as unknown);
       },
       async listComments(ref) {
         const octokit = await installation(ref);
         const comments: HostComment[] = [];
         for (let page = 1; page <= MAX_COMMENT_PAGES; page += 1) {
-          const response = await call('comment list', () => octokit.request('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', {
-            ...repo(ref), issue_number: ref.prNumber, per_page: 100, page,
-          }));
+          const response = await call('comment list', () =>
+            octokit.request('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', {
+              ...repo(ref),
+              issue_number: ref.prNumber,
+              per_page: 100,
+              page,
+            }),
+          );
           for (const c of response.data) {
             const appId = c.performed_via_github_app?.id;
             comments.push({ id: Number(c.id), body: c.body ?? '', appId: appId === undefined || appId === null ? null : String(appId) });
@@ -83,21 +103,33 @@ export function gitHubClients(apiBaseUrl: () => string, log: Logger): { clientFo
       },
       async createComment(ref, body) {
         const octokit = await installation(ref);
-        const response = await call('comment creation', () => octokit.request('POST /repos/{owner}/{repo}/issues/{issue_number}/comments', {
-          ...repo(ref), issue_number: ref.prNumber, body,
-        }));
+        const response = await call('comment creation', () =>
+          octokit.request('POST /repos/{owner}/{repo}/issues/{issue_number}/comments', {
+            ...repo(ref),
+            issue_number: ref.prNumber,
+            body,
+          }),
+        );
         return Number(response.data.id);
       },
       async updateComment(ref, commentId, body) {
         const octokit = await installation(ref);
-        await call('comment update', () => octokit.request('PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}', { ...repo(ref), comment_id: commentId, body }));
+        await call('comment update', () =>
+          octokit.request('PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}', { ...repo(ref), comment_id: commentId, body }),
+        );
       },
       async postStatus(ref, sha, status) {
         const octokit = await installation(ref);
-        await call('commit status', () => octokit.request('POST /repos/{owner}/{repo}/statuses/{sha}', {
-          ...repo(ref), sha, state: status.state, context: status.context, description: status.description.slice(0, 140),
-          ...(status.targetUrl ? { target_url: status.targetUrl } : {}),
-        }));
+        await call('commit status', () =>
+          octokit.request('POST /repos/{owner}/{repo}/statuses/{sha}', {
+            ...repo(ref),
+            sha,
+            state: status.state,
+            context: status.context,
+            description: status.description.slice(0, 140),
+            ...(status.targetUrl ? { target_url: status.targetUrl } : {}),
+          }),
+        );
       },
       async app() {
         const response = await call('app lookup', () => appFor(identity).octokit.request('GET /app'));
@@ -106,7 +138,9 @@ export function gitHubClients(apiBaseUrl: () => string, log: Logger): { clientFo
       },
       async installation(installationId): Promise<HostInstallation | null> {
         try {
-          const response = await call('installation lookup', () => appFor(identity).octokit.request('GET /app/installations/{installation_id}', { installation_id: Number(installationId) }));
+          const response = await call('installation lookup', () =>
+            appFor(identity).octokit.request('GET /app/installations/{installation_id}', { installation_id: Number(installationId) }),
+          );
           const data = response.data as unknown as Record<string, unknown>;
           return { id: String(data.id), appId: String(data.app_id), createdAt: String(data.created_at ?? '') };
         } catch (error) {
@@ -121,7 +155,13 @@ export function gitHubClients(apiBaseUrl: () => string, log: Logger): { clientFo
     const octokit = new Octokit({ baseUrl: apiBaseUrl().replace(/\/+$/, ''), log: quietLog(log) });
     const response = await call('manifest conversion', () => octokit.request('POST /app-manifests/{code}/conversions', { code }));
     const data = response.data as unknown as Record<string, unknown>;
-    return { id: String(data.id), slug: String(data.slug ?? ''), html_url: String(data.html_url ?? ''), pem: String(data.pem ?? ''), webhook_secret: String(data.webhook_secret ?? '') };
+    return {
+      id: String(data.id),
+      slug: String(data.slug ?? ''),
+      html_url: String(data.html_url ?? ''),
+      pem: String(data.pem ?? ''),
+      webhook_secret: String(data.webhook_secret ?? ''),
+    };
   };
   return { clientFor, convertManifest };
 }

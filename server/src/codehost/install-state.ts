@@ -32,7 +32,8 @@ export async function mintInstallState(signer: SessionSigner, orgId: string, act
 export async function redeemInstallState(signer: SessionSigner, token: string | undefined, orgId: string, actor: Actor): Promise<Date> {
   const data = token ? await signer.verifyState(token, STATE_TYPE) : null;
   const issuedAt = typeof data?.issued_at === 'string' ? new Date(data.issued_at) : null;
-  if (!data || !issuedAt || Number.isNaN(issuedAt.getTime())) throw new BadRequestError('The install state is missing, expired or invalid: start again from the integration page');
+  if (!data || !issuedAt || Number.isNaN(issuedAt.getTime()))
+    throw new BadRequestError('The install state is missing, expired or invalid: start again from the integration page');
   if (data.org !== orgId || data.principal !== principalOf(actor)) {
     throw new BadRequestError('The install state was issued to another organization or user: start again from the integration page');
   }

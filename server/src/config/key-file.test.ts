@@ -6,7 +6,9 @@ import { loadConfig } from './config';
 import { serverKeyMaterial } from './key-file';
 
 const dirs: string[] = [];
-afterEach(() => { for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true }); });
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
 
 function config(backend: 'sqlite' | 'memory' | 'docdb') {
   const dir = mkdtempSync(join(tmpdir(), 'planwarden-key-'));

@@ -19,7 +19,10 @@ export interface SettingField {
 
 const int = (min: number, max: number) => z.number().int().min(min).max(max);
 const num = (min: number, max: number) => z.number().min(min).max(max);
-const httpUrl = z.string().max(2048).regex(/^https?:\/\/\S+$/, 'must be an http(s):// URL');
+const httpUrl = z
+  .string()
+  .max(2048)
+  .regex(/^https?:\/\/\S+$/, 'must be an http(s):// URL');
 const text = (max: number) => z.string().min(1).max(max);
 const bool = z.boolean();
 
@@ -96,7 +99,8 @@ export const SETTING_SECTIONS: readonly string[] = Object.keys(SECTIONS);
 /** Every covered field by flat name. */
 export const SETTING_FIELDS: ReadonlyMap<string, SettingField> = new Map(
   Object.entries(SECTIONS).flatMap(([section, fields]) =>
-    Object.entries(fields).map(([field, spec]) => [`${section}_${field}`, { section, field, ...spec }] as const)),
+    Object.entries(fields).map(([field, spec]) => [`${section}_${field}`, { section, field, ...spec }] as const),
+  ),
 );
 
 /** identity-api.md "Platform settings": sections the endpoint refuses, with the reason the document gives. */
@@ -107,7 +111,7 @@ export const EXCLUDED_SECTIONS: readonly { section: string; reason: string }[] =
   { section: 'jwt', reason: 'file/environment driven' },
   { section: 'two_factor', reason: 'file/environment driven' },
   { section: 'llm', reason: 'file/environment driven' },
-  { section: 'deployment', reason: 'identifies the operator\'s cloud versus self-hosted' },
+  { section: 'deployment', reason: "identifies the operator's cloud versus self-hosted" },
   { section: 'mcp', reason: 'fixed for the life of the process: read before the application object exists' },
   { section: 'telemetry', reason: 'fixed for the life of the process: read before the application object exists' },
 ];

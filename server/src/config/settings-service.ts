@@ -9,8 +9,14 @@ export type SettingSource = 'default' | 'bootstrap' | 'override';
 
 type Section = Record<string, unknown>;
 type RetentionSettings = {
-  telemetry_days: number; audit_days: number; finding_low_medium_days: number; finding_high_critical_days: number;
-  resource_content_days: number; feedback_days: number; sweep_enabled: boolean; sweep_interval_hours: number;
+  telemetry_days: number;
+  audit_days: number;
+  finding_low_medium_days: number;
+  finding_high_critical_days: number;
+  resource_content_days: number;
+  feedback_days: number;
+  sweep_enabled: boolean;
+  sweep_interval_hours: number;
 };
 const HARDCODED = ConfigSchema.parse({}) as unknown as Record<string, Section>;
 /** The config spells `warning` as `warn` (config.ts); the document uses the spec's spelling. */
@@ -34,7 +40,11 @@ export class SettingsService {
   #inflight: Promise<void> | null = null;
   readonly #listeners: ((changed: ReadonlySet<string>) => void)[] = [];
 
-  constructor(private readonly base: Config, private readonly store: PlatformSettingsStore, private readonly box: SecretBox) {
+  constructor(
+    private readonly base: Config,
+    private readonly store: PlatformSettingsStore,
+    private readonly box: SecretBox,
+  ) {
     const overrides = this.#bySection;
     this.live = new Proxy(base, {
       get(target, key, receiver) {
@@ -52,13 +62,23 @@ export class SettingsService {
 
   /** Re-reads the stored document when its version moved; concurrent calls share one read. */
   refresh(): Promise<void> {
-    this.#inflight ??= this.store.get().then((doc) => this.#adopt(doc)).finally(() => { this.#inflight = null; });
+    this.#inflight ??= this.store
+      .get()
+      .then((doc) => this.#adopt(doc))
+      .finally(() => {
+        this.#inflight = null;
+      });
     return this.#inflight;
   }
 
   #adopt(doc: PlatformSettingsDoc): void {
     if (doc.version === this.#doc.version) return;
-    const changed = new Set([...Object.keys(this.#doc.overrides), ...Object.keys(this.#doc.secrets), ...Object.keys(doc.overrides), ...Object.keys(doc.secrets)]);
+    const changed = new Set([
+      ...Object.keys(this.#doc.overrides),
+      ...Object.keys(this.#doc.secrets),
+      ...Object.keys(doc.overrides),
+      ...Object.keys(doc.secrets),
+    ]);
     const next = new Map<string, Section>();
     const put = (name: string, value: unknown) => {
       const spec = SETTING_FIELDS.get(name);
@@ -123,7 +143,10 @@ export class SettingsService {
     const secretsSet: Record<string, boolean> = {};
     for (const [name, spec] of SETTING_FIELDS) {
       const { value, source } = this.#resolve(spec);
-      if (spec.secret) { secretsSet[name] = value !== null && value !== undefined; continue; }
+      if (spec.secret) {
+        secretsSet[name] = value !== null && value !== undefined;
+        continue;
+      }
       effective[spec.section][spec.field] = toSpec(name, value);
       sources[name] = source;
     }
@@ -146,14 +169,18 @@ export class SettingsService {
    * event (secrets as `'[set]'`/`null`), or null when nothing changed.
    */
   async patch(body: unknown, actor: string | null, now: string): Promise<{ before: Section; after: Section } | null> {
-    if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new ValidationError('body: expected an object of flat <section>_<field> settings');
+    if (body === null || typeof body !== 'object' || Array.isArray(body))
+      throw new ValidationError('body: expected an object of flat <section>_<field> settings');
     const changes = new Map<string, { spec: SettingField; value: unknown }>();
     for (const [name, raw] of Object.entries(body as Section)) {
       const found = classifyField(name);
       if (name === 'rate_limit_enabled') throw new ValidationError(`${name}: rate_limit.enabled is config-file only`);
       if (found.kind === 'excluded') throw new ValidationError(`${name}: section '${found.section}' is not changeable through this endpoint`);
       if (found.kind === 'unknown') throw new ValidationError(`${name}: unknown setting`);
-      if (raw === null) { changes.set(name, { spec: found.spec, value: null }); continue; }
+      if (raw === null) {
+        changes.set(name, { spec: found.spec, value: null });
+        continue;
+      }
       const parsed = found.spec.schema.safeParse(raw);
       if (!parsed.success) throw new ValidationError(`${name}: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
       changes.set(name, { spec: found.spec, value: parsed.data });
@@ -170,7 +197,10 @@ export class SettingsService {
         if (value === null) delete target[name];
         else target[name] = spec.secret ? this.box.seal(String(value)) : value;
         const now = spec.secret ? (value === null ? null : '[set]') : value;
-        if (JSON.stringify(old) !== JSON.stringify(now) || spec.secret) { before[name] = old; after[name] = now; }
+        if (JSON.stringify(old) !== JSON.stringify(now) || spec.secret) {
+          before[name] = old;
+          after[name] = now;
+        }
       }
       try {
         const stored = await this.store.replace(doc.version, { overrides, secrets, updated_by: actor, updated_at: now });

@@ -13,10 +13,16 @@ export function chain(handlers: readonly RequestHandler[]): RequestHandler {
   return (req: Request, res: Response, done: NextFunction) => {
     let index = 0;
     const next: NextFunction = (error?: unknown) => {
-      if (error !== undefined && error !== null) { done(error); return; }
+      if (error !== undefined && error !== null) {
+        done(error);
+        return;
+      }
       const step = steps[index];
       index += 1;
-      if (!step) { done(); return; }
+      if (!step) {
+        done();
+        return;
+      }
       try {
         const pending = step(req, res, next) as unknown;
         if (pending instanceof Promise) pending.catch(done);

@@ -26,9 +26,17 @@ export function dashboardCsp(codehostWebBaseUrl: string): string {
   const origin = URL.canParse(codehostWebBaseUrl) ? new URL(codehostWebBaseUrl).origin : '';
   if (!CSP_ORIGIN.test(origin)) throw new Error(`invalid configuration: codehost.web_base_url ${JSON.stringify(codehostWebBaseUrl)} is not an http(s) origin`);
   return [
-    "default-src 'self'", "script-src 'self'", "style-src 'self' 'unsafe-inline'", "img-src 'self' data: blob:",
-    "font-src 'self'", "connect-src 'self'", "frame-src 'self'", "object-src 'none'", "base-uri 'none'",
-    `form-action 'self' ${origin}`, "frame-ancestors 'none'",
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data: blob:",
+    "font-src 'self'",
+    "connect-src 'self'",
+    "frame-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    `form-action 'self' ${origin}`,
+    "frame-ancestors 'none'",
   ].join('; ');
 }
 

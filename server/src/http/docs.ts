@@ -37,8 +37,16 @@ ${body}
  * are allowed.
  */
 const CONTENT_SECURITY_POLICY = [
-  "default-src 'self'", "script-src 'self'", "style-src 'self' 'unsafe-inline'", "img-src 'self' data:",
-  "font-src 'self' data:", "worker-src 'self' blob:", "connect-src 'self'", "object-src 'none'", "base-uri 'none'", "frame-ancestors 'none'",
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "worker-src 'self' blob:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
 ].join('; ');
 
 /** Sends an installed package's file, or 404 `{detail}` when the package is not installed. */
@@ -76,9 +84,16 @@ export function docsRouter(routes: readonly RouteDef[], base: string): express.R
     res.type('json').set('Cache-Control', 'no-cache').send(document);
   });
 
-  router.get(`${base}/docs`, (_req, res) => sendHtml(res, page(`${PRODUCT_NAME} API — Swagger UI`,
-    `<link rel="stylesheet" href="${base}/docs/swagger-ui.css">\n<link rel="icon" type="image/png" href="${base}/docs/favicon-32x32.png">`,
-    `<div id="swagger-ui"></div>\n<script src="${base}/docs/swagger-ui-bundle.js"></script>\n<script src="${base}/docs/init.js"></script>`)));
+  router.get(`${base}/docs`, (_req, res) =>
+    sendHtml(
+      res,
+      page(
+        `${PRODUCT_NAME} API — Swagger UI`,
+        `<link rel="stylesheet" href="${base}/docs/swagger-ui.css">\n<link rel="icon" type="image/png" href="${base}/docs/favicon-32x32.png">`,
+        `<div id="swagger-ui"></div>\n<script src="${base}/docs/swagger-ui-bundle.js"></script>\n<script src="${base}/docs/init.js"></script>`,
+      ),
+    ),
+  );
   router.get(`${base}/docs/init.js`, (_req, res) => {
     res.type('js').send(`window.ui = SwaggerUIBundle({ url: ${JSON.stringify(specUrl)}, dom_id: '#swagger-ui', deepLinking: true, docExpansion: 'none' });\n`);
   });
@@ -86,18 +101,27 @@ export function docsRouter(routes: readonly RouteDef[], base: string): express.R
     router.get(`${base}/docs/${file}`, (_req, res) => sendPackageFile(res, () => join(swaggerUiDir(), file)));
   }
 
-  router.get(`${base}/redoc`, (_req, res) => sendHtml(res, page(`${PRODUCT_NAME} API — ReDoc`, '',
-    `<redoc spec-url="${specUrl}"></redoc>\n<script src="${base}/redoc/redoc.standalone.js"></script>`)));
+  router.get(`${base}/redoc`, (_req, res) =>
+    sendHtml(res, page(`${PRODUCT_NAME} API — ReDoc`, '', `<redoc spec-url="${specUrl}"></redoc>\n<script src="${base}/redoc/redoc.standalone.js"></script>`)),
+  );
   router.get(`${base}/redoc/redoc.standalone.js`, (_req, res) => sendPackageFile(res, redocBundle));
 
-  router.get('/', (_req, res) => sendHtml(res, page(PRODUCT_NAME, '<style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem;line-height:1.5}</style>',
-    `<h1>${PRODUCT_NAME} <small>${VERSION}</small></h1>
+  router.get('/', (_req, res) =>
+    sendHtml(
+      res,
+      page(
+        PRODUCT_NAME,
+        '<style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem;line-height:1.5}</style>',
+        `<h1>${PRODUCT_NAME} <small>${VERSION}</small></h1>
 <p>Security analysis for infrastructure-as-code.</p>
 <ul>
 <li><a href="${base}/docs">API reference (Swagger UI)</a></li>
 <li><a href="${base}/redoc">API reference (ReDoc)</a></li>
 <li><a href="${specUrl}">OpenAPI document</a></li>
 <li><a href="/health">Health</a></li>
-</ul>`)));
+</ul>`,
+      ),
+    ),
+  );
   return router;
 }

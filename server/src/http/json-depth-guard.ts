@@ -9,7 +9,10 @@ import type { RouteDef } from './route';
  */
 export function jsonDepthGuard(def: RouteDef) {
   return (req: Request, _res: Response, next: NextFunction): void => {
-    if (def.body !== 'json') { next(); return; }
+    if (def.body !== 'json') {
+      next();
+      return;
+    }
     try {
       assertJsonDepth(req.body);
       next();

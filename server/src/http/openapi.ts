@@ -25,8 +25,8 @@ const ANY_CREDENTIAL = Object.keys(SECURITY_SCHEMES).map((name) => ({ [name]: []
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'Bad request (an unknown query parameter or filter value, or a call this principal cannot make)',
   401: 'No credential, or an invalid one',
-  403: 'The role, the IP allowlist or the organization\'s 2FA policy forbids the call',
-  404: 'Not found (also another organization\'s resource)',
+  403: "The role, the IP allowlist or the organization's 2FA policy forbids the call",
+  404: "Not found (also another organization's resource)",
   413: 'The request body exceeds the size limit',
   415: 'The request body is not JSON',
   422: 'The request failed validation',
@@ -36,10 +36,10 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
 
 const POLICY_NOTES: Record<Policy, string> = {
   public: 'Public: no credential.',
-  viewer: 'Needs the viewer role (or higher) in the caller\'s organization.',
-  member: 'Needs the member role (or higher) in the caller\'s organization.',
-  admin: 'Needs the admin role (or higher) in the caller\'s organization.',
-  owner: 'Needs the owner role in the caller\'s organization.',
+  viewer: "Needs the viewer role (or higher) in the caller's organization.",
+  member: "Needs the member role (or higher) in the caller's organization.",
+  admin: "Needs the admin role (or higher) in the caller's organization.",
+  owner: "Needs the owner role in the caller's organization.",
   superadmin: 'Superadmins only.',
   human: 'Needs a signed-in user session (not an API key).',
   authenticated: 'Any credential.',
@@ -67,7 +67,10 @@ function queryParameters(query: z.ZodObject | undefined): JsonSchema[] {
   const properties = (object.properties ?? {}) as Record<string, JsonSchema>;
   const required = new Set((object.required ?? []) as string[]);
   return Object.entries(properties).map(([name, schema]) => ({
-    name, in: 'query', required: required.has(name), schema,
+    name,
+    in: 'query',
+    required: required.has(name),
+    schema,
     ...(typeof schema.description === 'string' ? { description: schema.description } : {}),
   }));
 }
@@ -77,7 +80,10 @@ function requestBody(def: RouteDef): JsonSchema | undefined {
     return {
       required: true,
       description: 'The raw input (plan JSON or text, configuration, unified diff): UTF-8, UTF-8 with BOM or UTF-16.',
-      content: { 'text/plain': { schema: { type: 'string' } }, 'application/octet-stream': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } },
+      content: {
+        'text/plain': { schema: { type: 'string' } },
+        'application/octet-stream': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } },
+      },
     };
   }
   if (def.body !== 'json') return undefined;
@@ -103,7 +109,9 @@ function errorStatuses(def: RouteDef): number[] {
 }
 
 const ERROR_SCHEMA = {
-  type: 'object', required: ['detail'], additionalProperties: true,
+  type: 'object',
+  required: ['detail'],
+  additionalProperties: true,
   properties: { detail: { type: 'string', description: 'What went wrong, for a person.' } },
 };
 
@@ -112,9 +120,10 @@ function errorResponse(status: number): Record<string, unknown> {
 }
 
 function responses(def: RouteDef): Record<string, unknown> {
-  const success = def.method === 'get'
-    ? { '200': { description: 'OK' } }
-    : { '2XX': { description: 'Success: 200 OK, 201 Created, 202 Accepted or 204 No Content, as the spec\'s table for this endpoint gives' } };
+  const success =
+    def.method === 'get'
+      ? { '200': { description: 'OK' } }
+      : { '2XX': { description: "Success: 200 OK, 201 Created, 202 Accepted or 204 No Content, as the spec's table for this endpoint gives" } };
   // Inlined rather than `$ref`s: each operation reads on its own, and the browser references have
   // nothing to resolve (Swagger UI resolves OpenAPI 3.1 references slowly).
   const errors = Object.fromEntries(errorStatuses(def).map((status) => [String(status), errorResponse(status)]));
@@ -127,7 +136,10 @@ function tagFor(path: string): string {
 }
 
 function operationId(def: RouteDef): string {
-  const words = def.path.split('/').filter(Boolean).map((seg) => seg.replace(/^[:*]/, 'by_').replace(/[^A-Za-z0-9_]/g, '_'));
+  const words = def.path
+    .split('/')
+    .filter(Boolean)
+    .map((seg) => seg.replace(/^[:*]/, 'by_').replace(/[^A-Za-z0-9_]/g, '_'));
   return [def.method, ...words].join('_');
 }
 
@@ -170,8 +182,9 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], info: { versio
     info: {
       title: 'Planwarden API',
       version: info.version,
-      description: 'Security analysis for infrastructure-as-code. Errors are `{"detail": "..."}` with the status the spec gives; '
-        + 'every response carries `X-Request-ID`. The MCP endpoint (streamable HTTP and SSE) is at `/mcp`.',
+      description:
+        'Security analysis for infrastructure-as-code. Errors are `{"detail": "..."}` with the status the spec gives; ' +
+        'every response carries `X-Request-ID`. The MCP endpoint (streamable HTTP and SSE) is at `/mcp`.',
     },
     servers: [{ url: info.serverUrl }],
     paths,

@@ -8,8 +8,7 @@ import { BadRequestError, ValidationError } from '@planwarden/engine/core/errors
  */
 export const AUTH_QUERY_PARAMETERS: readonly string[] = ['api_key'];
 
-const describe = (issues: readonly z.core.$ZodIssue[]) =>
-  issues.map((i) => `query ${i.path.join('.')}: ${i.message}`).join('; ');
+const describe = (issues: readonly z.core.$ZodIssue[]) => issues.map((i) => `query ${i.path.join('.')}: ${i.message}`).join('; ');
 
 /** A schema built with z.looseObject (a third party chooses the parameters, e.g. a redirect back). */
 function acceptsUnknownKeys(schema: z.ZodObject): boolean {
@@ -34,8 +33,8 @@ export function checkQuery(schema: z.ZodObject, query: Record<string, unknown>):
     if (unknown.length > 0) {
       const accepted = Object.keys(schema.shape);
       throw new BadRequestError(
-        `unknown query parameter${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `'${n}'`).join(', ')}; `
-        + (accepted.length > 0 ? `accepted: ${accepted.join(', ')}` : 'this endpoint takes no query parameters'),
+        `unknown query parameter${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `'${n}'`).join(', ')}; ` +
+          (accepted.length > 0 ? `accepted: ${accepted.join(', ')}` : 'this endpoint takes no query parameters'),
       );
     }
   }
@@ -49,7 +48,10 @@ export function checkQuery(schema: z.ZodObject, query: Record<string, unknown>):
 /** Express middleware running checkQuery for a route that declares `query`; a no-op otherwise. */
 export function queryValidator(schema: z.ZodObject | undefined): RequestHandler {
   return (req: Request, _res: Response, next: NextFunction) => {
-    if (!schema) { next(); return; }
+    if (!schema) {
+      next();
+      return;
+    }
     try {
       checkQuery(schema, req.query as Record<string, unknown>);
       next();

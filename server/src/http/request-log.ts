@@ -9,15 +9,17 @@ const SECRET_PARAM = /^:token$/;
  * same path with the secret segments replaced by `***` (`/api/v1/invite/abc` → `/api/v1/invite/***`).
  */
 function secretPathMaskers(base: string, routes: readonly { readonly path: string }[]): ((path: string) => string | null)[] {
-  return routes.filter((r) => r.path.split('/').some((seg) => SECRET_PARAM.test(seg))).map((r) => {
-    const segments = `${base}${r.path}`.split('/');
-    const pattern = new RegExp(`^${segments.map((seg) => (seg.startsWith(':') ? '[^/]+' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join("/")}/?$`, "i");
-    return (path: string) => {
-      if (!pattern.test(path)) return null;
-      const parts = path.split('/');
-      return segments.map((seg, i) => (SECRET_PARAM.test(seg) ? '***' : parts[i])).join('/');
-    };
-  });
+  return routes
+    .filter((r) => r.path.split('/').some((seg) => SECRET_PARAM.test(seg)))
+    .map((r) => {
+      const segments = `${base}${r.path}`.split('/');
+      const pattern = new RegExp(`^${segments.map((seg) => (seg.startsWith(':') ? '[^/]+' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/')}/?$`, 'i');
+      return (path: string) => {
+        if (!pattern.test(path)) return null;
+        const parts = path.split('/');
+        return segments.map((seg, i) => (SECRET_PARAM.test(seg) ? '***' : parts[i])).join('/');
+      };
+    });
 }
 
 /**
@@ -38,9 +40,10 @@ export function requestLog(log: Logger, base: string, routes: readonly { readonl
     return path;
   };
   // A pino logger below `info` (e.g. `silent`) says so: then no line is built at all.
-  const enabled = typeof (log as { isLevelEnabled?: unknown }).isLevelEnabled === 'function'
-    ? () => (log as unknown as { isLevelEnabled(level: string): boolean }).isLevelEnabled('info')
-    : () => true;
+  const enabled =
+    typeof (log as { isLevelEnabled?: unknown }).isLevelEnabled === 'function'
+      ? () => (log as unknown as { isLevelEnabled(level: string): boolean }).isLevelEnabled('info')
+      : () => true;
   return (req: Request, res: Response, next: NextFunction): void => {
     const started = process.hrtime.bigint();
     const method = req.method;

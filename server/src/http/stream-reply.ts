@@ -19,15 +19,23 @@ class ClientGone extends Error {
 export async function sendStreamed(res: Response, contentType: string, stream: (out: BodyWriter) => Promise<void>): Promise<void> {
   res.type(contentType);
   let gone = false;
-  const onClose = (): void => { gone = !res.writableFinished; };
+  const onClose = (): void => {
+    gone = !res.writableFinished;
+  };
   res.once('close', onClose);
   const out: BodyWriter = {
     write(chunk) {
       if (gone || res.destroyed) return Promise.reject(new ClientGone());
       if (res.write(chunk)) return Promise.resolve();
       return new Promise<void>((resolve, reject) => {
-        const drained = (): void => { res.off('close', closed); resolve(); };
-        const closed = (): void => { res.off('drain', drained); reject(new ClientGone()); };
+        const drained = (): void => {
+          res.off('close', closed);
+          resolve();
+        };
+        const closed = (): void => {
+          res.off('drain', drained);
+          reject(new ClientGone());
+        };
         res.once('drain', drained);
         res.once('close', closed);
       });

@@ -29,8 +29,15 @@ export interface JobRunnerOptions {
 /** The job facts of a lifecycle log line. */
 function jobFacts(job: JobDoc) {
   return {
-    job_id: job.job_id, org_id: job.org_id, namespace: job.namespace, status: job.status, trigger: job.trigger,
-    retry_of: job.retry_of, resource_count: job.resource_count, processed_count: job.processed_count, total_count: job.total_count,
+    job_id: job.job_id,
+    org_id: job.org_id,
+    namespace: job.namespace,
+    status: job.status,
+    trigger: job.trigger,
+    retry_of: job.retry_of,
+    resource_count: job.resource_count,
+    processed_count: job.processed_count,
+    total_count: job.total_count,
   };
 }
 
@@ -153,8 +160,10 @@ export class JobRunner {
       const mine = await jobs.unsafeClaimNext(this.owner, at, until, { job_id: { $in: [...this.keys.keys()] } });
       if (mine) return mine;
     }
-    return (await jobs.unsafeClaimNext(this.owner, at, until, { key_source: { $ne: 'inline' } }))
-      ?? jobs.unsafeClaimNext(this.owner, at, until, { key_source: 'inline', lease_owner: { $exists: true } });
+    return (
+      (await jobs.unsafeClaimNext(this.owner, at, until, { key_source: { $ne: 'inline' } })) ??
+      jobs.unsafeClaimNext(this.owner, at, until, { key_source: 'inline', lease_owner: { $exists: true } })
+    );
   }
 
   /**
@@ -178,9 +187,12 @@ export class JobRunner {
   private async run(job: JobDoc): Promise<void> {
     const { ctx } = this.options;
     const stores = ctx.stores;
-    const renew = setInterval(() => {
-      void stores.jobs.unsafeRenewLease(job.job_id, this.owner, this.leaseUntil(ctx.now()));
-    }, Math.max(1000, (this.options.leaseSeconds * 1000) / 3));
+    const renew = setInterval(
+      () => {
+        void stores.jobs.unsafeRenewLease(job.job_id, this.owner, this.leaseUntil(ctx.now()));
+      },
+      Math.max(1000, (this.options.leaseSeconds * 1000) / 3),
+    );
     renew.unref();
     try {
       ctx.log.info(jobFacts(job), job.status === 'running' ? 'job resumed' : 'job started');
@@ -188,7 +200,9 @@ export class JobRunner {
       if (apiKey === undefined) {
         const now = ctx.now().toISOString();
         const failed = await stores.jobs.transition(job.org_id, job.job_id, ['queued', 'running'], {
-          status: 'failed', finished_at: now, updated_at: now,
+          status: 'failed',
+          finished_at: now,
+          updated_at: now,
           error: 'The api_key given with this job is not stored and was lost when its server process stopped; retry the job with an api_key',
         });
         if (failed) this.logOutcome(failed);
@@ -214,7 +228,10 @@ export class JobRunner {
       ctx.log.error({ err: error, job_id: job.job_id }, 'job run crashed');
       const now = ctx.now().toISOString();
       const failed = await stores.jobs.transition(job.org_id, job.job_id, ['queued', 'running'], {
-        status: 'failed', error: 'Internal error while running the job', finished_at: now, updated_at: now,
+        status: 'failed',
+        error: 'Internal error while running the job',
+        finished_at: now,
+        updated_at: now,
       });
       if (failed) this.logOutcome(failed);
     } finally {
@@ -227,7 +244,13 @@ export class JobRunner {
   /** The lifecycle line for how a run here ended; a run that stopped with the job still running (lease lost, shutdown) says so. */
   private logOutcome(job: JobDoc): void {
     const facts = { ...jobFacts(job), quota_exceeded: job.quota_exceeded, error: job.error };
-    const message = { done: 'job finished', failed: 'job failed', cancelled: 'job cancelled', queued: 'job left queued', running: 'job left running for another runner' }[job.status];
+    const message = {
+      done: 'job finished',
+      failed: 'job failed',
+      cancelled: 'job cancelled',
+      queued: 'job left queued',
+      running: 'job left running for another runner',
+    }[job.status];
     this.options.ctx.log.info(facts, message);
   }
 

@@ -8,7 +8,7 @@ const routes = [
 ];
 
 describe('policyOf', () => {
-  it('takes a tool\'s policy from the HTTP route it mirrors', () => {
+  it("takes a tool's policy from the HTTP route it mirrors", () => {
     expect(policyOf({ routes }, 'GET /jobs/:job_id')).toBe('viewer');
     expect(policyOf({ routes }, 'PUT /resource/:hash/analysis')).toBe('member');
   });

@@ -87,13 +87,16 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     registry.remove(session);
     if (session.id !== null && sessions.get(session.id) === session) sessions.delete(session.id);
   };
-  const registry = new SessionRegistry<Session>(() => {
-    const limits = options.services.config.mcp;
-    return { maxSessions: limits.max_sessions, maxPerOrg: limits.max_sessions_per_org, maxPerPrincipal: limits.max_sessions_per_principal };
-  }, (session) => {
-    forget(session);
-    void session.transport.close().catch(() => {});
-  });
+  const registry = new SessionRegistry<Session>(
+    () => {
+      const limits = options.services.config.mcp;
+      return { maxSessions: limits.max_sessions, maxPerOrg: limits.max_sessions_per_org, maxPerPrincipal: limits.max_sessions_per_principal };
+    },
+    (session) => {
+      forget(session);
+      void session.transport.close().catch(() => {});
+    },
+  );
   const router = express.Router();
   const deps = { services: options.services, log: options.log, routes: options.routes };
   const bodyLimit = () => Math.max(INGEST_MAX_BYTES, options.services.config.server.max_input_size_mb * 1024 * 1024) * 2 + 64 * 1024;
@@ -110,7 +113,11 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     session.lastActive = Date.now();
     touch(session);
     session.open += 1;
-    res.on('close', () => { session.open -= 1; session.lastActive = Date.now(); touch(session); });
+    res.on('close', () => {
+      session.open -= 1;
+      session.lastActive = Date.now();
+      touch(session);
+    });
   };
 
   const authenticateRequest = async (req: Request, res: Response, next: NextFunction) => {
@@ -167,7 +174,10 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       }
       const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (sessionId) => { session.id = sessionId; sessions.set(sessionId, session); },
+        onsessioninitialized: (sessionId) => {
+          session.id = sessionId;
+          sessions.set(sessionId, session);
+        },
       });
       const session = newSession(transport, res);
       const refused = registry.admit(session);
@@ -220,11 +230,9 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
   router.post('/', authenticateRequest, json, streamable);
   // GET /mcp without a session id, asking for an event stream, is a legacy SSE client (or a
   // streamable-HTTP client falling back to it): both transports answer at /mcp (DESIGN.md).
-  router.get('/', authenticateRequest, (req, res, next) => (
-    !req.get('mcp-session-id') && (req.get('accept') ?? '').includes('text/event-stream')
-      ? openSse(req, res, next)
-      : streamable(req, res, next)
-  ));
+  router.get('/', authenticateRequest, (req, res, next) =>
+    !req.get('mcp-session-id') && (req.get('accept') ?? '').includes('text/event-stream') ? openSse(req, res, next) : streamable(req, res, next),
+  );
   router.delete('/', authenticateRequest, streamable);
   router.get('/sse', authenticateRequest, openSse);
 

@@ -11,10 +11,7 @@ import { registerServerSideTools } from './server-side-tools';
  * server to one transport, so the endpoint builds one per session; all state lives in the store.
  */
 export function createPlanwardenMcpServer(deps: McpDeps): McpServer {
-  const server = new McpServer(
-    { name: 'planwarden', title: 'Planwarden', version: '0.1.0' },
-    { instructions: SERVER_INSTRUCTIONS },
-  );
+  const server = new McpServer({ name: 'planwarden', title: 'Planwarden', version: '0.1.0' }, { instructions: SERVER_INSTRUCTIONS });
   registerClientLedTools(server, deps);
   registerServerSideTools(server, deps);
   registerFindingsTools(server, deps);

@@ -13,7 +13,7 @@ export function rulesetUri(analyzer: string, variant: string): string {
 }
 
 function single(value: string | string[] | undefined): string {
-  return decodeURIComponent(Array.isArray(value) ? value.join('/') : value ?? '');
+  return decodeURIComponent(Array.isArray(value) ? value.join('/') : (value ?? ''));
 }
 
 /**
@@ -33,30 +33,38 @@ export function registerRulesetResources(server: McpServer, deps: McpDeps): void
         return { resources: [] };
       }
       const enabled = await analyzerEnabledPredicate(deps.services.engine, orgId);
-      const resources = deps.services.engine.analyzers.list()
+      const resources = deps.services.engine.analyzers
+        .list()
         .filter((a) => enabled(a.name) && a.defaultRuleVariant)
-        .flatMap((a) => (a.ruleVariants ?? []).map((variant) => ({
-          uri: rulesetUri(a.name, variant),
-          name: `${a.name}/${variant}`,
-          title: `${a.name} ruleset (${variant}${variant === a.defaultRuleVariant ? ', default' : ''})`,
-          mimeType: 'text/markdown',
-        })));
+        .flatMap((a) =>
+          (a.ruleVariants ?? []).map((variant) => ({
+            uri: rulesetUri(a.name, variant),
+            name: `${a.name}/${variant}`,
+            title: `${a.name} ruleset (${variant}${variant === a.defaultRuleVariant ? ', default' : ''})`,
+            mimeType: 'text/markdown',
+          })),
+        );
       return { resources };
     },
   });
-  server.registerResource('ruleset', template, {
-    title: 'Security rulesets',
-    description: 'The Markdown security ruleset of an analyzer variant, exactly as GET /api/v1/{analyzer}/rules?type={variant} serves it.',
-    mimeType: 'text/markdown',
-  }, async (uri, variables, extra) => {
-    try {
-      const ctx = await mcpContext(deps, extra, policyOf(deps, 'GET /:analyzer_name/rules'));
-      const analyzer = await requireAnalyzer(ctx.engine, ctx.orgId, single(variables.analyzer));
-      const ruleset = await resolveRuleset(ctx.engine, ctx.orgId, analyzer, single(variables.variant));
-      return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: ruleset.text }] };
-    } catch (error) {
-      const { status, detail } = describeError(error, deps.log, '');
-      throw new McpError(status >= 500 ? ErrorCode.InternalError : ErrorCode.InvalidParams, `${statusLine(status)}: ${detail}`);
-    }
-  });
+  server.registerResource(
+    'ruleset',
+    template,
+    {
+      title: 'Security rulesets',
+      description: 'The Markdown security ruleset of an analyzer variant, exactly as GET /api/v1/{analyzer}/rules?type={variant} serves it.',
+      mimeType: 'text/markdown',
+    },
+    async (uri, variables, extra) => {
+      try {
+        const ctx = await mcpContext(deps, extra, policyOf(deps, 'GET /:analyzer_name/rules'));
+        const analyzer = await requireAnalyzer(ctx.engine, ctx.orgId, single(variables.analyzer));
+        const ruleset = await resolveRuleset(ctx.engine, ctx.orgId, analyzer, single(variables.variant));
+        return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: ruleset.text }] };
+      } catch (error) {
+        const { status, detail } = describeError(error, deps.log, '');
+        throw new McpError(status >= 500 ? ErrorCode.InternalError : ErrorCode.InvalidParams, `${statusLine(status)}: ${detail}`);
+      }
+    },
+  );
 }

@@ -6,7 +6,10 @@ const session = (owner: string, org: string): TrackedSession => ({ owner, org, o
 describe('SessionRegistry', () => {
   it('never lets one org reach the total, even when its own cap is configured above it', () => {
     const evicted: TrackedSession[] = [];
-    const registry = new SessionRegistry(() => ({ maxSessions: 5, maxPerOrg: 50, maxPerPrincipal: 50 }), (s) => evicted.push(s));
+    const registry = new SessionRegistry(
+      () => ({ maxSessions: 5, maxPerOrg: 50, maxPerPrincipal: 50 }),
+      (s) => evicted.push(s),
+    );
     const flood = Array.from({ length: 20 }, (_, i) => session(`key-${i}`, 'a'));
     for (const s of flood) expect(registry.admit(s)).toBeNull();
     expect(registry.sessions((s) => s.org === 'a')).toHaveLength(4);
@@ -16,8 +19,14 @@ describe('SessionRegistry', () => {
   });
 
   it('refuses with 429 when the principal has no idle session, 503 when nothing in the process is idle', () => {
-    const registry = new SessionRegistry(() => ({ maxSessions: 3, maxPerOrg: 2, maxPerPrincipal: 1 }), () => {});
-    const busy = (s: TrackedSession) => { s.open = 1; return s; };
+    const registry = new SessionRegistry(
+      () => ({ maxSessions: 3, maxPerOrg: 2, maxPerPrincipal: 1 }),
+      () => {},
+    );
+    const busy = (s: TrackedSession) => {
+      s.open = 1;
+      return s;
+    };
     expect(registry.admit(busy(session('k', 'a')))).toBeNull();
     expect(registry.admit(session('k', 'a'))).toMatchObject({ status: 429 });
     expect(registry.admit(busy(session('k2', 'a')))).toBeNull();

@@ -46,7 +46,10 @@ export class SessionRegistry<S extends TrackedSession> {
   private readonly live = new Set<S>();
 
   /** `evict` closes a session chosen for eviction; the registry has already forgotten it. */
-  constructor(private readonly limits: () => SessionLimits, private readonly evict: (session: S) => void) {}
+  constructor(
+    private readonly limits: () => SessionLimits,
+    private readonly evict: (session: S) => void,
+  ) {}
 
   get size(): number {
     return this.live.size;

@@ -31,14 +31,7 @@ export interface NextResource {
 /** Wraps `text` in hash-keyed fence lines with `notice` before them. */
 export function fenceUntrusted(text: string, notice: string): { fenced: string; begin: string; end: string } {
   const { begin, end } = unitBodyFences(text);
-  const fenced = [
-    notice,
-    `The untrusted data is everything between the line "${begin}" and the line "${end}".`,
-    '',
-    begin,
-    text,
-    end,
-  ].join('\n');
+  const fenced = [notice, `The untrusted data is everything between the line "${begin}" and the line "${end}".`, '', begin, text, end].join('\n');
   return { fenced, begin, end };
 }
 
@@ -67,9 +60,11 @@ export function presentNextResource(namespace: string, next: NextResource, inclu
   ].join('\n');
   const texts = [unitText];
   if (includeRules) {
-    texts.push(next.rules === null
-      ? 'No ruleset is available for this unit (its analyzer cannot be determined or has no rules): summarise it and submit a NO-FINDINGS finding.'
-      : `Ruleset to apply (trusted, from Planwarden):\n\n${next.rules}`);
+    texts.push(
+      next.rules === null
+        ? 'No ruleset is available for this unit (its analyzer cannot be determined or has no rules): summarise it and submit a NO-FINDINGS finding.'
+        : `Ruleset to apply (trusted, from Planwarden):\n\n${next.rules}`,
+    );
   }
   const structured = {
     status: 'pending',

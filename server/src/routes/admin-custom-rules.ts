@@ -15,7 +15,9 @@ export const ADMIN_CUSTOM_RULES_BASE = '/admin/custom-rules/:org_id';
  */
 export function adminCustomRuleRoutes(): RouteDef[] {
   return customRuleSurface({
-    base: ADMIN_CUSTOM_RULES_BASE, read: 'superadmin', write: 'superadmin',
+    base: ADMIN_CUSTOM_RULES_BASE,
+    read: 'superadmin',
+    write: 'superadmin',
     orgOf: async (ctx, req) => (await requireOrg(identityCtx(ctx), param(req, 'org_id'))).org_id,
   });
 }

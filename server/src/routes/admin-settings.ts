@@ -16,17 +16,33 @@ const SettingsPatchSchema = z.record(z.string(), z.unknown());
 export function adminSettingsRoutes(settings: SettingsService): RouteDef[] {
   return [
     route({
-      method: 'get', path: '/admin/settings', policy: 'superadmin', body: 'none', query: NO_QUERY,
+      method: 'get',
+      path: '/admin/settings',
+      policy: 'superadmin',
+      body: 'none',
+      query: NO_QUERY,
       handler: async () => ({ body: settings.document() }),
     }),
     route({
-      method: 'patch', path: '/admin/settings', policy: 'superadmin', body: 'json', requestBody: SettingsPatchSchema, query: NO_QUERY,
+      method: 'patch',
+      path: '/admin/settings',
+      policy: 'superadmin',
+      body: 'json',
+      requestBody: SettingsPatchSchema,
+      query: NO_QUERY,
       handler: async (ctx, req) => {
         const ictx = identityCtx(ctx);
         const actor = ictx.actor.email ?? ictx.actor.userId ?? ictx.actor.keyId;
         const diff = await settings.patch(req.body ?? {}, actor, ctx.now().toISOString());
         if (diff) {
-          await recordAudit(ictx, { orgId: null, action: 'settings.update', targetType: 'platform_settings', targetId: 'platform', before: diff.before, after: diff.after });
+          await recordAudit(ictx, {
+            orgId: null,
+            action: 'settings.update',
+            targetType: 'platform_settings',
+            targetId: 'platform',
+            before: diff.before,
+            after: diff.after,
+          });
         }
         return { body: settings.document() };
       },

@@ -18,7 +18,14 @@ async function setOrgFlag(ctx: RequestContext, orgId: string, field: 'locked' | 
   const before = await ctx.engine.stores.orgs.get(orgId);
   if (!before) throw new NotFoundError('Organization not found');
   const after = (await ctx.engine.stores.orgs.update(orgId, { [field]: value } as Partial<OrgDoc>)) as OrgDoc;
-  await recordAudit(identityCtx(ctx), { orgId, action, targetType: 'organization', targetId: orgId, before: { [field]: before[field] }, after: { [field]: after[field] } });
+  await recordAudit(identityCtx(ctx), {
+    orgId,
+    action,
+    targetType: 'organization',
+    targetId: orgId,
+    before: { [field]: before[field] },
+    after: { [field]: after[field] },
+  });
   return { org_id: orgId, [field]: after[field] };
 }
 
@@ -29,11 +36,19 @@ async function setOrgFlag(ctx: RequestContext, orgId: string, field: 'locked' | 
 export function adminRoutes(): RouteDef[] {
   return [
     route({
-      method: 'get', path: '/admin/organizations', policy: 'superadmin', body: 'none', query: NO_QUERY,
+      method: 'get',
+      path: '/admin/organizations',
+      policy: 'superadmin',
+      body: 'none',
+      query: NO_QUERY,
       handler: async (ctx) => ({ body: { organizations: await listOrgSummaries(identityCtx(ctx)) } }),
     }),
     route({
-      method: 'get', path: '/admin/organizations/:org_id', policy: 'superadmin', body: 'none', query: NO_QUERY,
+      method: 'get',
+      path: '/admin/organizations/:org_id',
+      policy: 'superadmin',
+      body: 'none',
+      query: NO_QUERY,
       handler: async (ctx, req) => ({ body: await orgSummary(identityCtx(ctx), param(req, 'org_id')) }),
     }),
     ...adminMemberRoutes(),
@@ -41,42 +56,79 @@ export function adminRoutes(): RouteDef[] {
       const org = await requireOrg(identityCtx(ctx), param(req, 'org_id'));
       return ctx.engine.stores.audit.list(org.org_id, filters);
     }),
-    ...auditRouteSet('/admin/audit', 'superadmin', (ctx, req, filters) => {
-      const orgId = typeof req.query.org_id === 'string' && req.query.org_id ? req.query.org_id : undefined;
-      return ctx.engine.stores.audit.unsafeListAll({ ...filters, orgId });
-    }, AdminAuditScope),
+    ...auditRouteSet(
+      '/admin/audit',
+      'superadmin',
+      (ctx, req, filters) => {
+        const orgId = typeof req.query.org_id === 'string' && req.query.org_id ? req.query.org_id : undefined;
+        return ctx.engine.stores.audit.unsafeListAll({ ...filters, orgId });
+      },
+      AdminAuditScope,
+    ),
     route({
-      method: 'post', path: '/admin/users/:user_id/superadmin', policy: 'superadmin', body: 'json', requestBody: SuperadminSchema, query: NO_QUERY,
+      method: 'post',
+      path: '/admin/users/:user_id/superadmin',
+      policy: 'superadmin',
+      body: 'json',
+      requestBody: SuperadminSchema,
+      query: NO_QUERY,
       handler: async (ctx, req) => {
         const { enabled } = parseBody(SuperadminSchema, req);
         const ictx = identityCtx(ctx);
         const changed = await setSuperadmin(ictx, param(req, 'user_id'), enabled);
         if (!changed) throw new NotFoundError('User not found');
         await recordAudit(ictx, {
-          orgId: null, action: 'superadmin.grant', targetType: 'user', targetId: changed.after.user_id,
-          before: { is_superadmin: changed.before.is_superadmin }, after: { is_superadmin: changed.after.is_superadmin },
+          orgId: null,
+          action: 'superadmin.grant',
+          targetType: 'user',
+          targetId: changed.after.user_id,
+          before: { is_superadmin: changed.before.is_superadmin },
+          after: { is_superadmin: changed.after.is_superadmin },
         });
         return { body: { user_id: changed.after.user_id, is_superadmin: changed.after.is_superadmin } };
       },
     }),
     route({
-      method: 'patch', path: '/admin/users/:user_id', policy: 'superadmin', body: 'json', requestBody: AdminUserPatchSchema, query: NO_QUERY,
+      method: 'patch',
+      path: '/admin/users/:user_id',
+      policy: 'superadmin',
+      body: 'json',
+      requestBody: AdminUserPatchSchema,
+      query: NO_QUERY,
       handler: async (ctx, req) => ({ body: await adminUpdateUser(identityCtx(ctx), param(req, 'user_id'), parseBody(AdminUserPatchSchema, req)) }),
     }),
     route({
-      method: 'post', path: '/admin/users/:user_id/reset-password', policy: 'superadmin', body: 'none', query: NO_QUERY,
+      method: 'post',
+      path: '/admin/users/:user_id/reset-password',
+      policy: 'superadmin',
+      body: 'none',
+      query: NO_QUERY,
       handler: async (ctx, req) => ({ body: await resetPassword(identityCtx(ctx), null, param(req, 'user_id')) }),
     }),
     route({
-      method: 'post', path: '/admin/users/:user_id/2fa-reset', policy: 'superadmin', body: 'none', query: NO_QUERY,
+      method: 'post',
+      path: '/admin/users/:user_id/2fa-reset',
+      policy: 'superadmin',
+      body: 'none',
+      query: NO_QUERY,
       handler: async (ctx, req) => ({ body: await resetTwoFactor(identityCtx(ctx), null, param(req, 'user_id')) }),
     }),
     route({
-      method: 'patch', path: '/admin/organizations/:org_id/lock', policy: 'superadmin', body: 'json', requestBody: LockSchema, query: NO_QUERY,
+      method: 'patch',
+      path: '/admin/organizations/:org_id/lock',
+      policy: 'superadmin',
+      body: 'json',
+      requestBody: LockSchema,
+      query: NO_QUERY,
       handler: async (ctx, req) => ({ body: await setOrgFlag(ctx, param(req, 'org_id'), 'locked', parseBody(LockSchema, req).locked, 'org.lock') }),
     }),
     route({
-      method: 'patch', path: '/admin/organizations/:org_id/2fa-policy', policy: 'superadmin', body: 'json', requestBody: TwoFactorPolicySchema, query: NO_QUERY,
+      method: 'patch',
+      path: '/admin/organizations/:org_id/2fa-policy',
+      policy: 'superadmin',
+      body: 'json',
+      requestBody: TwoFactorPolicySchema,
+      query: NO_QUERY,
       handler: async (ctx, req) => ({
         body: await setOrgFlag(ctx, param(req, 'org_id'), 'require_2fa', parseBody(TwoFactorPolicySchema, req).require_2fa, 'org.2fa_policy_update'),
       }),

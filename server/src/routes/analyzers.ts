@@ -11,20 +11,33 @@ const EnableSchema = z.object({ enabled: z.boolean() });
 export function analyzerRoutes(): RouteDef[] {
   return [
     route({
-      method: 'get', path: '/analyzers', policy: 'viewer', body: 'none', query: NO_QUERY,
+      method: 'get',
+      path: '/analyzers',
+      policy: 'viewer',
+      body: 'none',
+      query: NO_QUERY,
       handler: async (ctx) => ({
         body: { analyzers: ctx.engine.analyzers.list().map((a) => ({ name: a.name, description: a.description })) },
       }),
     }),
     route({
-      method: 'get', path: '/orgs/:org_id/analyzers', policy: 'admin', body: 'none', query: NO_QUERY,
+      method: 'get',
+      path: '/orgs/:org_id/analyzers',
+      policy: 'admin',
+      body: 'none',
+      query: NO_QUERY,
       handler: async (ctx, req) => {
         requireOwnOrg(ctx, param(req, 'org_id'));
         return { body: { analyzers: await listOrgAnalyzers(ctx.engine, ctx.orgId) } };
       },
     }),
     route({
-      method: 'post', path: '/orgs/:org_id/analyzers/:analyzer_name', policy: 'admin', body: 'json', requestBody: EnableSchema, query: NO_QUERY,
+      method: 'post',
+      path: '/orgs/:org_id/analyzers/:analyzer_name',
+      policy: 'admin',
+      body: 'json',
+      requestBody: EnableSchema,
+      query: NO_QUERY,
       handler: async (ctx, req) => {
         requireOwnOrg(ctx, param(req, 'org_id'));
         const { enabled } = parseBody(EnableSchema, req);
@@ -32,14 +45,22 @@ export function analyzerRoutes(): RouteDef[] {
       },
     }),
     route({
-      method: 'delete', path: '/orgs/:org_id/analyzers/:analyzer_name', policy: 'admin', body: 'none', query: NO_QUERY,
+      method: 'delete',
+      path: '/orgs/:org_id/analyzers/:analyzer_name',
+      policy: 'admin',
+      body: 'none',
+      query: NO_QUERY,
       handler: async (ctx, req) => {
         requireOwnOrg(ctx, param(req, 'org_id'));
         return { body: await setAnalyzerEnabled(ctx.engine, ctx.orgId, param(req, 'analyzer_name'), false) };
       },
     }),
     route({
-      method: 'get', path: '/:analyzer_name/rules', policy: 'member', body: 'none', query: RulesQuerySchema,
+      method: 'get',
+      path: '/:analyzer_name/rules',
+      policy: 'member',
+      body: 'none',
+      query: RulesQuerySchema,
       handler: async (ctx, req) => {
         const { type } = parseQuery(RulesQuerySchema, req);
         const analyzer = await requireAnalyzer(ctx.engine, ctx.orgId, param(req, 'analyzer_name'));

@@ -3,8 +3,16 @@ import { acceptInviteToken, acceptPendingInvitation, pendingInvitations } from '
 import { register } from '@planwarden/engine/identity/registration';
 import { presentUser } from '@planwarden/engine/identity/user-service';
 import {
-  changePassword, confirmTwoFactor, currentUser, disableTwoFactor, enrollTwoFactor, mintSessionFor, myOrganizations,
-  orgFlags, switchOrganization, updateProfile,
+  changePassword,
+  confirmTwoFactor,
+  currentUser,
+  disableTwoFactor,
+  enrollTwoFactor,
+  mintSessionFor,
+  myOrganizations,
+  orgFlags,
+  switchOrganization,
+  updateProfile,
 } from '../auth/account-service';
 import { presentedSession } from '../auth/authenticate';
 import { identityCtx } from '../auth/identity';
@@ -12,7 +20,14 @@ import { logout, passwordLogin, secondFactorLogin } from '../auth/login';
 import { route, type RouteDef } from '../http/route';
 import type { ServerServices } from '../services';
 import {
-  CodeSchema, CurrentPasswordSchema, LoginSchema, PasswordChangeSchema, ProfileSchema, RegisterSchema, SecondFactorSchema, SwitchSchema,
+  CodeSchema,
+  CurrentPasswordSchema,
+  LoginSchema,
+  PasswordChangeSchema,
+  ProfileSchema,
+  RegisterSchema,
+  SecondFactorSchema,
+  SwitchSchema,
 } from './identity.schema';
 import { logoutReply, sessionReply } from './session-reply';
 import { NO_QUERY, param, parseBody } from './shared';
@@ -29,7 +44,11 @@ export function authRoutes(services: ServerServices): RouteDef[] {
   });
   return [
     route({
-      method: 'get', path: '/auth/registration-options', policy: 'public', body: 'none', query: NO_QUERY,
+      method: 'get',
+      path: '/auth/registration-options',
+      policy: 'public',
+      body: 'none',
+      query: NO_QUERY,
       handler: async () => {
         const { allowPublicOrgCreation, termsVersion } = registration();
         const terms = termsVersion ? { terms: { version: termsVersion, url: ids.config.registration.terms_url } } : {};
@@ -37,7 +56,12 @@ export function authRoutes(services: ServerServices): RouteDef[] {
       },
     }),
     route({
-      method: 'post', path: '/auth/register', policy: 'public', body: 'json', requestBody: RegisterSchema, query: NO_QUERY,
+      method: 'post',
+      path: '/auth/register',
+      policy: 'public',
+      body: 'json',
+      requestBody: RegisterSchema,
+      query: NO_QUERY,
       handler: async (ctx, req) => {
         const input = parseBody(RegisterSchema, req);
         const ictx = identityCtx(ctx);
@@ -47,29 +71,52 @@ export function authRoutes(services: ServerServices): RouteDef[] {
       },
     }),
     route({
-      method: 'post', path: '/auth/session', policy: 'public', body: 'json', requestBody: LoginSchema, query: NO_QUERY,
+      method: 'post',
+      path: '/auth/session',
+      policy: 'public',
+      body: 'json',
+      requestBody: LoginSchema,
+      query: NO_QUERY,
       handler: async (ctx, req) => {
         const result = await passwordLogin(ids, identityCtx(ctx), parseBody(LoginSchema, req));
         return 'mfa' in result ? { body: result.mfa } : sessionReply(ids, result);
       },
     }),
     route({
-      method: 'post', path: '/auth/session/2fa', policy: 'public', body: 'json', requestBody: SecondFactorSchema, query: NO_QUERY,
+      method: 'post',
+      path: '/auth/session/2fa',
+      policy: 'public',
+      body: 'json',
+      requestBody: SecondFactorSchema,
+      query: NO_QUERY,
       handler: async (ctx, req) => sessionReply(ids, await secondFactorLogin(ids, identityCtx(ctx), parseBody(SecondFactorSchema, req))),
     }),
     route({
-      method: 'post', path: '/auth/session/switch', policy: 'human', body: 'json', requestBody: SwitchSchema, query: NO_QUERY,
+      method: 'post',
+      path: '/auth/session/switch',
+      policy: 'human',
+      body: 'json',
+      requestBody: SwitchSchema,
+      query: NO_QUERY,
       handler: async (ctx, req) => sessionReply(ids, await switchOrganization(ids, identityCtx(ctx), parseBody(SwitchSchema, req).org_id)),
     }),
     route({
-      method: 'post', path: '/auth/logout', policy: 'human', body: 'none', query: NO_QUERY,
+      method: 'post',
+      path: '/auth/logout',
+      policy: 'human',
+      body: 'none',
+      query: NO_QUERY,
       handler: async (ctx, req) => {
         await logout(ids, identityCtx(ctx), presentedSession(req));
         return logoutReply(ids);
       },
     }),
     route({
-      method: 'get', path: '/auth/me', policy: 'authenticated', body: 'none', query: NO_QUERY,
+      method: 'get',
+      path: '/auth/me',
+      policy: 'authenticated',
+      body: 'none',
+      query: NO_QUERY,
       handler: async (ctx) => {
         const p = ctx.principal;
         const ictx = identityCtx(ctx);
@@ -81,41 +128,77 @@ export function authRoutes(services: ServerServices): RouteDef[] {
       },
     }),
     route({
-      method: 'patch', path: '/auth/me', policy: 'human', body: 'json', requestBody: ProfileSchema, query: NO_QUERY,
+      method: 'patch',
+      path: '/auth/me',
+      policy: 'human',
+      body: 'json',
+      requestBody: ProfileSchema,
+      query: NO_QUERY,
       handler: async (ctx, req) => ({ body: await updateProfile(identityCtx(ctx), parseBody(ProfileSchema, req)) }),
     }),
     route({
-      method: 'post', path: '/auth/me/password', policy: 'human', body: 'json', requestBody: PasswordChangeSchema, query: NO_QUERY,
+      method: 'post',
+      path: '/auth/me/password',
+      policy: 'human',
+      body: 'json',
+      requestBody: PasswordChangeSchema,
+      query: NO_QUERY,
       handler: async (ctx, req) => {
         const result = await changePassword(ids, identityCtx(ctx), ctx.principal.orgId, parseBody(PasswordChangeSchema, req));
         return sessionReply(ids, result);
       },
     }),
     route({
-      method: 'post', path: '/auth/me/2fa/enroll', policy: 'human', body: 'none', query: NO_QUERY,
+      method: 'post',
+      path: '/auth/me/2fa/enroll',
+      policy: 'human',
+      body: 'none',
+      query: NO_QUERY,
       handler: async (ctx) => ({ body: await enrollTwoFactor(identityCtx(ctx)) }),
     }),
     route({
-      method: 'post', path: '/auth/me/2fa/confirm', policy: 'human', body: 'json', requestBody: CodeSchema, query: NO_QUERY,
+      method: 'post',
+      path: '/auth/me/2fa/confirm',
+      policy: 'human',
+      body: 'json',
+      requestBody: CodeSchema,
+      query: NO_QUERY,
       handler: async (ctx, req) => ({ body: await confirmTwoFactor(identityCtx(ctx), parseBody(CodeSchema, req)) }),
     }),
     route({
-      method: 'post', path: '/auth/me/2fa/disable', policy: 'human', body: 'json', requestBody: CurrentPasswordSchema, query: NO_QUERY,
+      method: 'post',
+      path: '/auth/me/2fa/disable',
+      policy: 'human',
+      body: 'json',
+      requestBody: CurrentPasswordSchema,
+      query: NO_QUERY,
       handler: async (ctx, req) => ({ body: await disableTwoFactor(identityCtx(ctx), parseBody(CurrentPasswordSchema, req)) }),
     }),
     route({
-      method: 'get', path: '/auth/me/organizations', policy: 'human', body: 'none', query: NO_QUERY,
+      method: 'get',
+      path: '/auth/me/organizations',
+      policy: 'human',
+      body: 'none',
+      query: NO_QUERY,
       handler: async (ctx) => ({ body: await myOrganizations(identityCtx(ctx)) }),
     }),
     route({
-      method: 'get', path: '/auth/me/invitations', policy: 'human', body: 'none', query: NO_QUERY,
+      method: 'get',
+      path: '/auth/me/invitations',
+      policy: 'human',
+      body: 'none',
+      query: NO_QUERY,
       handler: async (ctx) => {
         const ictx = identityCtx(ctx);
         return { body: await pendingInvitations(ictx, await currentUser(ictx)) };
       },
     }),
     route({
-      method: 'post', path: '/auth/me/invitations/:invite_id/accept', policy: 'human', body: 'none', query: NO_QUERY,
+      method: 'post',
+      path: '/auth/me/invitations/:invite_id/accept',
+      policy: 'human',
+      body: 'none',
+      query: NO_QUERY,
       handler: async (ctx, req) => {
         const ictx = identityCtx(ctx);
         const user = await currentUser(ictx);
@@ -124,7 +207,12 @@ export function authRoutes(services: ServerServices): RouteDef[] {
       },
     }),
     route({
-      method: 'post', path: '/invite/:token/accept', policy: 'human', nonHumanStatus: 401, body: 'none', query: NO_QUERY,
+      method: 'post',
+      path: '/invite/:token/accept',
+      policy: 'human',
+      nonHumanStatus: 401,
+      body: 'none',
+      query: NO_QUERY,
       handler: async (ctx, req) => {
         const ictx = identityCtx(ctx);
         const user = await currentUser(ictx);

@@ -14,9 +14,17 @@ import { NO_QUERY, param, parseBody, parseQuery } from './shared';
 const CONFIG_PATH = '/orgs/:org_id/integrations/codehost';
 /** GitHub caps webhook payloads at 25 MB. */
 const MAX_WEBHOOK_BYTES = 25 * 1024 * 1024;
-const CallbackQuerySchema = z.object({ code: z.string().max(200).optional(), state: z.string().max(200).optional(), setup_action: z.string().max(50).optional() });
+const CallbackQuerySchema = z.object({
+  code: z.string().max(200).optional(),
+  state: z.string().max(200).optional(),
+  setup_action: z.string().max(50).optional(),
+});
 /** The App's setup redirect (GitHub "About the setup URL"); values are checked by the services (400). */
-const SetupQuerySchema = z.object({ installation_id: z.string().max(40).optional(), setup_action: z.string().max(50).optional(), state: z.string().max(2000).optional() });
+const SetupQuerySchema = z.object({
+  installation_id: z.string().max(40).optional(),
+  setup_action: z.string().max(50).optional(),
+  state: z.string().max(2000).optional(),
+});
 
 /**
  * analysis-api.md "Code-hosting integration": the org's config (admin), the manifest flow, and
@@ -30,11 +38,20 @@ export function codehostRoutes(services: ServerServices): RouteDef[] {
   const deps = codehostDeps(services);
   return [
     route({
-      method: 'post', path: CONFIG_PATH, policy: 'admin', body: 'json', query: NO_QUERY, requestBody: CodehostConfigSchema,
+      method: 'post',
+      path: CONFIG_PATH,
+      policy: 'admin',
+      body: 'json',
+      query: NO_QUERY,
+      requestBody: CodehostConfigSchema,
       handler: async (ctx, req) => ({ status: 201, body: await putIntegration(identityCtx(ctx), ownOrg(ctx, req), parseBody(CodehostConfigSchema, req)) }),
     }),
     route({
-      method: 'post', path: `${CONFIG_PATH}/install-link`, policy: 'admin', body: 'none', query: NO_QUERY,
+      method: 'post',
+      path: `${CONFIG_PATH}/install-link`,
+      policy: 'admin',
+      body: 'none',
+      query: NO_QUERY,
       handler: async (ctx, req) => {
         const orgId = ownOrg(ctx, req);
         const { state, expiresAt } = await mintInstallState(services.identity.signer, orgId, identityCtx(ctx).actor, ctx.now());
@@ -42,7 +59,11 @@ export function codehostRoutes(services: ServerServices): RouteDef[] {
       },
     }),
     route({
-      method: 'get', path: '/integrations/codehost/setup', policy: 'admin', body: 'none', query: SetupQuerySchema,
+      method: 'get',
+      path: '/integrations/codehost/setup',
+      policy: 'admin',
+      body: 'none',
+      query: SetupQuerySchema,
       handler: async (ctx, req) => {
         const query = parseQuery(SetupQuerySchema, req);
         const ictx = identityCtx(ctx);
@@ -51,38 +72,73 @@ export function codehostRoutes(services: ServerServices): RouteDef[] {
       },
     }),
     route({
-      method: 'post', path: '/admin/organizations/:org_id/integrations/codehost/installation', policy: 'superadmin', body: 'json', query: NO_QUERY, requestBody: BindInstallationSchema,
-      handler: async (ctx, req) => ({ body: await adminBindInstallation(identityCtx(ctx), param(req, 'org_id'), parseBody(BindInstallationSchema, req).installation_id) }),
+      method: 'post',
+      path: '/admin/organizations/:org_id/integrations/codehost/installation',
+      policy: 'superadmin',
+      body: 'json',
+      query: NO_QUERY,
+      requestBody: BindInstallationSchema,
+      handler: async (ctx, req) => ({
+        body: await adminBindInstallation(identityCtx(ctx), param(req, 'org_id'), parseBody(BindInstallationSchema, req).installation_id),
+      }),
     }),
     route({
-      method: 'get', path: CONFIG_PATH, policy: 'admin', body: 'none', query: NO_QUERY,
+      method: 'get',
+      path: CONFIG_PATH,
+      policy: 'admin',
+      body: 'none',
+      query: NO_QUERY,
       handler: async (ctx, req) => ({ body: await getIntegration(ctx.engine, ownOrg(ctx, req)) }),
     }),
     route({
-      method: 'delete', path: CONFIG_PATH, policy: 'admin', body: 'none', query: NO_QUERY,
+      method: 'delete',
+      path: CONFIG_PATH,
+      policy: 'admin',
+      body: 'none',
+      query: NO_QUERY,
       handler: async (ctx, req) => ({ body: await deleteIntegration(ctx.engine, ownOrg(ctx, req)) }),
     }),
     route({
-      method: 'post', path: `${CONFIG_PATH}/manifest`, policy: 'admin', body: 'none', query: NO_QUERY,
+      method: 'post',
+      path: `${CONFIG_PATH}/manifest`,
+      policy: 'admin',
+      body: 'none',
+      query: NO_QUERY,
       handler: async (ctx, req) => ({ body: await createManifest(deps, ownOrg(ctx, req)) }),
     }),
     route({
-      method: 'delete', path: `${CONFIG_PATH}/app`, policy: 'admin', body: 'none', query: NO_QUERY,
+      method: 'delete',
+      path: `${CONFIG_PATH}/app`,
+      policy: 'admin',
+      body: 'none',
+      query: NO_QUERY,
       handler: async (ctx, req) => ({ body: await deleteOwnApp(ctx.engine, ownOrg(ctx, req)) }),
     }),
     route({
-      method: 'get', path: '/integrations/codehost/manifest/callback', policy: 'public', body: 'none', query: CallbackQuerySchema,
+      method: 'get',
+      path: '/integrations/codehost/manifest/callback',
+      policy: 'public',
+      body: 'none',
+      query: CallbackQuerySchema,
       handler: async (_ctx, req) => {
         const { code, state } = parseQuery(CallbackQuerySchema, req);
         return { status: 307, headers: { location: await completeManifest(deps, code, state) } };
       },
     }),
     route({
-      method: 'post', path: '/integrations/codehost/webhook', policy: 'public', body: 'text', query: NO_QUERY, maxBodyBytes: MAX_WEBHOOK_BYTES,
-      handler: async (_ctx, req) => handleWebhook(deps, {
-        event: req.get('x-github-event'), deliveryId: req.get('x-github-delivery'), signature: req.get('x-hub-signature-256'),
-        raw: Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0),
-      }),
+      method: 'post',
+      path: '/integrations/codehost/webhook',
+      policy: 'public',
+      body: 'text',
+      query: NO_QUERY,
+      maxBodyBytes: MAX_WEBHOOK_BYTES,
+      handler: async (_ctx, req) =>
+        handleWebhook(deps, {
+          event: req.get('x-github-event'),
+          deliveryId: req.get('x-github-delivery'),
+          signature: req.get('x-hub-signature-256'),
+          raw: Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0),
+        }),
     }),
   ];
 }

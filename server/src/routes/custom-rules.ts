@@ -1,14 +1,17 @@
 import type { Request } from 'express';
 import { createCategory, deleteCategory, getCategory, listCategories, updateCategory } from '@planwarden/engine/custom-rules/custom-category-service';
 import {
-  createCustomRule, deleteCustomRule, getCustomRule, listCustomRules, seedBuiltinRulesFor, updateCustomRule,
+  createCustomRule,
+  deleteCustomRule,
+  getCustomRule,
+  listCustomRules,
+  seedBuiltinRulesFor,
+  updateCustomRule,
 } from '@planwarden/engine/custom-rules/custom-rule-service';
 import { identityCtx } from '../auth/identity';
 import { route, type Policy, type RouteDef } from '../http/route';
 import type { RequestContext } from '../http/request-context';
-import {
-  CreateCategorySchema, CreateCustomRuleSchema, CustomRulesQuerySchema, UpdateCategorySchema, UpdateCustomRuleSchema,
-} from './custom-rules.schema';
+import { CreateCategorySchema, CreateCustomRuleSchema, CustomRulesQuerySchema, UpdateCategorySchema, UpdateCustomRuleSchema } from './custom-rules.schema';
 import { ownOrg } from './org-path';
 import { NO_QUERY, param, parseBody, parseQuery } from './shared';
 
@@ -32,51 +35,105 @@ export function customRuleSurface(s: CustomRuleSurface): RouteDef[] {
   const categories = `${s.base}/rule-categories`;
   return [
     route({
-      method: 'post', path: `${rules}/seed-builtin`, policy: s.write, body: 'none', query: NO_QUERY,
+      method: 'post',
+      path: `${rules}/seed-builtin`,
+      policy: s.write,
+      body: 'none',
+      query: NO_QUERY,
       handler: async (ctx, req) => ({ body: await seedBuiltinRulesFor(identityCtx(ctx), await s.orgOf(ctx, req)) }),
     }),
     route({
-      method: 'post', path: rules, policy: s.write, body: 'json', requestBody: CreateCustomRuleSchema, query: NO_QUERY,
-      handler: async (ctx, req) => ({ status: 201, body: await createCustomRule(identityCtx(ctx), await s.orgOf(ctx, req), parseBody(CreateCustomRuleSchema, req)) }),
+      method: 'post',
+      path: rules,
+      policy: s.write,
+      body: 'json',
+      requestBody: CreateCustomRuleSchema,
+      query: NO_QUERY,
+      handler: async (ctx, req) => ({
+        status: 201,
+        body: await createCustomRule(identityCtx(ctx), await s.orgOf(ctx, req), parseBody(CreateCustomRuleSchema, req)),
+      }),
     }),
     route({
-      method: 'get', path: rules, policy: s.read, body: 'none', query: CustomRulesQuerySchema,
+      method: 'get',
+      path: rules,
+      policy: s.read,
+      body: 'none',
+      query: CustomRulesQuerySchema,
       handler: async (ctx, req) => ({ body: { rules: await listCustomRules(ctx.engine, await s.orgOf(ctx, req), parseQuery(CustomRulesQuerySchema, req)) } }),
     }),
     route({
-      method: 'get', path: `${rules}/:rule_id`, policy: s.read, body: 'none', query: NO_QUERY,
+      method: 'get',
+      path: `${rules}/:rule_id`,
+      policy: s.read,
+      body: 'none',
+      query: NO_QUERY,
       handler: async (ctx, req) => ({ body: await getCustomRule(ctx.engine, await s.orgOf(ctx, req), param(req, 'rule_id')) }),
     }),
     route({
-      method: 'patch', path: `${rules}/:rule_id`, policy: s.write, body: 'json', requestBody: UpdateCustomRuleSchema, query: NO_QUERY,
+      method: 'patch',
+      path: `${rules}/:rule_id`,
+      policy: s.write,
+      body: 'json',
+      requestBody: UpdateCustomRuleSchema,
+      query: NO_QUERY,
       handler: async (ctx, req) => ({
         body: await updateCustomRule(identityCtx(ctx), await s.orgOf(ctx, req), param(req, 'rule_id'), parseBody(UpdateCustomRuleSchema, req)),
       }),
     }),
     route({
-      method: 'delete', path: `${rules}/:rule_id`, policy: s.write, body: 'none', query: NO_QUERY,
+      method: 'delete',
+      path: `${rules}/:rule_id`,
+      policy: s.write,
+      body: 'none',
+      query: NO_QUERY,
       handler: async (ctx, req) => ({ body: await deleteCustomRule(identityCtx(ctx), await s.orgOf(ctx, req), param(req, 'rule_id')) }),
     }),
     route({
-      method: 'post', path: categories, policy: s.write, body: 'json', requestBody: CreateCategorySchema, query: NO_QUERY,
-      handler: async (ctx, req) => ({ status: 201, body: await createCategory(identityCtx(ctx), await s.orgOf(ctx, req), parseBody(CreateCategorySchema, req)) }),
+      method: 'post',
+      path: categories,
+      policy: s.write,
+      body: 'json',
+      requestBody: CreateCategorySchema,
+      query: NO_QUERY,
+      handler: async (ctx, req) => ({
+        status: 201,
+        body: await createCategory(identityCtx(ctx), await s.orgOf(ctx, req), parseBody(CreateCategorySchema, req)),
+      }),
     }),
     route({
-      method: 'get', path: categories, policy: s.read, body: 'none', query: NO_QUERY,
+      method: 'get',
+      path: categories,
+      policy: s.read,
+      body: 'none',
+      query: NO_QUERY,
       handler: async (ctx, req) => ({ body: { categories: await listCategories(ctx.engine, await s.orgOf(ctx, req)) } }),
     }),
     route({
-      method: 'get', path: `${categories}/:category_id`, policy: s.read, body: 'none', query: NO_QUERY,
+      method: 'get',
+      path: `${categories}/:category_id`,
+      policy: s.read,
+      body: 'none',
+      query: NO_QUERY,
       handler: async (ctx, req) => ({ body: await getCategory(ctx.engine, await s.orgOf(ctx, req), param(req, 'category_id')) }),
     }),
     route({
-      method: 'patch', path: `${categories}/:category_id`, policy: s.write, body: 'json', requestBody: UpdateCategorySchema, query: NO_QUERY,
+      method: 'patch',
+      path: `${categories}/:category_id`,
+      policy: s.write,
+      body: 'json',
+      requestBody: UpdateCategorySchema,
+      query: NO_QUERY,
       handler: async (ctx, req) => ({
         body: await updateCategory(identityCtx(ctx), await s.orgOf(ctx, req), param(req, 'category_id'), parseBody(UpdateCategorySchema, req)),
       }),
     }),
     route({
-      method: 'delete', path: `${categories}/:category_id`, policy: s.write, body: 'none', query: NO_QUERY,
+      method: 'delete',
+      path: `${categories}/:category_id`,
+      policy: s.write,
+      body: 'none',
+      query: NO_QUERY,
       handler: async (ctx, req) => ({ body: await deleteCategory(identityCtx(ctx), await s.orgOf(ctx, req), param(req, 'category_id')) }),
     }),
   ];

@@ -5,7 +5,11 @@ import { NO_QUERY } from './shared';
 export function healthRoutes(): RouteDef[] {
   return [
     route({
-      method: 'get', path: '/health', policy: 'public', body: 'none', query: NO_QUERY,
+      method: 'get',
+      path: '/health',
+      policy: 'public',
+      body: 'none',
+      query: NO_QUERY,
       handler: async (ctx) => ({ body: { status: 'healthy', timestamp: ctx.now().toISOString() } }),
     }),
   ];

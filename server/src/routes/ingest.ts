@@ -39,22 +39,40 @@ function unitsReply(recorded: RecordedIngest, prefix = '', suffix = ''): (out: B
 export function ingestRoutes(): RouteDef[] {
   return [
     route({
-      method: 'get', path: '/namespaces', policy: 'member', body: 'none', query: NO_QUERY,
+      method: 'get',
+      path: '/namespaces',
+      policy: 'member',
+      body: 'none',
+      query: NO_QUERY,
       handler: async (ctx) => ({ body: await listNamespaces(ctx.engine, ctx.orgId) }),
     }),
     route({
-      method: 'get', path: '/resource/:hash', policy: 'member', body: 'none', query: ResourceQuerySchema,
+      method: 'get',
+      path: '/resource/:hash',
+      policy: 'member',
+      body: 'none',
+      query: ResourceQuerySchema,
       handler: async (ctx, req) => {
         const { filter } = parseQuery(ResourceQuerySchema, req);
         return { body: await getResource(ctx.engine, ctx.orgId, param(req, 'hash'), filter ?? null) };
       },
     }),
     route({
-      method: 'put', path: '/resource/:hash/analysis', policy: 'member', body: 'json', requestBody: AnalysisPayloadSchema, query: NO_QUERY,
+      method: 'put',
+      path: '/resource/:hash/analysis',
+      policy: 'member',
+      body: 'json',
+      requestBody: AnalysisPayloadSchema,
+      query: NO_QUERY,
       handler: async (ctx, req) => ({ body: await submitAnalysis(ctx.engine, ctx.orgId, param(req, 'hash'), req.body) }),
     }),
     route({
-      method: 'post', path: '/:namespace/ingest/auto', policy: 'member', body: 'text', query: NO_QUERY, maxBodyBytes: INGEST_MAX_BYTES,
+      method: 'post',
+      path: '/:namespace/ingest/auto',
+      policy: 'member',
+      body: 'text',
+      query: NO_QUERY,
+      maxBodyBytes: INGEST_MAX_BYTES,
       handler: async (ctx, req) => {
         const recorded = await recordIngest(ctx.engine, ctx.orgId, null, param(req, 'namespace'), takeBody(req));
         const { analyzers_used, detections } = recorded;
@@ -65,7 +83,11 @@ export function ingestRoutes(): RouteDef[] {
       },
     }),
     route({
-      method: 'get', path: '/:namespace/resource/next', policy: 'member', body: 'none', query: NextResourceQuerySchema,
+      method: 'get',
+      path: '/:namespace/resource/next',
+      policy: 'member',
+      body: 'none',
+      query: NextResourceQuerySchema,
       handler: async (ctx, req) => {
         const { rule_type } = parseQuery(NextResourceQuerySchema, req);
         const next = await nextResource(ctx.engine, ctx.orgId, param(req, 'namespace'), rule_type ?? null);
@@ -74,11 +96,20 @@ export function ingestRoutes(): RouteDef[] {
       },
     }),
     route({
-      method: 'get', path: '/:namespace/resources', policy: 'member', body: 'none', query: NO_QUERY,
+      method: 'get',
+      path: '/:namespace/resources',
+      policy: 'member',
+      body: 'none',
+      query: NO_QUERY,
       handler: async (ctx, req) => ({ body: await listNamespaceResources(ctx.engine, ctx.orgId, param(req, 'namespace')) }),
     }),
     route({
-      method: 'post', path: '/:analyzer_name/:namespace/ingest', policy: 'member', body: 'text', query: NO_QUERY, maxBodyBytes: INGEST_MAX_BYTES,
+      method: 'post',
+      path: '/:analyzer_name/:namespace/ingest',
+      policy: 'member',
+      body: 'text',
+      query: NO_QUERY,
+      maxBodyBytes: INGEST_MAX_BYTES,
       handler: async (ctx, req) => {
         const analyzer = param(req, 'analyzer_name');
         const recorded = await recordIngest(ctx.engine, ctx.orgId, analyzer, param(req, 'namespace'), takeBody(req));

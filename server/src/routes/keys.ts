@@ -12,18 +12,31 @@ import { NO_QUERY, param, parseBody } from './shared';
 export function keyRoutes(): RouteDef[] {
   return [
     route({
-      method: 'post', path: '/auth/keys', policy: 'admin', body: 'json', requestBody: CreateKeySchema, query: NO_QUERY,
+      method: 'post',
+      path: '/auth/keys',
+      policy: 'admin',
+      body: 'json',
+      requestBody: CreateKeySchema,
+      query: NO_QUERY,
       handler: async (ctx, req) => {
         const input = parseBody(CreateKeySchema, req);
         return { status: 201, body: await createApiKey(identityCtx(ctx), ctx.orgId, input, effectiveRole(ctx.principal)) };
       },
     }),
     route({
-      method: 'get', path: '/auth/keys', policy: 'admin', body: 'none', query: NO_QUERY,
+      method: 'get',
+      path: '/auth/keys',
+      policy: 'admin',
+      body: 'none',
+      query: NO_QUERY,
       handler: async (ctx) => ({ body: { keys: await listApiKeys(identityCtx(ctx), ctx.orgId) } }),
     }),
     route({
-      method: 'delete', path: '/auth/keys/:key_id', policy: 'admin', body: 'none', query: NO_QUERY,
+      method: 'delete',
+      path: '/auth/keys/:key_id',
+      policy: 'admin',
+      body: 'none',
+      query: NO_QUERY,
       handler: async (ctx, req) => ({ body: await revokeApiKey(identityCtx(ctx), ctx.orgId, param(req, 'key_id')) }),
     }),
   ];

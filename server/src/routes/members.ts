@@ -1,6 +1,13 @@
 import type { Request } from 'express';
 import {
-  addMember, listMembers, orgResetPassword, orgResetTwoFactor, removeMember, resetPassword, resetTwoFactor, updateMember,
+  addMember,
+  listMembers,
+  orgResetPassword,
+  orgResetTwoFactor,
+  removeMember,
+  resetPassword,
+  resetTwoFactor,
+  updateMember,
 } from '@planwarden/engine/identity/member-service';
 import { requireOrg } from '@planwarden/engine/identity/admin-org-service';
 import { identityCtx } from '../auth/identity';
@@ -43,31 +50,53 @@ const PLATFORM_RESETS: MemberResets = {
 
 /** List, patch, delete and the resets of one member surface (identical guardrails on both). */
 function memberSurface(s: MemberSurface): RouteDef[] {
-  const reset2fa = (segment: string) => route({
-    method: 'post', path: `${s.base}/:user_id/${segment}`, policy: s.write, body: 'none', query: NO_QUERY,
-    handler: async (ctx, req) => ({ body: await s.resets.twoFactor(ctx, await s.orgOf(ctx, req), param(req, 'user_id')) }),
-  });
+  const reset2fa = (segment: string) =>
+    route({
+      method: 'post',
+      path: `${s.base}/:user_id/${segment}`,
+      policy: s.write,
+      body: 'none',
+      query: NO_QUERY,
+      handler: async (ctx, req) => ({ body: await s.resets.twoFactor(ctx, await s.orgOf(ctx, req), param(req, 'user_id')) }),
+    });
   return [
     route({
-      method: 'get', path: s.base, policy: s.read, body: 'none', query: NO_QUERY,
+      method: 'get',
+      path: s.base,
+      policy: s.read,
+      body: 'none',
+      query: NO_QUERY,
       handler: async (ctx, req) => ({ body: { members: await listMembers(identityCtx(ctx), await s.orgOf(ctx, req)) } }),
     }),
     route({
-      method: 'patch', path: `${s.base}/:user_id`, policy: s.write, body: 'json', requestBody: UpdateMemberSchema, query: NO_QUERY,
+      method: 'patch',
+      path: `${s.base}/:user_id`,
+      policy: s.write,
+      body: 'json',
+      requestBody: UpdateMemberSchema,
+      query: NO_QUERY,
       handler: async (ctx, req) => {
         const orgId = await s.orgOf(ctx, req);
         return { body: await updateMember(identityCtx(ctx), orgId, param(req, 'user_id'), parseBody(UpdateMemberSchema, req)) };
       },
     }),
     route({
-      method: 'delete', path: `${s.base}/:user_id`, policy: s.write, body: 'none', query: NO_QUERY,
+      method: 'delete',
+      path: `${s.base}/:user_id`,
+      policy: s.write,
+      body: 'none',
+      query: NO_QUERY,
       handler: async (ctx, req) => {
         await removeMember(identityCtx(ctx), await s.orgOf(ctx, req), param(req, 'user_id'));
         return { status: 204 };
       },
     }),
     route({
-      method: 'post', path: `${s.base}/:user_id/reset-password`, policy: s.write, body: 'none', query: NO_QUERY,
+      method: 'post',
+      path: `${s.base}/:user_id/reset-password`,
+      policy: s.write,
+      body: 'none',
+      query: NO_QUERY,
       handler: async (ctx, req) => ({ body: await s.resets.password(ctx, await s.orgOf(ctx, req), param(req, 'user_id')) }),
     }),
     ...s.twoFactorSpellings.map(reset2fa),
@@ -83,18 +112,33 @@ export function memberRoutes(): RouteDef[] {
   const base = '/orgs/:org_id/members';
   return [
     route({
-      method: 'post', path: base, policy: 'admin', body: 'json', requestBody: AddMemberSchema, query: NO_QUERY,
+      method: 'post',
+      path: base,
+      policy: 'admin',
+      body: 'json',
+      requestBody: AddMemberSchema,
+      query: NO_QUERY,
       handler: async (ctx, req) => ({ status: 201, body: await addMember(identityCtx(ctx), ctx.orgId, parseBody(AddMemberSchema, req)) }),
     }),
-    ...memberSurface({ base, read: 'viewer', write: 'admin', orgOf: async (ctx) => ctx.orgId, twoFactorSpellings: ['reset-2fa', '2fa-reset'], resets: ORG_RESETS }),
+    ...memberSurface({
+      base,
+      read: 'viewer',
+      write: 'admin',
+      orgOf: async (ctx) => ctx.orgId,
+      twoFactorSpellings: ['reset-2fa', '2fa-reset'],
+      resets: ORG_RESETS,
+    }),
   ];
 }
 
 /** identity-api.md "Platform administration": the member mirror under /admin/organizations/{org_id}. */
 export function adminMemberRoutes(): RouteDef[] {
   return memberSurface({
-    base: '/admin/organizations/:org_id/members', read: 'superadmin', write: 'superadmin',
+    base: '/admin/organizations/:org_id/members',
+    read: 'superadmin',
+    write: 'superadmin',
     orgOf: async (ctx, req) => (await requireOrg(identityCtx(ctx), param(req, 'org_id'))).org_id,
-    twoFactorSpellings: ['2fa-reset', 'reset-2fa'], resets: PLATFORM_RESETS,
+    twoFactorSpellings: ['2fa-reset', 'reset-2fa'],
+    resets: PLATFORM_RESETS,
   });
 }

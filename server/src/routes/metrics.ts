@@ -23,20 +23,32 @@ type AuditFetch = (ctx: RequestContext, req: Request, filters: ReturnType<typeof
 export function auditRouteSet(path: string, policy: Policy, fetch: AuditFetch, scope: z.ZodRawShape = {}): RouteDef[] {
   return [
     route({
-      method: 'get', path, policy, body: 'none', query: AuditQuery.extend(scope),
+      method: 'get',
+      path,
+      policy,
+      body: 'none',
+      query: AuditQuery.extend(scope),
       handler: async (ctx, req) => {
         const events = (await fetch(ctx, req, auditFilters(parseQuery(AuditQuery, req)))).map(presentAuditEvent);
         return { body: { events, total_returned: events.length } };
       },
     }),
     route({
-      method: 'get', path: `${path}/export`, policy, body: 'none', query: AuditExportQuery.extend(scope),
+      method: 'get',
+      path: `${path}/export`,
+      policy,
+      body: 'none',
+      query: AuditExportQuery.extend(scope),
       handler: async (ctx, req) => {
         const q = parseQuery(AuditExportQuery, req);
         const events = await fetch(ctx, req, auditFilters(q));
         const stamp = ctx.now().toISOString().slice(0, 10);
         if (q.format === 'csv') {
-          return { contentType: 'text/csv; charset=utf-8', body: auditCsv(events), headers: { 'Content-Disposition': `attachment; filename="audit-${stamp}.csv"` } };
+          return {
+            contentType: 'text/csv; charset=utf-8',
+            body: auditCsv(events),
+            headers: { 'Content-Disposition': `attachment; filename="audit-${stamp}.csv"` },
+          };
         }
         return {
           contentType: 'application/json; charset=utf-8',
@@ -55,11 +67,19 @@ export function auditRouteSet(path: string, policy: Policy, fetch: AuditFetch, s
 export function metricsRoutes(): RouteDef[] {
   return [
     route({
-      method: 'get', path: '/metrics/summary', policy: 'admin', body: 'none', query: DaysQuery,
+      method: 'get',
+      path: '/metrics/summary',
+      policy: 'admin',
+      body: 'none',
+      query: DaysQuery,
       handler: async (ctx, req) => ({ body: await metricsSummary(ctx.engine, ctx.orgId, parseQuery(DaysQuery, req).days) }),
     }),
     route({
-      method: 'get', path: '/metrics/spans', policy: 'admin', body: 'none', query: SpanQuery,
+      method: 'get',
+      path: '/metrics/spans',
+      policy: 'admin',
+      body: 'none',
+      query: SpanQuery,
       handler: async (ctx, req) => {
         const q = parseQuery(SpanQuery, req);
         const spans = await ctx.engine.stores.spans.list(ctx.orgId, { type: q.type, userId: q.user_id, keyId: q.key_id, limit: q.limit, offset: q.offset });
@@ -67,7 +87,11 @@ export function metricsRoutes(): RouteDef[] {
       },
     }),
     route({
-      method: 'get', path: '/metrics/keys', policy: 'admin', body: 'none', query: DaysQuery,
+      method: 'get',
+      path: '/metrics/keys',
+      policy: 'admin',
+      body: 'none',
+      query: DaysQuery,
       handler: async (ctx, req) => ({ body: await keyRequestCounts(ctx.engine, ctx.orgId, parseQuery(DaysQuery, req).days) }),
     }),
     ...auditRouteSet('/metrics/audit', 'admin', (ctx, _req, filters) => ctx.engine.stores.audit.list(ctx.orgId, filters)),
@@ -86,8 +110,8 @@ function ingestFacts(req: Request, reply: { body?: unknown; ingested?: { resourc
   const body = reply.body;
   const units = Array.isArray(body) ? body : asObject(body).units;
   const used = reply.ingested?.analyzers_used ?? asObject(body).analyzers_used;
-  const count = reply.ingested?.resource_count
-    ?? (Array.isArray(units) ? units.length : Number(asObject(body).resource_count ?? asObject(body).total_units ?? 0));
+  const count =
+    reply.ingested?.resource_count ?? (Array.isArray(units) ? units.length : Number(asObject(body).resource_count ?? asObject(body).total_units ?? 0));
   return {
     type: 'ingest',
     data: {
@@ -114,7 +138,8 @@ function analysisFacts(req: Request, reply: { body?: unknown }): SpanFacts {
     data: {
       resource_type: typeof value.type === 'string' ? value.type : null,
       resource_address: typeof value.name === 'string' ? value.name : null,
-      finding_count: list.length, severity_counts: severity,
+      finding_count: list.length,
+      severity_counts: severity,
     },
   };
 }

@@ -28,11 +28,20 @@ export function presentModel(m: AllowedModelDoc) {
 export function modelRoutes(): RouteDef[] {
   return [
     route({
-      method: 'get', path: '/models', policy: 'member', body: 'none', query: NO_QUERY,
+      method: 'get',
+      path: '/models',
+      policy: 'member',
+      body: 'none',
+      query: NO_QUERY,
       handler: async (ctx) => ({ body: { models: (await ctx.engine.stores.models.list(true)).map(presentModel) } }),
     }),
     route({
-      method: 'post', path: '/orgs/:org_id/llm-credentials', policy: 'admin', body: 'json', requestBody: CredentialSchema, query: NO_QUERY,
+      method: 'post',
+      path: '/orgs/:org_id/llm-credentials',
+      policy: 'admin',
+      body: 'json',
+      requestBody: CredentialSchema,
+      query: NO_QUERY,
       handler: async (ctx, req) => {
         requireOwnOrg(ctx, param(req, 'org_id'));
         const { provider, api_key } = parseBody(CredentialSchema, req);
@@ -40,14 +49,22 @@ export function modelRoutes(): RouteDef[] {
       },
     }),
     route({
-      method: 'get', path: '/orgs/:org_id/llm-credentials', policy: 'admin', body: 'none', query: NO_QUERY,
+      method: 'get',
+      path: '/orgs/:org_id/llm-credentials',
+      policy: 'admin',
+      body: 'none',
+      query: NO_QUERY,
       handler: async (ctx, req) => {
         requireOwnOrg(ctx, param(req, 'org_id'));
         return { body: { credentials: await ctx.engine.stores.credentials.list(ctx.orgId) } };
       },
     }),
     route({
-      method: 'delete', path: '/orgs/:org_id/llm-credentials/:provider', policy: 'admin', body: 'none', query: NO_QUERY,
+      method: 'delete',
+      path: '/orgs/:org_id/llm-credentials/:provider',
+      policy: 'admin',
+      body: 'none',
+      query: NO_QUERY,
       handler: async (ctx, req) => {
         requireOwnOrg(ctx, param(req, 'org_id'));
         const provider = param(req, 'provider');

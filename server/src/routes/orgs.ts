@@ -16,7 +16,13 @@ export function orgRoutes(services: ServerServices): RouteDef[] {
   const ids = services.identity;
   return [
     route({
-      method: 'post', path: '/orgs', policy: 'human', nonHumanStatus: 403, body: 'json', requestBody: CreateOrgSchema, query: NO_QUERY,
+      method: 'post',
+      path: '/orgs',
+      policy: 'human',
+      nonHumanStatus: 403,
+      body: 'json',
+      requestBody: CreateOrgSchema,
+      query: NO_QUERY,
       handler: async (ctx, req) => {
         const input = parseBody(CreateOrgSchema, req);
         assertMayCreateOrg(services, ctx.principal.isSuperadmin);
@@ -31,7 +37,11 @@ export function orgRoutes(services: ServerServices): RouteDef[] {
       // "Member of that org": 403 not a member, 404 unknown (identity-api.md), so the check is
       // authorizeOrgMember's rather than the router's tenancy 404; it also serves a session's
       // other orgs (at that membership's role).
-      method: 'get', path: '/orgs/:org_id', policy: 'authenticated', body: 'none', query: NO_QUERY,
+      method: 'get',
+      path: '/orgs/:org_id',
+      policy: 'authenticated',
+      body: 'none',
+      query: NO_QUERY,
       handler: async (ctx, req) => {
         const orgId = param(req, 'org_id');
         await authorizeOrgMember(ctx.principal, orgId, ctx.engine.stores);
@@ -39,7 +49,12 @@ export function orgRoutes(services: ServerServices): RouteDef[] {
       },
     }),
     route({
-      method: 'post', path: '/orgs/:org_id/leave', policy: 'human', nonHumanStatus: 403, body: 'none', query: NO_QUERY,
+      method: 'post',
+      path: '/orgs/:org_id/leave',
+      policy: 'human',
+      nonHumanStatus: 403,
+      body: 'none',
+      query: NO_QUERY,
       handler: async (ctx, req) => {
         if (param(req, 'org_id') !== ctx.principal.orgId) throw new NotFoundError('Organization not found');
         const ictx = identityCtx(ctx);

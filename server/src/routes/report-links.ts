@@ -15,11 +15,19 @@ const BASE = '/orgs/:org_id/report-links';
 export function reportLinkRoutes(): RouteDef[] {
   return [
     route({
-      method: 'get', path: BASE, policy: 'admin', body: 'none', query: NO_QUERY,
+      method: 'get',
+      path: BASE,
+      policy: 'admin',
+      body: 'none',
+      query: NO_QUERY,
       handler: async (ctx, req) => ({ body: await listReportLinks(ctx.engine, ownOrg(ctx, req)) }),
     }),
     route({
-      method: 'delete', path: `${BASE}/:link_id`, policy: 'admin', body: 'none', query: NO_QUERY,
+      method: 'delete',
+      path: `${BASE}/:link_id`,
+      policy: 'admin',
+      body: 'none',
+      query: NO_QUERY,
       handler: async (ctx, req) => {
         await revokeReportLink(identityCtx(ctx), ownOrg(ctx, req), param(req, 'link_id'));
         return { status: 204 };

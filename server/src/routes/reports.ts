@@ -23,7 +23,11 @@ export function reportLinkBase(services: ServerServices, req: Request): string {
 export function reportRoutes(services: ServerServices): RouteDef[] {
   return [
     route({
-      method: 'get', path: '/:namespace/report', policy: 'member', body: 'none', query: ReportQuerySchema,
+      method: 'get',
+      path: '/:namespace/report',
+      policy: 'member',
+      body: 'none',
+      query: ReportQuerySchema,
       handler: async (ctx, req) => {
         const query = parseQuery(ReportQuerySchema, req);
         // SARIF has no templates: a template_id still overrides the format, as for the others.

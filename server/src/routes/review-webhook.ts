@@ -5,11 +5,13 @@ import { ownOrg } from './org-path';
 import { NO_QUERY, parseBody } from './shared';
 
 /** PUT body: replaces the whole config; an omitted secret clears the stored one. */
-export const ReviewWebhookSchema = z.object({
-  url: z.string().min(1).max(2048),
-  secret: z.string().min(1).max(512).nullable().default(null),
-  enabled: z.boolean().default(true),
-}).strict();
+export const ReviewWebhookSchema = z
+  .object({
+    url: z.string().min(1).max(2048),
+    secret: z.string().min(1).max(512).nullable().default(null),
+    enabled: z.boolean().default(true),
+  })
+  .strict();
 
 const PATH = '/orgs/:org_id/integrations/review-webhook';
 
@@ -21,19 +23,32 @@ const PATH = '/orgs/:org_id/integrations/review-webhook';
 export function reviewWebhookRoutes(): RouteDef[] {
   return [
     route({
-      method: 'put', path: PATH, policy: 'admin', body: 'json', requestBody: ReviewWebhookSchema, query: NO_QUERY,
+      method: 'put',
+      path: PATH,
+      policy: 'admin',
+      body: 'json',
+      requestBody: ReviewWebhookSchema,
+      query: NO_QUERY,
       handler: async (ctx, req) => {
         return { body: await putReviewWebhook(ctx.engine, ownOrg(ctx, req), parseBody(ReviewWebhookSchema, req)) };
       },
     }),
     route({
-      method: 'get', path: PATH, policy: 'admin', body: 'none', query: NO_QUERY,
+      method: 'get',
+      path: PATH,
+      policy: 'admin',
+      body: 'none',
+      query: NO_QUERY,
       handler: async (ctx, req) => {
         return { body: await getReviewWebhook(ctx.engine, ownOrg(ctx, req)) };
       },
     }),
     route({
-      method: 'delete', path: PATH, policy: 'admin', body: 'none', query: NO_QUERY,
+      method: 'delete',
+      path: PATH,
+      policy: 'admin',
+      body: 'none',
+      query: NO_QUERY,
       handler: async (ctx, req) => {
         return { body: await deleteReviewWebhook(ctx.engine, ownOrg(ctx, req)) };
       },

@@ -7,12 +7,14 @@ import { LLM_BACKENDS, type LlmBackend } from '@planwarden/engine/llm/types';
  * is write-only (omitted or null keeps the stored one), `gate_severity` defaults to HIGH (the
  * commit-status gate of analysis-api.md).
  */
-export const RunTaskConfigSchema = z.object({
-  hmac_key: z.string().min(16).max(512).nullable().optional(),
-  llm_backend: z.enum(LLM_BACKENDS as [LlmBackend, ...LlmBackend[]]),
-  model: z.string().min(1).max(200),
-  gate_severity: SeveritySchema.default('HIGH'),
-}).strict();
+export const RunTaskConfigSchema = z
+  .object({
+    hmac_key: z.string().min(16).max(512).nullable().optional(),
+    llm_backend: z.enum(LLM_BACKENDS as [LlmBackend, ...LlmBackend[]]),
+    model: z.string().min(1).max(200),
+    gate_severity: SeveritySchema.default('HIGH'),
+  })
+  .strict();
 
 /**
  * The HCP Terraform run task request (payload_version 1), the fields Planwarden reads; other

@@ -35,19 +35,37 @@ export function runTaskRoutes(services: ServerServices): RouteDef[] {
   const deps = { analysis: services.analysis, publicBaseUrl: services.config.server.public_base_url };
   return [
     route({
-      method: 'put', path: CONFIG_PATH, policy: 'admin', body: 'json', query: NO_QUERY, requestBody: RunTaskConfigSchema,
+      method: 'put',
+      path: CONFIG_PATH,
+      policy: 'admin',
+      body: 'json',
+      query: NO_QUERY,
+      requestBody: RunTaskConfigSchema,
       handler: async (ctx, req) => ({ body: await putRunTask(ctx.engine, ownOrg(ctx, req), parseBody(RunTaskConfigSchema, req)) }),
     }),
     route({
-      method: 'get', path: CONFIG_PATH, policy: 'admin', body: 'none', query: NO_QUERY,
+      method: 'get',
+      path: CONFIG_PATH,
+      policy: 'admin',
+      body: 'none',
+      query: NO_QUERY,
       handler: async (ctx, req) => ({ body: await getRunTask(ctx.engine, ownOrg(ctx, req)) }),
     }),
     route({
-      method: 'delete', path: CONFIG_PATH, policy: 'admin', body: 'none', query: NO_QUERY,
+      method: 'delete',
+      path: CONFIG_PATH,
+      policy: 'admin',
+      body: 'none',
+      query: NO_QUERY,
       handler: async (ctx, req) => ({ body: await deleteRunTask(ctx.engine, ownOrg(ctx, req)) }),
     }),
     route({
-      method: 'post', path: '/run-tasks/:org_id', policy: 'public', body: 'text', query: NO_QUERY, maxBodyBytes: MAX_REQUEST_BYTES,
+      method: 'post',
+      path: '/run-tasks/:org_id',
+      policy: 'public',
+      body: 'text',
+      query: NO_QUERY,
+      maxBodyBytes: MAX_REQUEST_BYTES,
       handler: async (ctx, req) => {
         const orgId = param(req, 'org_id');
         const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);

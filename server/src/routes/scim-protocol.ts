@@ -36,7 +36,8 @@ function errorReply(error: unknown): Reply {
     const scimType = typeof error.extra.scimType === 'string' ? error.extra.scimType : undefined;
     return scimReply(error.status, scimError(error.status, error.message, scimType));
   }
-  if (error instanceof ZodError) return scimReply(400, scimError(400, error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '), 'invalidSyntax'));
+  if (error instanceof ZodError)
+    return scimReply(400, scimError(400, error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '), 'invalidSyntax'));
   throw error;
 }
 
@@ -51,9 +52,22 @@ function bearer(req: Request): string | null {
  * invalid or disabled; 403 another org's token), 423 for a locked org; every answer and error
  * in `application/scim+json`.
  */
-function scimRoute(services: ServerServices, def: { method: RouteDef['method']; path: string; body: 'none' | 'json'; query?: z.ZodObject; run: (call: ScimCall) => Promise<{ status?: number; body?: unknown }> }): RouteDef {
+function scimRoute(
+  services: ServerServices,
+  def: {
+    method: RouteDef['method'];
+    path: string;
+    body: 'none' | 'json';
+    query?: z.ZodObject;
+    run: (call: ScimCall) => Promise<{ status?: number; body?: unknown }>;
+  },
+): RouteDef {
   return route({
-    method: def.method, path: `/scim/v2/:org_id${def.path}`, policy: 'public', body: def.body, query: def.query ?? NO_QUERY,
+    method: def.method,
+    path: `/scim/v2/:org_id${def.path}`,
+    policy: 'public',
+    body: def.body,
+    query: def.query ?? NO_QUERY,
     handler: async (ctx: RequestContext, req: Request) => {
       try {
         const orgId = param(req, 'org_id');
@@ -87,29 +101,75 @@ export function scimProtocolRoutes(services: ServerServices): RouteDef[] {
     r({ method: 'get', path: '/ServiceProviderConfig', body: 'none', run: async ({ base }) => ({ body: serviceProviderConfig(base) }) }),
     r({ method: 'get', path: '/ResourceTypes', body: 'none', run: async ({ base }) => ({ body: resourceTypes(base) }) }),
     r({ method: 'get', path: '/Schemas', body: 'none', run: async ({ base }) => ({ body: schemas(base) }) }),
-    r({ method: 'get', path: '/Users', body: 'none', query: ScimListQuerySchema, run: async (c) => ({ body: await listScimUsers(c.ictx, c.config, listQuery(c.req), c.base) }) }),
     r({
-      method: 'post', path: '/Users', body: 'json', run: async (c) => {
+      method: 'get',
+      path: '/Users',
+      body: 'none',
+      query: ScimListQuerySchema,
+      run: async (c) => ({ body: await listScimUsers(c.ictx, c.config, listQuery(c.req), c.base) }),
+    }),
+    r({
+      method: 'post',
+      path: '/Users',
+      body: 'json',
+      run: async (c) => {
         const { created, resource } = await createScimUser(c.ictx, c.config, (c.req.body ?? {}) as object, c.base);
         return { status: created ? 201 : 200, body: resource };
       },
     }),
     r({ method: 'get', path: '/Users/:id', body: 'none', run: async (c) => ({ body: await getScimUser(c.ictx, c.config, id(c.req), c.base) }) }),
-    r({ method: 'patch', path: '/Users/:id', body: 'json', run: async (c) => ({ body: await patchScimUser(c.ictx, c.config, id(c.req), patchOps(c.req), c.base) }) }),
-    r({ method: 'put', path: '/Users/:id', body: 'json', run: async (c) => ({ body: await replaceScimUser(c.ictx, c.config, id(c.req), (c.req.body ?? {}) as object, c.base) }) }),
     r({
-      method: 'delete', path: '/Users/:id', body: 'none', run: async (c) => {
+      method: 'patch',
+      path: '/Users/:id',
+      body: 'json',
+      run: async (c) => ({ body: await patchScimUser(c.ictx, c.config, id(c.req), patchOps(c.req), c.base) }),
+    }),
+    r({
+      method: 'put',
+      path: '/Users/:id',
+      body: 'json',
+      run: async (c) => ({ body: await replaceScimUser(c.ictx, c.config, id(c.req), (c.req.body ?? {}) as object, c.base) }),
+    }),
+    r({
+      method: 'delete',
+      path: '/Users/:id',
+      body: 'none',
+      run: async (c) => {
         await deleteScimUser(c.ictx, c.config, id(c.req));
         return { status: 204 };
       },
     }),
-    r({ method: 'get', path: '/Groups', body: 'none', query: ScimListQuerySchema, run: async (c) => ({ body: await listScimGroups(c.ictx, c.config, listQuery(c.req), c.base) }) }),
-    r({ method: 'post', path: '/Groups', body: 'json', run: async (c) => ({ status: 201, body: await createScimGroup(c.ictx, c.config, (c.req.body ?? {}) as object, c.base) }) }),
-    r({ method: 'get', path: '/Groups/:id', body: 'none', run: async (c) => ({ body: await getScimGroup(c.ictx, c.config, id(c.req), c.base) }) }),
-    r({ method: 'patch', path: '/Groups/:id', body: 'json', run: async (c) => ({ body: await patchScimGroup(c.ictx, c.config, id(c.req), patchOps(c.req), c.base) }) }),
-    r({ method: 'put', path: '/Groups/:id', body: 'json', run: async (c) => ({ body: await replaceScimGroup(c.ictx, c.config, id(c.req), (c.req.body ?? {}) as object, c.base) }) }),
     r({
-      method: 'delete', path: '/Groups/:id', body: 'none', run: async (c) => {
+      method: 'get',
+      path: '/Groups',
+      body: 'none',
+      query: ScimListQuerySchema,
+      run: async (c) => ({ body: await listScimGroups(c.ictx, c.config, listQuery(c.req), c.base) }),
+    }),
+    r({
+      method: 'post',
+      path: '/Groups',
+      body: 'json',
+      run: async (c) => ({ status: 201, body: await createScimGroup(c.ictx, c.config, (c.req.body ?? {}) as object, c.base) }),
+    }),
+    r({ method: 'get', path: '/Groups/:id', body: 'none', run: async (c) => ({ body: await getScimGroup(c.ictx, c.config, id(c.req), c.base) }) }),
+    r({
+      method: 'patch',
+      path: '/Groups/:id',
+      body: 'json',
+      run: async (c) => ({ body: await patchScimGroup(c.ictx, c.config, id(c.req), patchOps(c.req), c.base) }),
+    }),
+    r({
+      method: 'put',
+      path: '/Groups/:id',
+      body: 'json',
+      run: async (c) => ({ body: await replaceScimGroup(c.ictx, c.config, id(c.req), (c.req.body ?? {}) as object, c.base) }),
+    }),
+    r({
+      method: 'delete',
+      path: '/Groups/:id',
+      body: 'none',
+      run: async (c) => {
         await deleteScimGroup(c.ictx, c.config, id(c.req));
         return { status: 204 };
       },

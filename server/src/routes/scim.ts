@@ -19,26 +19,50 @@ export function scimConfigRoutes(services: ServerServices): RouteDef[] {
   const base = (req: Request, orgId: string) => scimBaseUrl(services.config, req, orgId);
   return [
     route({
-      method: 'post', path: '/orgs/:org_id/scim', policy: 'admin', body: 'json', requestBody: ScimConfigSchema, query: NO_QUERY,
+      method: 'post',
+      path: '/orgs/:org_id/scim',
+      policy: 'admin',
+      body: 'json',
+      requestBody: ScimConfigSchema,
+      query: NO_QUERY,
       handler: async (ctx, req) => ({ status: 201, body: await createScimConfig(identityCtx(ctx), ownOrg(ctx, req), parseBody(ScimConfigSchema, req)) }),
     }),
     route({
-      method: 'get', path: '/orgs/:org_id/scim', policy: 'admin', body: 'none', query: NO_QUERY,
+      method: 'get',
+      path: '/orgs/:org_id/scim',
+      policy: 'admin',
+      body: 'none',
+      query: NO_QUERY,
       handler: async (ctx, req) => ({ body: await getScimConfig(identityCtx(ctx), ownOrg(ctx, req), base(req, ctx.orgId)) }),
     }),
     route({
-      method: 'patch', path: '/orgs/:org_id/scim', policy: 'admin', body: 'json', requestBody: ScimConfigPatchSchema, query: NO_QUERY,
-      handler: async (ctx, req) => ({ body: await updateScimConfig(identityCtx(ctx), ownOrg(ctx, req), parseBody(ScimConfigPatchSchema, req), base(req, ctx.orgId)) }),
+      method: 'patch',
+      path: '/orgs/:org_id/scim',
+      policy: 'admin',
+      body: 'json',
+      requestBody: ScimConfigPatchSchema,
+      query: NO_QUERY,
+      handler: async (ctx, req) => ({
+        body: await updateScimConfig(identityCtx(ctx), ownOrg(ctx, req), parseBody(ScimConfigPatchSchema, req), base(req, ctx.orgId)),
+      }),
     }),
     route({
-      method: 'delete', path: '/orgs/:org_id/scim', policy: 'admin', body: 'none', query: NO_QUERY,
+      method: 'delete',
+      path: '/orgs/:org_id/scim',
+      policy: 'admin',
+      body: 'none',
+      query: NO_QUERY,
       handler: async (ctx, req) => {
         await deleteScimConfig(identityCtx(ctx), ownOrg(ctx, req));
         return { body: { detail: 'SCIM configuration removed; its token no longer works' } };
       },
     }),
     route({
-      method: 'post', path: '/orgs/:org_id/scim/rotate-token', policy: 'admin', body: 'none', query: NO_QUERY,
+      method: 'post',
+      path: '/orgs/:org_id/scim/rotate-token',
+      policy: 'admin',
+      body: 'none',
+      query: NO_QUERY,
       handler: async (ctx, req) => ({ body: await rotateScimToken(identityCtx(ctx), ownOrg(ctx, req)) }),
     }),
   ];

@@ -30,19 +30,34 @@ export function socialRoutes(services: ServerServices): RouteDef[] {
   const ids = services.identity;
   return [
     route({
-      method: 'get', path: '/auth/providers', policy: 'public', body: 'none', query: NO_QUERY,
+      method: 'get',
+      path: '/auth/providers',
+      policy: 'public',
+      body: 'none',
+      query: NO_QUERY,
       handler: async () => ({ body: offeredProviders(ids.config) }),
     }),
     route({
-      method: 'get', path: '/auth/oauth/:provider/start', policy: 'public', body: 'none', query: StartQuery,
+      method: 'get',
+      path: '/auth/oauth/:provider/start',
+      policy: 'public',
+      body: 'none',
+      query: StartQuery,
       handler: async (ctx, req) => {
         const q = StartQuery.parse(req.query);
-        const { location, cookie } = await startSocial(ids, ctx.engine, req, providerOf(req), 'signin', { invite: q.invite ?? null, terms: q.accepted_terms_version ?? null });
+        const { location, cookie } = await startSocial(ids, ctx.engine, req, providerOf(req), 'signin', {
+          invite: q.invite ?? null,
+          terms: q.accepted_terms_version ?? null,
+        });
         return redirect(location, cookie);
       },
     }),
     route({
-      method: 'get', path: '/auth/oauth/:provider/callback', policy: 'public', body: 'none', query: CallbackQuery,
+      method: 'get',
+      path: '/auth/oauth/:provider/callback',
+      policy: 'public',
+      body: 'none',
+      query: CallbackQuery,
       handler: async (ctx, req) => {
         const landing = await finishSocial(ids, ctx.engine, identityCtx(ctx), req, providerOf(req));
         if (!landing.session) return { status: 307, headers: { Location: landing.location, 'Cache-Control': 'no-store' } };
@@ -51,11 +66,19 @@ export function socialRoutes(services: ServerServices): RouteDef[] {
       },
     }),
     route({
-      method: 'get', path: '/auth/me/identities', policy: 'human', body: 'none', query: NO_QUERY,
+      method: 'get',
+      path: '/auth/me/identities',
+      policy: 'human',
+      body: 'none',
+      query: NO_QUERY,
       handler: async (ctx) => ({ body: await listIdentities(identityCtx(ctx), (await currentUser(identityCtx(ctx))).user_id) }),
     }),
     route({
-      method: 'get', path: '/auth/me/identities/:provider/link', policy: 'human', body: 'none', query: NO_QUERY,
+      method: 'get',
+      path: '/auth/me/identities/:provider/link',
+      policy: 'human',
+      body: 'none',
+      query: NO_QUERY,
       handler: async (ctx, req) => {
         const provider = providerOf(req);
         const user = await currentUser(identityCtx(ctx));
@@ -64,7 +87,11 @@ export function socialRoutes(services: ServerServices): RouteDef[] {
       },
     }),
     route({
-      method: 'delete', path: '/auth/me/identities/:provider', policy: 'human', body: 'none', query: NO_QUERY,
+      method: 'delete',
+      path: '/auth/me/identities/:provider',
+      policy: 'human',
+      body: 'none',
+      query: NO_QUERY,
       handler: async (ctx, req) => {
         const provider = providerOf(req);
         const ictx = identityCtx(ctx);
@@ -72,7 +99,11 @@ export function socialRoutes(services: ServerServices): RouteDef[] {
       },
     }),
     route({
-      method: 'get', path: '/admin/social-login/:provider/test', policy: 'superadmin', body: 'none', query: NO_QUERY,
+      method: 'get',
+      path: '/admin/social-login/:provider/test',
+      policy: 'superadmin',
+      body: 'none',
+      query: NO_QUERY,
       handler: async (ctx, req) => {
         const { location, cookie } = await startSocial(ids, ctx.engine, req, providerOf(req), 'test', { user: ctx.principal.userId });
         return redirect(location, cookie);

@@ -29,45 +29,84 @@ export function ssoRoutes(services: ServerServices): RouteDef[] {
   const ids = services.identity;
   return [
     route({
-      method: 'post', path: '/orgs/:org_id/sso', policy: 'admin', body: 'json', requestBody: SsoConnectionSchema, query: NO_QUERY,
+      method: 'post',
+      path: '/orgs/:org_id/sso',
+      policy: 'admin',
+      body: 'json',
+      requestBody: SsoConnectionSchema,
+      query: NO_QUERY,
       handler: async (ctx, req) => ({ status: 201, body: await createSsoConnection(identityCtx(ctx), ownOrg(ctx, req), parseBody(SsoConnectionSchema, req)) }),
     }),
     route({
-      method: 'get', path: '/orgs/:org_id/sso', policy: 'admin', body: 'none', query: NO_QUERY,
+      method: 'get',
+      path: '/orgs/:org_id/sso',
+      policy: 'admin',
+      body: 'none',
+      query: NO_QUERY,
       handler: async (ctx, req) => ({ body: await getSsoConnection(identityCtx(ctx), ownOrg(ctx, req)) }),
     }),
     route({
-      method: 'patch', path: '/orgs/:org_id/sso', policy: 'admin', body: 'json', requestBody: SsoConnectionPatchSchema, query: NO_QUERY,
+      method: 'patch',
+      path: '/orgs/:org_id/sso',
+      policy: 'admin',
+      body: 'json',
+      requestBody: SsoConnectionPatchSchema,
+      query: NO_QUERY,
       handler: async (ctx, req) => ({ body: await updateSsoConnection(identityCtx(ctx), ownOrg(ctx, req), parseBody(SsoConnectionPatchSchema, req)) }),
     }),
     route({
-      method: 'delete', path: '/orgs/:org_id/sso', policy: 'admin', body: 'none', query: NO_QUERY,
+      method: 'delete',
+      path: '/orgs/:org_id/sso',
+      policy: 'admin',
+      body: 'none',
+      query: NO_QUERY,
       handler: async (ctx, req) => {
         await deleteSsoConnection(identityCtx(ctx), ownOrg(ctx, req));
         return { body: { detail: 'SSO connection removed' } };
       },
     }),
     route({
-      method: 'post', path: '/orgs/:org_id/sso/domains/:domain/verify', policy: 'admin', body: 'none', query: NO_QUERY,
+      method: 'post',
+      path: '/orgs/:org_id/sso/domains/:domain/verify',
+      policy: 'admin',
+      body: 'none',
+      query: NO_QUERY,
       handler: async (ctx, req) => ({ body: await verifyDomainByDns(identityCtx(ctx), ownOrg(ctx, req), domainParam(req), verificationLookup(ids.config)) }),
     }),
     route({
-      method: 'post', path: '/admin/organizations/:org_id/sso/domains/:domain/verify', policy: 'superadmin', body: 'none', query: NO_QUERY,
+      method: 'post',
+      path: '/admin/organizations/:org_id/sso/domains/:domain/verify',
+      policy: 'superadmin',
+      body: 'none',
+      query: NO_QUERY,
       handler: async (ctx, req) => ({ body: await approveDomain(identityCtx(ctx), param(req, 'org_id'), domainParam(req)) }),
     }),
     route({
-      method: 'post', path: '/auth/sso/discover', policy: 'public', body: 'json', requestBody: SsoDiscoverSchema, query: NO_QUERY,
+      method: 'post',
+      path: '/auth/sso/discover',
+      policy: 'public',
+      body: 'json',
+      requestBody: SsoDiscoverSchema,
+      query: NO_QUERY,
       handler: async (ctx, req) => ({ body: await discoverSso(identityCtx(ctx), parseBody(SsoDiscoverSchema, req).email) }),
     }),
     route({
-      method: 'get', path: '/auth/sso/:org_id/start', policy: 'public', body: 'none', query: NO_QUERY,
+      method: 'get',
+      path: '/auth/sso/:org_id/start',
+      policy: 'public',
+      body: 'none',
+      query: NO_QUERY,
       handler: async (ctx, req) => {
         const { location, cookie } = await startSso(ids, ctx.engine, identityCtx(ctx), req, param(req, 'org_id'));
         return { status: 307, headers: { Location: location, 'Set-Cookie': cookie, 'Cache-Control': 'no-store' } };
       },
     }),
     route({
-      method: 'get', path: '/auth/sso/callback', policy: 'public', body: 'none', query: SsoCallbackQuery,
+      method: 'get',
+      path: '/auth/sso/callback',
+      policy: 'public',
+      body: 'none',
+      query: SsoCallbackQuery,
       handler: async (ctx, req) => {
         const session = await finishSso(ids, ctx.engine, identityCtx(ctx), req);
         const reply = sessionReply(ids, session, 307, undefined);

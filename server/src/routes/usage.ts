@@ -9,13 +9,22 @@ import { NO_QUERY, parseBody } from './shared';
 export function usageRoutes(services: ServerServices): RouteDef[] {
   return [
     route({
-      method: 'get', path: '/orgs/:org_id/usage', policy: 'viewer', body: 'none', query: NO_QUERY,
+      method: 'get',
+      path: '/orgs/:org_id/usage',
+      policy: 'viewer',
+      body: 'none',
+      query: NO_QUERY,
       handler: async (ctx, req) => {
         return { body: await usageDocument(ctx.engine, ownOrg(ctx, req), services.config.usage) };
       },
     }),
     route({
-      method: 'patch', path: '/orgs/:org_id/quota', policy: 'admin', body: 'json', requestBody: QuotaSchema, query: NO_QUERY,
+      method: 'patch',
+      path: '/orgs/:org_id/quota',
+      policy: 'admin',
+      body: 'json',
+      requestBody: QuotaSchema,
+      query: NO_QUERY,
       handler: async (ctx, req) => {
         return { body: await setQuota(identityCtx(ctx), ownOrg(ctx, req), parseBody(QuotaSchema, req).monthly_budget_usd) };
       },

@@ -15,9 +15,16 @@ export async function runRetention(services: ServerServices, force: boolean) {
   const retention = services.settings.retention();
   const sweeps = new SweepStore(services.engine.stores.store);
   if (!retention.sweep_enabled && !force) return skippedResult(sweeps, 'retention', services.engine.now());
-  return runSweep(sweeps, 'retention', retentionSteps(services.engine, () => services.settings.retention()), {
-    now: services.engine.now, intervalMs: retention.sweep_interval_hours * 3_600_000, force,
-  });
+  return runSweep(
+    sweeps,
+    'retention',
+    retentionSteps(services.engine, () => services.settings.retention()),
+    {
+      now: services.engine.now,
+      intervalMs: retention.sweep_interval_hours * 3_600_000,
+      force,
+    },
+  );
 }
 
 /**
@@ -29,12 +36,18 @@ export async function runRetention(services: ServerServices, force: boolean) {
 export async function runJobsSweep(services: ServerServices, force: boolean) {
   const sweeps = new SweepStore(services.engine.stores.store);
   const enabled = services.settings.value<boolean>('jobs_sweep_enabled');
-  const result = !enabled && !force
-    ? await skippedResult(sweeps, 'jobs', services.engine.now())
-    : await runSweep(sweeps, 'jobs', {
-      jobs_marked_failed: () => services.runner.sweepStuck(),
-      expired_purged: (now) => services.engine.stores.store.purgeExpired(now),
-    }, { now: services.engine.now, intervalMs: services.config.jobs.sweep_interval_hours * 3_600_000, force });
+  const result =
+    !enabled && !force
+      ? await skippedResult(sweeps, 'jobs', services.engine.now())
+      : await runSweep(
+          sweeps,
+          'jobs',
+          {
+            jobs_marked_failed: () => services.runner.sweepStuck(),
+            expired_purged: (now) => services.engine.stores.store.purgeExpired(now),
+          },
+          { now: services.engine.now, intervalMs: services.config.jobs.sweep_interval_hours * 3_600_000, force },
+        );
   return presentJobsSweep(result);
 }
 
@@ -54,8 +67,12 @@ export async function retentionStatus(services: ServerServices) {
 
 function presentJobsSweep(r: { started_at: string; duration_ms: number; counts: Record<string, number>; error: string | null; skipped: boolean }) {
   return {
-    jobs_marked_failed: r.counts.jobs_marked_failed ?? 0, expired_purged: r.counts.expired_purged ?? 0,
-    started_at: r.started_at, duration_ms: r.duration_ms, error: r.error, skipped: r.skipped,
+    jobs_marked_failed: r.counts.jobs_marked_failed ?? 0,
+    expired_purged: r.counts.expired_purged ?? 0,
+    started_at: r.started_at,
+    duration_ms: r.duration_ms,
+    error: r.error,
+    skipped: r.skipped,
   };
 }
 
@@ -89,7 +106,9 @@ export function startPlatformTasks(services: ServerServices, log: Logger): { sto
     await runJobsSweep(services, false);
     await runRetention(services, false);
   };
-  const timer = setInterval(() => { tick().catch((err: unknown) => log.error({ err }, 'platform sweep failed')); }, TICK_MS);
+  const timer = setInterval(() => {
+    tick().catch((err: unknown) => log.error({ err }, 'platform sweep failed'));
+  }, TICK_MS);
   timer.unref();
   ready.catch((err: unknown) => log.error({ err }, 'retention TTL setup failed'));
   return { stop: () => clearInterval(timer) };

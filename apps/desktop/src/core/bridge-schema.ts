@@ -11,20 +11,28 @@ export const BRIDGE_CHANNEL = 'planwarden:request';
 /** Largest body the bridge carries, in UTF-16 code units (the server's own limit is 10 MB; margin for UTF-16 text). */
 export const BRIDGE_MAX_BODY_CHARS = 24 * 1024 * 1024;
 
-export const BridgeRequestSchema = z.object({
-  method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']),
-  /** An absolute path on the local API, with its query string: `/api/v1/findings?status=open`. */
-  path: z.string().min(1).max(8192).regex(/^\/(?!\/)[^\s#]*$/, 'path must start with a single / and hold no spaces or fragment'),
-  headers: z.record(z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/), z.string().max(8192)).default({}),
-  body: z.string().max(BRIDGE_MAX_BODY_CHARS).nullable().default(null),
-}).strict();
+export const BridgeRequestSchema = z
+  .object({
+    method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']),
+    /** An absolute path on the local API, with its query string: `/api/v1/findings?status=open`. */
+    path: z
+      .string()
+      .min(1)
+      .max(8192)
+      .regex(/^\/(?!\/)[^\s#]*$/, 'path must start with a single / and hold no spaces or fragment'),
+    headers: z.record(z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/), z.string().max(8192)).default({}),
+    body: z.string().max(BRIDGE_MAX_BODY_CHARS).nullable().default(null),
+  })
+  .strict();
 export type BridgeRequest = z.input<typeof BridgeRequestSchema>;
 export type ParsedBridgeRequest = z.output<typeof BridgeRequestSchema>;
 
-export const BridgeResponseSchema = z.object({
-  status: z.number().int().min(100).max(599),
-  /** Lower-case names; a repeated header is joined with `, ` (Set-Cookie never reaches the renderer). */
-  headers: z.record(z.string(), z.string()),
-  body: z.string(),
-}).strict();
+export const BridgeResponseSchema = z
+  .object({
+    status: z.number().int().min(100).max(599),
+    /** Lower-case names; a repeated header is joined with `, ` (Set-Cookie never reaches the renderer). */
+    headers: z.record(z.string(), z.string()),
+    body: z.string(),
+  })
+  .strict();
 export type BridgeResponse = z.infer<typeof BridgeResponseSchema>;

@@ -7,8 +7,18 @@ export const BRIDGE_PATH_PREFIX = '/api/';
 
 /** Request headers the bridge sets itself; the renderer's values are dropped. */
 const DROPPED_REQUEST_HEADERS = new Set([
-  'host', 'cookie', 'content-length', 'transfer-encoding', 'connection', 'origin', 'referer',
-  'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-real-ip', 'forwarded',
+  'host',
+  'cookie',
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'origin',
+  'referer',
+  'x-forwarded-for',
+  'x-forwarded-host',
+  'x-forwarded-proto',
+  'x-real-ip',
+  'forwarded',
 ]);
 
 export interface BridgeOptions {
@@ -48,7 +58,8 @@ export function createBridge(options: BridgeOptions): Bridge {
   const jar = options.jar ?? new CookieJar();
   return async (raw) => {
     const parsed = BridgeRequestSchema.safeParse(raw);
-    if (!parsed.success) return problem(400, `Invalid bridge request: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
+    if (!parsed.success)
+      return problem(400, `Invalid bridge request: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
     const request = parsed.data;
     if (!request.path.startsWith(BRIDGE_PATH_PREFIX)) return problem(404, `Not an API path: ${request.path}`);
     const headers: Record<string, string> = {};

@@ -68,7 +68,13 @@ export async function startDesktopApp(options: DesktopAppOptions): Promise<Deskt
     const key = keychain.get(TEAM_KEY_NAME);
     return url && key ? { url, api: teamApi(url, key, { fetch: doFetch }) } : null;
   };
-  const sync = new SyncService({ local: localApi(engine.bridge), team, journal, state: new SyncState(join(userDataDir, 'sync', 'state.json')), now: options.now });
+  const sync = new SyncService({
+    local: localApi(engine.bridge),
+    team,
+    journal,
+    state: new SyncState(join(userDataDir, 'sync', 'state.json')),
+    now: options.now,
+  });
 
   const ollama = async (): Promise<OllamaDiscovery> => {
     const found = await discoverOllama({ host: options.ollamaHost ?? null, fetch: doFetch });
@@ -100,7 +106,10 @@ export async function startDesktopApp(options: DesktopAppOptions): Promise<Deskt
   const discovered = ollama().catch(() => undefined);
 
   return {
-    engine, bridge, sync, team,
+    engine,
+    bridge,
+    sync,
+    team,
     async close() {
       await discovered;
       await engine.close();

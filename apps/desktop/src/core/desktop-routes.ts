@@ -20,10 +20,22 @@ export interface DesktopHandlers {
   flush(): Promise<unknown>;
 }
 
-const SettingsSchema = z.object({ url: z.string().url().regex(/^https?:\/\//), service_key: z.string().trim().min(1).max(512).optional() }).strict();
+const SettingsSchema = z
+  .object({
+    url: z
+      .string()
+      .url()
+      .regex(/^https?:\/\//),
+    service_key: z.string().trim().min(1).max(512).optional(),
+  })
+  .strict();
 const PushSchema = z.object({ namespaces: z.array(z.string().min(1).max(200)).min(1).max(100) }).strict();
 
-const reply = (status: number, body: unknown): BridgeResponse => ({ status, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify(body) });
+const reply = (status: number, body: unknown): BridgeResponse => ({
+  status,
+  headers: { 'content-type': 'application/json; charset=utf-8' },
+  body: JSON.stringify(body),
+});
 
 /**
  * Wraps the API bridge with the desktop's own routes (Ollama discovery, sync settings, push,
@@ -45,19 +57,26 @@ export function withDesktopRoutes(bridge: Bridge, handlers: DesktopHandlers): Br
     };
     try {
       switch (route) {
-        case 'GET /ollama': return reply(200, await handlers.ollama());
-        case 'GET /sync': return reply(200, await handlers.syncStatus());
+        case 'GET /ollama':
+          return reply(200, await handlers.ollama());
+        case 'GET /sync':
+          return reply(200, await handlers.syncStatus());
         case 'PUT /sync/settings': {
           const input = SettingsSchema.safeParse(json());
           return input.success ? reply(200, await handlers.syncSettings(input.data)) : reply(422, { detail: input.error.issues[0]?.message ?? 'invalid body' });
         }
         case 'POST /sync/push': {
           const input = PushSchema.safeParse(json());
-          return input.success ? reply(200, await handlers.push(input.data.namespaces)) : reply(422, { detail: input.error.issues[0]?.message ?? 'invalid body' });
+          return input.success
+            ? reply(200, await handlers.push(input.data.namespaces))
+            : reply(422, { detail: input.error.issues[0]?.message ?? 'invalid body' });
         }
-        case 'POST /sync/pull': return reply(200, await handlers.pull());
-        case 'POST /sync/flush': return reply(200, await handlers.flush());
-        default: return reply(404, { detail: `No desktop route ${route}` });
+        case 'POST /sync/pull':
+          return reply(200, await handlers.pull());
+        case 'POST /sync/flush':
+          return reply(200, await handlers.flush());
+        default:
+          return reply(404, { detail: `No desktop route ${route}` });
       }
     } catch (error) {
       const detail = error instanceof Error ? error.message : String(error);

@@ -44,7 +44,10 @@ function inputOf(request: ParsedBridgeRequest): { namespace: string; analyzer: s
 }
 
 export class InputJournal {
-  constructor(private readonly dir: string, private readonly now: () => Date = () => new Date()) {}
+  constructor(
+    private readonly dir: string,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
 
   /**
    * The bridge observer: records the raw input of an ingest or analyze request the local API
@@ -59,7 +62,9 @@ export class InputJournal {
 
   /** Stores one input (idempotent per namespace, analyzer and content). */
   record(namespace: string, analyzer: string | null, raw: string): JournalEntry {
-    const id = createHash('sha256').update(`${namespace}\0${analyzer ?? ''}\0${raw}`).digest('hex');
+    const id = createHash('sha256')
+      .update(`${namespace}\0${analyzer ?? ''}\0${raw}`)
+      .digest('hex');
     const index = this.index();
     const existing = index.find((e) => e.id === id);
     if (existing) return existing;

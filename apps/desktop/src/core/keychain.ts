@@ -14,7 +14,9 @@ export interface SafeStorageLike {
 /** Raised instead of ever writing a secret in plain text (or with the `basic_text` fallback). */
 export class KeychainUnavailableError extends Error {
   constructor(reason: string) {
-    super(`Cannot store the key securely: ${reason}. The key was not saved; enter it for each analysis, or set up your system keychain (GNOME Keyring / KWallet on Linux) and restart the app.`);
+    super(
+      `Cannot store the key securely: ${reason}. The key was not saved; enter it for each analysis, or set up your system keychain (GNOME Keyring / KWallet on Linux) and restart the app.`,
+    );
     this.name = 'KeychainUnavailableError';
   }
 }
@@ -28,7 +30,10 @@ const FileSchema = z.object({ version: z.literal(1), entries: z.record(z.string(
  * KeychainUnavailableError, `get` answers null.
  */
 export class Keychain {
-  constructor(private readonly safeStorage: SafeStorageLike, private readonly file: string) {}
+  constructor(
+    private readonly safeStorage: SafeStorageLike,
+    private readonly file: string,
+  ) {}
 
   /** Null when secure storage works; else why not (shown in settings). */
   unavailableReason(): string | null {

@@ -71,7 +71,15 @@ export async function registerLocalModels(models: ModelStore, found: readonly Ol
   const added: string[] = [];
   for (const m of found) {
     if (await models.get('ollama', m.name)) continue;
-    await models.create({ llm_backend: 'ollama', model: m.name, input_price_per_1m_usd: 0, output_price_per_1m_usd: 0, enabled: true, created_by: null, created_at: now });
+    await models.create({
+      llm_backend: 'ollama',
+      model: m.name,
+      input_price_per_1m_usd: 0,
+      output_price_per_1m_usd: 0,
+      enabled: true,
+      created_by: null,
+      created_at: now,
+    });
     added.push(m.name);
   }
   return added;

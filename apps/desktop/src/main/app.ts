@@ -22,8 +22,16 @@ let window: BrowserWindow | null = null;
 /** A file the user opened: decoded (UTF-8/UTF-16, BOM) and ingested into a namespace named after it. */
 async function openPlan(file: string): Promise<void> {
   if (!desktop || !existsSync(file)) return;
-  const namespace = basename(file).replace(/[^A-Za-z0-9._-]+/g, '-').slice(0, 100) || 'plan';
-  const res = await desktop.bridge({ method: 'POST', path: `/api/v1/${encodeURIComponent(namespace)}/ingest/auto`, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: decodeText(readFileSync(file)) });
+  const namespace =
+    basename(file)
+      .replace(/[^A-Za-z0-9._-]+/g, '-')
+      .slice(0, 100) || 'plan';
+  const res = await desktop.bridge({
+    method: 'POST',
+    path: `/api/v1/${encodeURIComponent(namespace)}/ingest/auto`,
+    headers: { 'content-type': 'text/plain; charset=utf-8' },
+    body: decodeText(readFileSync(file)),
+  });
   if (res.status !== 201) {
     dialog.showErrorBox('Planwarden could not open the plan', JSON.parse(res.body).detail ?? `HTTP ${res.status}`);
     return;
@@ -34,24 +42,37 @@ async function openPlan(file: string): Promise<void> {
 async function start(earlyFiles: readonly string[]): Promise<void> {
   desktop = await startDesktopApp({ userDataDir: app.getPath('userData'), ollamaHost: process.env.OLLAMA_HOST ?? null, safeStorage });
   const { sync, team } = desktop;
-  setInterval(() => { if (team()) void sync.flush().catch(() => undefined); }, FLUSH_INTERVAL_MS).unref();
+  setInterval(() => {
+    if (team()) void sync.flush().catch(() => undefined);
+  }, FLUSH_INTERVAL_MS).unref();
 
   ipcMain.handle(BRIDGE_CHANNEL, (event, request: unknown) => {
     // Only the app's own page may call the local API.
     const origin = event.senderFrame?.url ?? '';
-    const trusted = origin.startsWith(`${RENDERER_ORIGIN}/`) || (!app.isPackaged && !!process.env.ELECTRON_RENDERER_URL && origin.startsWith(process.env.ELECTRON_RENDERER_URL));
-    if (!trusted || !desktop) return { status: 403, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ detail: 'Not the Planwarden window' }) };
+    const trusted =
+      origin.startsWith(`${RENDERER_ORIGIN}/`) ||
+      (!app.isPackaged && !!process.env.ELECTRON_RENDERER_URL && origin.startsWith(process.env.ELECTRON_RENDERER_URL));
+    if (!trusted || !desktop)
+      return { status: 403, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ detail: 'Not the Planwarden window' }) };
     return desktop.bridge(request);
   });
 
   serveRenderer(join(import.meta.dirname, '../renderer'));
   window = createMainWindow();
-  Menu.setApplicationMenu(buildMenu({
-    open: async () => {
-      const picked = await dialog.showOpenDialog({ properties: ['openFile'], filters: [{ name: 'Plans and diffs', extensions: ['json', 'txt', 'plan', 'diff', 'patch', 'tf', 'yaml', 'yml'] }, { name: 'All files', extensions: ['*'] }] });
-      if (!picked.canceled && picked.filePaths[0]) await openPlan(picked.filePaths[0]);
-    },
-  }));
+  Menu.setApplicationMenu(
+    buildMenu({
+      open: async () => {
+        const picked = await dialog.showOpenDialog({
+          properties: ['openFile'],
+          filters: [
+            { name: 'Plans and diffs', extensions: ['json', 'txt', 'plan', 'diff', 'patch', 'tf', 'yaml', 'yml'] },
+            { name: 'All files', extensions: ['*'] },
+          ],
+        });
+        if (!picked.canceled && picked.filePaths[0]) await openPlan(picked.filePaths[0]);
+      },
+    }),
+  );
   await window.loadURL(process.env.ELECTRON_RENDERER_URL && !app.isPackaged ? process.env.ELECTRON_RENDERER_URL : `${RENDERER_ORIGIN}/`);
   const fromArgs = process.argv.slice(app.isPackaged ? 1 : 2).find((a) => !a.startsWith('-') && existsSync(a));
   if (fromArgs) await openPlan(resolve(fromArgs));
@@ -68,11 +89,19 @@ export function runDesktop(earlyFiles: readonly string[]): void {
     const file = argv.slice(1).find((a) => !a.startsWith('-') && existsSync(a));
     if (file) void openPlan(resolve(file));
   });
-  app.on('open-file', (event, file) => { event.preventDefault(); void openPlan(file); });
-  app.on('window-all-closed', () => app.quit());
-  app.on('will-quit', () => { void desktop?.close(); });
-  app.whenReady().then(() => start(earlyFiles)).catch((error: unknown) => {
-    dialog.showErrorBox('Planwarden could not start', error instanceof Error ? error.message : String(error));
-    app.exit(1);
+  app.on('open-file', (event, file) => {
+    event.preventDefault();
+    void openPlan(file);
   });
+  app.on('window-all-closed', () => app.quit());
+  app.on('will-quit', () => {
+    void desktop?.close();
+  });
+  app
+    .whenReady()
+    .then(() => start(earlyFiles))
+    .catch((error: unknown) => {
+      dialog.showErrorBox('Planwarden could not start', error instanceof Error ? error.message : String(error));
+      app.exit(1);
+    });
 }

@@ -11,7 +11,10 @@ import { desktopResourcesDir } from '../core/resources-path';
 import { registerAppScheme } from './protocol';
 
 process.env.PLANWARDEN_RESOURCES_DIR = desktopResourcesDir({
-  isPackaged: app.isPackaged, resourcesPath: process.resourcesPath, appPath: app.getAppPath(), override: process.env.PLANWARDEN_RESOURCES_DIR,
+  isPackaged: app.isPackaged,
+  resourcesPath: process.resourcesPath,
+  appPath: app.getAppPath(),
+  override: process.env.PLANWARDEN_RESOURCES_DIR,
 });
 registerAppScheme();
 
@@ -20,7 +23,10 @@ if (!app.requestSingleInstanceLock()) {
 } else {
   // macOS may ask to open a file before the app module is loaded: keep it for later.
   const earlyFiles: string[] = [];
-  const keep = (event: Event, file: string) => { event.preventDefault(); earlyFiles.push(file); };
+  const keep = (event: Event, file: string) => {
+    event.preventDefault();
+    earlyFiles.push(file);
+  };
   app.on('open-file', keep);
   const { runDesktop } = await import('./app');
   app.off('open-file', keep);

@@ -6,7 +6,19 @@ export function buildMenu(actions: { open: () => Promise<void> }): Menu {
     ...(process.platform === 'darwin' ? [{ role: 'appMenu' as const }] : []),
     { label: 'File', submenu: [{ label: 'Open…', accelerator: 'CmdOrCtrl+O', click: () => void actions.open() }, { type: 'separator' }, { role: 'quit' }] },
     { role: 'editMenu' },
-    { label: 'View', submenu: [{ role: 'reload' }, { role: 'toggleDevTools' }, { type: 'separator' }, { role: 'resetZoom' }, { role: 'zoomIn' }, { role: 'zoomOut' }, { type: 'separator' }, { role: 'togglefullscreen' }] },
+    {
+      label: 'View',
+      submenu: [
+        { role: 'reload' },
+        { role: 'toggleDevTools' },
+        { type: 'separator' },
+        { role: 'resetZoom' },
+        { role: 'zoomIn' },
+        { role: 'zoomOut' },
+        { type: 'separator' },
+        { role: 'togglefullscreen' },
+      ],
+    },
     { role: 'windowMenu' },
     { role: 'help', submenu: [{ label: 'Install Ollama', click: () => void shell.openExternal('https://ollama.com/download') }] },
   ];

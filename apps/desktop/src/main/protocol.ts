@@ -24,8 +24,12 @@ export function serveRenderer(rendererDir: string): void {
   });
   // No remote content: the renderer may load app: (and devtools) only; permissions all refused.
   session.defaultSession.webRequest.onBeforeRequest((details, callback) => {
-    const allowed = details.url.startsWith('app://') || details.url.startsWith('devtools://') || details.url.startsWith('data:') || details.url.startsWith('blob:')
-      || (!app.isPackaged && process.env.ELECTRON_RENDERER_URL !== undefined && details.url.startsWith(process.env.ELECTRON_RENDERER_URL));
+    const allowed =
+      details.url.startsWith('app://') ||
+      details.url.startsWith('devtools://') ||
+      details.url.startsWith('data:') ||
+      details.url.startsWith('blob:') ||
+      (!app.isPackaged && process.env.ELECTRON_RENDERER_URL !== undefined && details.url.startsWith(process.env.ELECTRON_RENDERER_URL));
     callback({ cancel: !allowed });
   });
   session.defaultSession.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));

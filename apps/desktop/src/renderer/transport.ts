@@ -28,7 +28,12 @@ async function ipcTransport(request: ApiRequest): Promise<ApiResponse> {
   request.signal?.throwIfAborted();
   const res = await window.planwarden!.request({ method: request.method, path: requestPath(request), headers, body });
   request.signal?.throwIfAborted();
-  return { status: res.status, contentType: res.headers['content-type'] ?? '', body: res.body, headers: { get: (name) => res.headers[name.toLowerCase()] ?? null } };
+  return {
+    status: res.status,
+    contentType: res.headers['content-type'] ?? '',
+    body: res.body,
+    headers: { get: (name) => res.headers[name.toLowerCase()] ?? null },
+  };
 }
 
 // The dashboard's desktop pages (Sync, Ollama) appear only when this transport is in place.

@@ -34,7 +34,11 @@ export type Transport = (request: ApiRequest) => Promise<ApiResponse>;
 
 /** A non-2xx answer: `status` and the server's `{detail}` (or the raw text). */
 export class ApiError extends Error {
-  constructor(readonly status: number, readonly detail: string, readonly body: unknown) {
+  constructor(
+    readonly status: number,
+    readonly detail: string,
+    readonly body: unknown,
+  ) {
     super(detail);
   }
 }

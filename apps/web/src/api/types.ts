@@ -6,7 +6,13 @@
 import type { z } from 'zod';
 import type { FindingsQuerySchema, UpdateFindingSchema } from '../../../../server/src/routes/findings.schema';
 import type {
-  CreateKeySchema, CreateOrgSchema, LoginSchema, RegisterSchema, SecondFactorSchema, CreateInviteSchema, AddMemberSchema,
+  CreateKeySchema,
+  CreateOrgSchema,
+  LoginSchema,
+  RegisterSchema,
+  SecondFactorSchema,
+  CreateInviteSchema,
+  AddMemberSchema,
 } from '../../../../server/src/routes/identity.schema';
 import type { CreateCustomRuleSchema, UpdateCustomRuleSchema } from '../../../../server/src/routes/custom-rules.schema';
 import type { SessionResult } from '../../../../server/src/auth/account-service';
@@ -95,7 +101,10 @@ export type CodehostConfig = ReturnType<typeof presentIntegration>;
 export type CodehostConfigBody = z.input<typeof CodehostConfigSchema>;
 export type CodehostManifest = Awaited<ReturnType<typeof createManifest>>;
 /** POST /orgs/{org_id}/integrations/codehost/install-link (docs/decisions.md "Installation binding"). */
-export interface CodehostInstallLink { install_url: string; expires_at: string }
+export interface CodehostInstallLink {
+  install_url: string;
+  expires_at: string;
+}
 
 import type { SettingsService } from '../../../../server/src/config/settings-service';
 /** identity-api.md "Platform settings document": GET/PATCH /admin/settings. */

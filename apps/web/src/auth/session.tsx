@@ -56,7 +56,9 @@ export function RequireSession({ children, needOrg = true }: { children: ReactNo
   const session: Session = {
     ...me.data,
     can: (wanted) => role !== null && RANK[role] >= RANK[wanted],
-    refresh: async () => { await client.invalidateQueries(); },
+    refresh: async () => {
+      await client.invalidateQueries();
+    },
   };
   return <SessionContext.Provider value={session}>{children}</SessionContext.Provider>;
 }

@@ -18,7 +18,8 @@ export const desktopApi = {
   /** GET /api/desktop/sync: the team server URL, whether a key is stored, the queue and the log (newest first). */
   syncStatus: () => call<SyncStatus>({ method: 'GET', base: DESKTOP_API_BASE, path: '/sync' }),
   /** PUT /api/desktop/sync/settings: without `service_key` the stored key is kept. 409 when the keychain cannot store it. */
-  saveSettings: (body: { url: string; service_key?: string }) => call<SyncStatus>({ method: 'PUT', base: DESKTOP_API_BASE, path: '/sync/settings', json: body }),
+  saveSettings: (body: { url: string; service_key?: string }) =>
+    call<SyncStatus>({ method: 'PUT', base: DESKTOP_API_BASE, path: '/sync/settings', json: body }),
   /** POST /api/desktop/sync/push: `{status: 'done'|'queued'}`. */
   push: (namespaces: string[]) => call<PushResult>({ method: 'POST', base: DESKTOP_API_BASE, path: '/sync/push', json: { namespaces } }),
   /** POST /api/desktop/sync/pull: rules and triage statuses brought down. */

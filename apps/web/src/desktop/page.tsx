@@ -21,7 +21,11 @@ export default function DesktopSettings() {
   if (!isDesktop()) {
     return (
       <Page title="Sync & Ollama">
-        <div className="state unavailable" role="note"><p><strong>Only in the desktop app.</strong> Syncing to a team server and local models (Ollama) are settings of the Planwarden desktop app.</p></div>
+        <div className="state unavailable" role="note">
+          <p>
+            <strong>Only in the desktop app.</strong> Syncing to a team server and local models (Ollama) are settings of the Planwarden desktop app.
+          </p>
+        </div>
       </Page>
     );
   }
@@ -29,9 +33,17 @@ export default function DesktopSettings() {
     <Page title="Sync & Ollama">
       <Tabs.Root value={tab} onValueChange={(v) => setParams({ tab: v })}>
         <Tabs.List className="tabs" aria-label="Desktop settings">
-          {TABS.map((t) => <Tabs.Trigger key={t.id} value={t.id}>{t.label}</Tabs.Trigger>)}
+          {TABS.map((t) => (
+            <Tabs.Trigger key={t.id} value={t.id}>
+              {t.label}
+            </Tabs.Trigger>
+          ))}
         </Tabs.List>
-        {TABS.map((t) => <Tabs.Content key={t.id} value={t.id} className="tab-panel">{tab === t.id ? t.render() : null}</Tabs.Content>)}
+        {TABS.map((t) => (
+          <Tabs.Content key={t.id} value={t.id} className="tab-panel">
+            {tab === t.id ? t.render() : null}
+          </Tabs.Content>
+        ))}
       </Tabs.Root>
     </Page>
   );

@@ -47,7 +47,10 @@ function idle(ms: number): Promise<void> {
 async function* findingBatches(f: FindingFilters, signal: AbortSignal): AsyncGenerator<Finding[]> {
   let batch: Finding[] = [];
   for (let offset = 0, limit = FIRST_PAGE; ; offset += limit, limit = PAGE) {
-    const page = await api.get<{ findings: Finding[] }>(`/findings${query({ namespace: f.namespace, status: f.status, severity: f.severity, rule_id: f.rule_id, limit, offset })}`, signal);
+    const page = await api.get<{ findings: Finding[] }>(
+      `/findings${query({ namespace: f.namespace, status: f.status, severity: f.severity, rule_id: f.rule_id, limit, offset })}`,
+      signal,
+    );
     batch = batch.concat(page.findings);
     const last = page.findings.length < limit;
     if (offset === 0 || last || batch.length >= BATCH) {
@@ -68,8 +71,9 @@ export function resourceType(address: string): string {
 /** Applies the client-side filters (type, text). */
 export function localFilter(rows: Finding[], f: FindingFilters): Finding[] {
   const q = f.q?.toLowerCase();
-  return rows.filter((r) => (!f.type || resourceType(r.resource_address) === f.type)
-    && (!q || `${r.title} ${r.rule_id} ${r.resource_address}`.toLowerCase().includes(q)));
+  return rows.filter(
+    (r) => (!f.type || resourceType(r.resource_address) === f.type) && (!q || `${r.title} ${r.rule_id} ${r.resource_address}`.toLowerCase().includes(q)),
+  );
 }
 
 export const findingsKey = (f: FindingFilters) => ['findings', f.namespace ?? '', f.status ?? '', f.severity ?? '', f.rule_id ?? ''];

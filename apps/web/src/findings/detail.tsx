@@ -14,7 +14,7 @@ export function evidenceLines(body: string, evidence: readonly string[]): Set<nu
   const hits = new Set<number>();
   body.split('\n').forEach((line, i) => {
     const t = line.trim();
-    if (t && needles.some((n) => t.includes(n) || n.includes(t) && t.length >= 6)) hits.add(i);
+    if (t && needles.some((n) => t.includes(n) || (n.includes(t) && t.length >= 6))) hits.add(i);
   });
   return hits;
 }
@@ -26,7 +26,9 @@ function UnitBody({ body, evidence }: { body: string; evidence: readonly string[
     <pre className="unit-body" tabIndex={0} aria-label="Unit body">
       {body.split('\n').map((line, i) => (
         <span key={i} className={marks.has(i) ? 'evidence' : undefined}>
-          <span className="ln" aria-hidden="true">{i + 1}</span>
+          <span className="ln" aria-hidden="true">
+            {i + 1}
+          </span>
           {marks.has(i) ? <mark>{line || ' '}</mark> : line || ' '}
           {'\n'}
         </span>
@@ -56,17 +58,29 @@ function TriageForm({ finding, preset }: { finding: Finding; preset: FindingStat
     <form className="triage-form" onSubmit={submit} aria-label="Triage this finding">
       <Field label="Status">
         <select ref={first} value={status} onChange={(e) => setStatus(e.target.value as FindingStatus)}>
-          {STATUSES.map((s) => <option key={s} value={s}>{s.replace(/_/g, ' ')}</option>)}
+          {STATUSES.map((s) => (
+            <option key={s} value={s}>
+              {s.replace(/_/g, ' ')}
+            </option>
+          ))}
         </select>
       </Field>
       <Field label="Reason code">
         <select value={reason} onChange={(e) => setReason(e.target.value as ReasonCode | '')}>
           <option value="">(none)</option>
-          {REASONS.map((r) => <option key={r} value={r}>{r.replace(/_/g, ' ')}</option>)}
+          {REASONS.map((r) => (
+            <option key={r} value={r}>
+              {r.replace(/_/g, ' ')}
+            </option>
+          ))}
         </select>
       </Field>
-      <Field label="Note"><textarea value={note} onChange={(e) => setNote(e.target.value)} rows={2} maxLength={4000} /></Field>
-      <button type="submit" disabled={triage.isPending}>Save triage</button>
+      <Field label="Note">
+        <textarea value={note} onChange={(e) => setNote(e.target.value)} rows={2} maxLength={4000} />
+      </Field>
+      <button type="submit" disabled={triage.isPending}>
+        Save triage
+      </button>
       <ActionResult error={triage.error} success={triage.isSuccess ? 'Saved.' : null} />
     </form>
   );
@@ -79,7 +93,10 @@ function TriageForm({ finding, preset }: { finding: Finding; preset: FindingStat
  */
 export function FindingDetail({ finding, preset }: { finding: Finding; preset: FindingStatus | null }) {
   const session = useSession();
-  const resource = useQuery({ queryKey: ['resource', finding.resource_hash], queryFn: () => api.get<StoredResource>(`/resource/${encodeURIComponent(finding.resource_hash)}`) });
+  const resource = useQuery({
+    queryKey: ['resource', finding.resource_hash],
+    queryFn: () => api.get<StoredResource>(`/resource/${encodeURIComponent(finding.resource_hash)}`),
+  });
   const rule = useQuery({
     queryKey: ['rule', session.org_id, finding.rule_id],
     queryFn: () => api.get<CustomRule>(`/orgs/${encodeURIComponent(session.org_id!)}/rules/${encodeURIComponent(finding.rule_id)}`),
@@ -93,30 +110,61 @@ export function FindingDetail({ finding, preset }: { finding: Finding; preset: F
   return (
     <article className="detail" aria-labelledby="detail-title">
       <h2 id="detail-title">{finding.title}</h2>
-      <p className="meta"><SeverityBadge severity={finding.severity} /> <StatusBadge status={finding.status} /> <code>{finding.rule_id}</code> on <code>{finding.resource_address}</code></p>
-      <p className="muted">First seen {when(finding.first_seen)} · last seen {when(finding.last_seen)} · seen {finding.occurrence_count}×</p>
+      <p className="meta">
+        <SeverityBadge severity={finding.severity} /> <StatusBadge status={finding.status} /> <code>{finding.rule_id}</code> on{' '}
+        <code>{finding.resource_address}</code>
+      </p>
+      <p className="muted">
+        First seen {when(finding.first_seen)} · last seen {when(finding.last_seen)} · seen {finding.occurrence_count}×
+      </p>
       {session.can('member') ? <TriageForm finding={finding} preset={preset} /> : null}
       {llm ? (
         <dl className="explain">
-          <dt>Risk</dt><dd>{llm.risk}</dd>
-          <dt>Why it matters</dt><dd>{llm.why_it_matters}</dd>
-          <dt>Suggested next step</dt><dd>{llm.suggested_next_step}</dd>
-          <dt>Confidence</dt><dd>{llm.confidence}</dd>
+          <dt>Risk</dt>
+          <dd>{llm.risk}</dd>
+          <dt>Why it matters</dt>
+          <dd>{llm.why_it_matters}</dd>
+          <dt>Suggested next step</dt>
+          <dd>{llm.suggested_next_step}</dd>
+          <dt>Confidence</dt>
+          <dd>{llm.confidence}</dd>
         </dl>
       ) : null}
       <h3>Unit body</h3>
-      {resource.isPending ? <Loading /> : resource.isError ? <ErrorBox error={resource.error} retry={() => void resource.refetch()} /> : (
+      {resource.isPending ? (
+        <Loading />
+      ) : resource.isError ? (
+        <ErrorBox error={resource.error} retry={() => void resource.refetch()} />
+      ) : (
         <UnitBody body={resource.data.value.body} evidence={llm?.evidence ?? []} />
       )}
       <h3>Rule</h3>
-      {rule.isPending ? <Loading /> : rule.isError ? (
-        rule.error instanceof ApiError && rule.error.status === 404 ? <p className="muted">No rule text for {finding.rule_id} in this organization.</p> : <ErrorBox error={rule.error} />
-      ) : <Markdown source={`**${rule.data.title}**\n\n${rule.data.description}`} label="Rule text" />}
+      {rule.isPending ? (
+        <Loading />
+      ) : rule.isError ? (
+        rule.error instanceof ApiError && rule.error.status === 404 ? (
+          <p className="muted">No rule text for {finding.rule_id} in this organization.</p>
+        ) : (
+          <ErrorBox error={rule.error} />
+        )
+      ) : (
+        <Markdown source={`**${rule.data.title}**\n\n${rule.data.description}`} label="Rule text" />
+      )}
       <h3>Triage and feedback history</h3>
-      {history.isPending ? <Loading /> : history.isError ? <ErrorBox error={history.error} /> : history.data.feedback.length === 0 ? <p className="muted">No feedback yet.</p> : (
+      {history.isPending ? (
+        <Loading />
+      ) : history.isError ? (
+        <ErrorBox error={history.error} />
+      ) : history.data.feedback.length === 0 ? (
+        <p className="muted">No feedback yet.</p>
+      ) : (
         <ol className="history">
           {history.data.feedback.map((f) => (
-            <li key={f.feedback_id}>{when(f.created_at)}: <strong>{f.verdict}</strong>{f.reason_code ? ` (${f.reason_code.replace(/_/g, ' ')})` : ''} via {f.source}{f.comment ? `: ${f.comment}` : ''}</li>
+            <li key={f.feedback_id}>
+              {when(f.created_at)}: <strong>{f.verdict}</strong>
+              {f.reason_code ? ` (${f.reason_code.replace(/_/g, ' ')})` : ''} via {f.source}
+              {f.comment ? `: ${f.comment}` : ''}
+            </li>
           ))}
         </ol>
       )}

@@ -34,10 +34,26 @@ export function KeyHelp({ open, onOpenChange }: { open: boolean; onOpenChange: (
         <Dialog.Content className="dialog" aria-describedby={undefined}>
           <Dialog.Title>Keyboard shortcuts</Dialog.Title>
           <table className="keys">
-            <thead><tr><th scope="col">Key</th><th scope="col">Action</th></tr></thead>
-            <tbody>{KEY_HELP.map(([k, d]) => <tr key={k}><td><kbd>{k}</kbd></td><td>{d}</td></tr>)}</tbody>
+            <thead>
+              <tr>
+                <th scope="col">Key</th>
+                <th scope="col">Action</th>
+              </tr>
+            </thead>
+            <tbody>
+              {KEY_HELP.map(([k, d]) => (
+                <tr key={k}>
+                  <td>
+                    <kbd>{k}</kbd>
+                  </td>
+                  <td>{d}</td>
+                </tr>
+              ))}
+            </tbody>
           </table>
-          <Dialog.Close asChild><button type="button">Close</button></Dialog.Close>
+          <Dialog.Close asChild>
+            <button type="button">Close</button>
+          </Dialog.Close>
         </Dialog.Content>
       </Dialog.Portal>
     </Dialog.Root>

@@ -51,15 +51,39 @@ export interface TableProps {
  */
 export function FindingsTable({ rows, activeId, onActivate, selected, onToggle, onToggleAll, onOrder, canWrite }: TableProps) {
   const [sorting, setSorting] = useState<SortingState>([{ id: 'severity', desc: false }]);
-  const columns = useMemo<ColumnDef<Finding>[]>(() => [
-    { id: 'severity', header: 'Severity', accessorFn: (f) => SEVERITY_RANK[f.severity] ?? 9, cell: (c) => <SeverityBadge severity={c.row.original.severity} /> },
-    { id: 'status', header: 'Status', accessorKey: 'status', cell: (c) => <StatusBadge status={c.row.original.status} /> },
-    { id: 'title', header: 'Title', accessorKey: 'title', cell: (c) => <Clipped text={c.row.original.title} /> },
-    { id: 'rule_id', header: 'Rule', accessorKey: 'rule_id', cell: (c) => <Clipped text={c.row.original.rule_id} /> },
-    { id: 'resource_address', header: 'Resource', accessorKey: 'resource_address', cell: (c) => <Clipped text={c.row.original.resource_address} /> },
-    { id: 'last_seen', header: 'Last seen', accessorKey: 'last_seen', cell: (c) => <time dateTime={c.row.original.last_seen} title={when(c.row.original.last_seen)}>{day(c.row.original.last_seen)}</time> },
-  ], []);
-  const table = useReactTable({ data: rows, columns, state: { sorting }, onSortingChange: setSorting, getCoreRowModel: getCoreRowModel(), getSortedRowModel: getSortedRowModel() });
+  const columns = useMemo<ColumnDef<Finding>[]>(
+    () => [
+      {
+        id: 'severity',
+        header: 'Severity',
+        accessorFn: (f) => SEVERITY_RANK[f.severity] ?? 9,
+        cell: (c) => <SeverityBadge severity={c.row.original.severity} />,
+      },
+      { id: 'status', header: 'Status', accessorKey: 'status', cell: (c) => <StatusBadge status={c.row.original.status} /> },
+      { id: 'title', header: 'Title', accessorKey: 'title', cell: (c) => <Clipped text={c.row.original.title} /> },
+      { id: 'rule_id', header: 'Rule', accessorKey: 'rule_id', cell: (c) => <Clipped text={c.row.original.rule_id} /> },
+      { id: 'resource_address', header: 'Resource', accessorKey: 'resource_address', cell: (c) => <Clipped text={c.row.original.resource_address} /> },
+      {
+        id: 'last_seen',
+        header: 'Last seen',
+        accessorKey: 'last_seen',
+        cell: (c) => (
+          <time dateTime={c.row.original.last_seen} title={when(c.row.original.last_seen)}>
+            {day(c.row.original.last_seen)}
+          </time>
+        ),
+      },
+    ],
+    [],
+  );
+  const table = useReactTable({
+    data: rows,
+    columns,
+    state: { sorting },
+    onSortingChange: setSorting,
+    getCoreRowModel: getCoreRowModel(),
+    getSortedRowModel: getSortedRowModel(),
+  });
   const sorted = table.getRowModel().rows;
   useEffect(() => onOrder(sorted.map((r) => r.original)), [sorted, onOrder]);
   const activeIndex = useMemo(() => (activeId === null ? -1 : sorted.findIndex((r) => findingId(r.original) === activeId)), [sorted, activeId]);
@@ -100,23 +124,40 @@ export function FindingsTable({ rows, activeId, onActivate, selected, onToggle, 
           </tr>
         </thead>
         <tbody>
-          {padTop > 0 ? <tr aria-hidden="true"><td style={{ height: padTop, padding: 0, border: 0 }} /></tr> : null}
+          {padTop > 0 ? (
+            <tr aria-hidden="true">
+              <td style={{ height: padTop, padding: 0, border: 0 }} />
+            </tr>
+          ) : null}
           {items.map((v) => {
             const row = sorted[v.index];
             const id = findingId(row.original);
             return (
-              <tr key={id} aria-rowindex={v.index + 2} aria-current={v.index === activeIndex ? 'true' : undefined} className={v.index === activeIndex ? 'active' : undefined}
-                data-finding={id} onClick={() => onActivate(id)} style={{ height: ROW_HEIGHT }}>
+              <tr
+                key={id}
+                aria-rowindex={v.index + 2}
+                aria-current={v.index === activeIndex ? 'true' : undefined}
+                className={v.index === activeIndex ? 'active' : undefined}
+                data-finding={id}
+                onClick={() => onActivate(id)}
+                style={{ height: ROW_HEIGHT }}
+              >
                 {canWrite ? (
                   <td className="sel" onClick={(e) => e.stopPropagation()}>
                     <input type="checkbox" aria-label={`Select ${row.original.title}`} checked={selected.has(id)} onChange={() => onToggle(id)} />
                   </td>
                 ) : null}
-                {row.getVisibleCells().map((c) => <td key={c.id}>{flexRender(c.column.columnDef.cell, c.getContext())}</td>)}
+                {row.getVisibleCells().map((c) => (
+                  <td key={c.id}>{flexRender(c.column.columnDef.cell, c.getContext())}</td>
+                ))}
               </tr>
             );
           })}
-          {padBottom > 0 ? <tr aria-hidden="true"><td style={{ height: padBottom, padding: 0, border: 0 }} /></tr> : null}
+          {padBottom > 0 ? (
+            <tr aria-hidden="true">
+              <td style={{ height: padBottom, padding: 0, border: 0 }} />
+            </tr>
+          ) : null}
         </tbody>
       </table>
     </div>

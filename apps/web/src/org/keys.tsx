@@ -11,37 +11,81 @@ import { ActionResult, QueryView } from '../ui/states';
 export function ServiceKeys() {
   const client = useQueryClient();
   const keys = useQuery({ queryKey: ['keys'], queryFn: () => api.get<{ keys: ApiKey[] }>('/auth/keys') });
-  const create = useMutation({ mutationFn: (body: CreateKeyBody) => api.post<CreatedKey>('/auth/keys', body), onSuccess: () => client.invalidateQueries({ queryKey: ['keys'] }) });
-  const revoke = useMutation({ mutationFn: (id: string) => api.delete(`/auth/keys/${encodeURIComponent(id)}`), onSuccess: () => client.invalidateQueries({ queryKey: ['keys'] }) });
+  const create = useMutation({
+    mutationFn: (body: CreateKeyBody) => api.post<CreatedKey>('/auth/keys', body),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['keys'] }),
+  });
+  const revoke = useMutation({
+    mutationFn: (id: string) => api.delete(`/auth/keys/${encodeURIComponent(id)}`),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['keys'] }),
+  });
   const submit = (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
     const f = new FormData(e.currentTarget);
-    const allow = String(f.get('ip_allowlist') ?? '').split(/[\s,]+/).filter(Boolean);
+    const allow = String(f.get('ip_allowlist') ?? '')
+      .split(/[\s,]+/)
+      .filter(Boolean);
     create.mutate({ name: String(f.get('name')) || null, role: f.get('role') as CreateKeyBody['role'], ip_allowlist: allow.length ? allow : null });
   };
   return (
     <>
       <form className="row" onSubmit={submit}>
-        <Field label="Key name"><input name="name" required maxLength={200} /></Field>
-        <Field label="Role"><select name="role" defaultValue="member">{ROLES.map((r) => <option key={r}>{r}</option>)}</select></Field>
-        <Field label="IP allowlist (optional)" hint="IPs or CIDR blocks, comma separated."><input name="ip_allowlist" /></Field>
-        <button type="submit" disabled={create.isPending}>Create key</button>
+        <Field label="Key name">
+          <input name="name" required maxLength={200} />
+        </Field>
+        <Field label="Role">
+          <select name="role" defaultValue="member">
+            {ROLES.map((r) => (
+              <option key={r}>{r}</option>
+            ))}
+          </select>
+        </Field>
+        <Field label="IP allowlist (optional)" hint="IPs or CIDR blocks, comma separated.">
+          <input name="ip_allowlist" />
+        </Field>
+        <button type="submit" disabled={create.isPending}>
+          Create key
+        </button>
       </form>
       <ActionResult error={create.error ?? revoke.error} />
       {create.data ? (
         <div className="secret" role="status">
-          <p><strong>Copy this key now: it is shown only once.</strong></p>
+          <p>
+            <strong>Copy this key now: it is shown only once.</strong>
+          </p>
           <code data-testid="new-key">{create.data.key}</code> <CopyButton value={create.data.key} />
         </div>
       ) : null}
       <QueryView query={keys} isEmpty={(d) => d.keys.length === 0} empty="No service keys yet.">
         {(d) => (
-          <table className="list"><caption className="visually-hidden">Service keys</caption>
-            <thead><tr><th scope="col">Name</th><th scope="col">Role</th><th scope="col">Created</th><th scope="col">State</th><th scope="col">Actions</th></tr></thead>
-            <tbody>{d.keys.map((k) => (
-              <tr key={k.key_id}><td>{k.name ?? k.key_id}</td><td>{k.role}</td><td>{when(k.created_at)}</td><td>{k.is_active ? 'active' : 'revoked'}</td>
-                <td>{k.is_active ? <button type="button" onClick={() => revoke.mutate(k.key_id)}>Revoke</button> : null}</td></tr>
-            ))}</tbody>
+          <table className="list">
+            <caption className="visually-hidden">Service keys</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Role</th>
+                <th scope="col">Created</th>
+                <th scope="col">State</th>
+                <th scope="col">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {d.keys.map((k) => (
+                <tr key={k.key_id}>
+                  <td>{k.name ?? k.key_id}</td>
+                  <td>{k.role}</td>
+                  <td>{when(k.created_at)}</td>
+                  <td>{k.is_active ? 'active' : 'revoked'}</td>
+                  <td>
+                    {k.is_active ? (
+                      <button type="button" onClick={() => revoke.mutate(k.key_id)}>
+                        Revoke
+                      </button>
+                    ) : null}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
           </table>
         )}
       </QueryView>
@@ -54,19 +98,57 @@ export function Credentials() {
   const session = useSession();
   const base = `/orgs/${encodeURIComponent(session.org_id!)}/llm-credentials`;
   const client = useQueryClient();
-  const creds = useQuery({ queryKey: ['credentials', session.org_id], queryFn: () => api.get<{ credentials: { provider: string; created_at: string }[] }>(base) });
-  const save = useMutation({ mutationFn: (body: { provider: string; api_key: string }) => api.post(base, body), onSuccess: () => client.invalidateQueries({ queryKey: ['credentials'] }) });
-  const remove = useMutation({ mutationFn: (p: string) => api.delete(`${base}/${encodeURIComponent(p)}`), onSuccess: () => client.invalidateQueries({ queryKey: ['credentials'] }) });
+  const creds = useQuery({
+    queryKey: ['credentials', session.org_id],
+    queryFn: () => api.get<{ credentials: { provider: string; created_at: string }[] }>(base),
+  });
+  const save = useMutation({
+    mutationFn: (body: { provider: string; api_key: string }) => api.post(base, body),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['credentials'] }),
+  });
+  const remove = useMutation({
+    mutationFn: (p: string) => api.delete(`${base}/${encodeURIComponent(p)}`),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['credentials'] }),
+  });
   return (
     <>
-      <form className="row" onSubmit={(e: FormEvent<HTMLFormElement>) => { e.preventDefault(); const f = new FormData(e.currentTarget); save.mutate({ provider: String(f.get('provider')), api_key: String(f.get('api_key')) }); e.currentTarget.reset(); }}>
-        <Field label="Provider"><select name="provider">{BACKENDS.map((b) => <option key={b}>{b}</option>)}</select></Field>
-        <Field label="API key" hint="Encrypted at rest; never shown again."><input name="api_key" type="password" required autoComplete="off" /></Field>
-        <button type="submit" disabled={save.isPending}>Store credential</button>
+      <form
+        className="row"
+        onSubmit={(e: FormEvent<HTMLFormElement>) => {
+          e.preventDefault();
+          const f = new FormData(e.currentTarget);
+          save.mutate({ provider: String(f.get('provider')), api_key: String(f.get('api_key')) });
+          e.currentTarget.reset();
+        }}
+      >
+        <Field label="Provider">
+          <select name="provider">
+            {BACKENDS.map((b) => (
+              <option key={b}>{b}</option>
+            ))}
+          </select>
+        </Field>
+        <Field label="API key" hint="Encrypted at rest; never shown again.">
+          <input name="api_key" type="password" required autoComplete="off" />
+        </Field>
+        <button type="submit" disabled={save.isPending}>
+          Store credential
+        </button>
       </form>
       <ActionResult error={save.error ?? remove.error} success={save.isSuccess ? 'Credential stored.' : null} />
       <QueryView query={creds} isEmpty={(d) => d.credentials.length === 0} empty="No stored credential: analyses need an API key per run.">
-        {(d) => <ul className="plain">{d.credentials.map((c) => <li key={c.provider}><strong>{c.provider}</strong> stored {when(c.created_at)} <button type="button" onClick={() => remove.mutate(c.provider)}>Delete</button></li>)}</ul>}
+        {(d) => (
+          <ul className="plain">
+            {d.credentials.map((c) => (
+              <li key={c.provider}>
+                <strong>{c.provider}</strong> stored {when(c.created_at)}{' '}
+                <button type="button" onClick={() => remove.mutate(c.provider)}>
+                  Delete
+                </button>
+              </li>
+            ))}
+          </ul>
+        )}
       </QueryView>
     </>
   );

@@ -31,24 +31,48 @@ export function RunTasks() {
           e.preventDefault();
           const f = new FormData(e.currentTarget);
           const hmac = String(f.get('hmac_key') ?? '');
-          save.mutate({ ...splitModelKey(String(f.get('model'))), gate_severity: f.get('gate_severity') as RunTaskBody['gate_severity'], ...(hmac ? { hmac_key: hmac } : {}) });
+          save.mutate({
+            ...splitModelKey(String(f.get('model'))),
+            gate_severity: f.get('gate_severity') as RunTaskBody['gate_severity'],
+            ...(hmac ? { hmac_key: hmac } : {}),
+          });
         };
         const url = c ? `${window.location.origin}${c.endpoint_path}` : endpoint;
         return (
           <>
-            {c ? <p>Configured {when(c.created_at)}{c.updated_at ? `, changed ${when(c.updated_at)}` : ''}: {c.llm_backend} · {c.model}, fails the run at {c.gate_severity} or above.</p>
-              : <Empty>No run task: HCP Terraform runs are not checked yet.</Empty>}
+            {c ? (
+              <p>
+                Configured {when(c.created_at)}
+                {c.updated_at ? `, changed ${when(c.updated_at)}` : ''}: {c.llm_backend} · {c.model}, fails the run at {c.gate_severity} or above.
+              </p>
+            ) : (
+              <Empty>No run task: HCP Terraform runs are not checked yet.</Empty>
+            )}
             <p>In HCP Terraform, create a run task with this endpoint URL and the same HMAC key (use this server's public address if it differs):</p>
-            <p><code data-testid="run-task-url">{url}</code> <CopyButton value={url} label="Copy endpoint URL" /></p>
+            <p>
+              <code data-testid="run-task-url">{url}</code> <CopyButton value={url} label="Copy endpoint URL" />
+            </p>
             <form className="form-grid" onSubmit={submit} key={c?.updated_at ?? 'new'} aria-label="Run task settings">
-              <Field label="HMAC key" hint={c ? 'A key is stored, never shown. Type a new one to replace it.' : 'At least 16 characters; paste the same key into HCP Terraform.'} error={fieldError(save.error, 'hmac_key')}>
+              <Field
+                label="HMAC key"
+                hint={c ? 'A key is stored, never shown. Type a new one to replace it.' : 'At least 16 characters; paste the same key into HCP Terraform.'}
+                error={fieldError(save.error, 'hmac_key')}
+              >
                 <input name="hmac_key" type="password" minLength={16} maxLength={512} required={!c} autoComplete="off" />
               </Field>
               <ModelField defaultValue={c ? modelKey(c.llm_backend, c.model) : undefined} hint="Uses the organization's stored credential for this provider." />
-              <Field label="Fail the run at"><select name="gate_severity" defaultValue={c?.gate_severity ?? 'HIGH'}>{SEVERITIES.map((s) => <option key={s}>{s}</option>)}</select></Field>
-              <button type="submit" disabled={save.isPending}>{c ? 'Save run task' : 'Set up run task'}</button>
+              <Field label="Fail the run at">
+                <select name="gate_severity" defaultValue={c?.gate_severity ?? 'HIGH'}>
+                  {SEVERITIES.map((s) => (
+                    <option key={s}>{s}</option>
+                  ))}
+                </select>
+              </Field>
+              <button type="submit" disabled={save.isPending}>
+                {c ? 'Save run task' : 'Set up run task'}
+              </button>
             </form>
-            <ActionResult error={fieldError(save.error, 'hmac_key') ? null : save.error ?? remove.error} success={save.isSuccess ? 'Saved.' : null} />
+            <ActionResult error={fieldError(save.error, 'hmac_key') ? null : (save.error ?? remove.error)} success={save.isSuccess ? 'Saved.' : null} />
             {c ? (
               <ConfirmButton label="Remove run task" question="Remove the run task settings?" danger onConfirm={() => remove.mutate()}>
                 <p>HCP Terraform's calls are refused afterwards (404) until it is set up again; remove the run task there too.</p>

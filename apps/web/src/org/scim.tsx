@@ -17,7 +17,9 @@ type Mapping = { pattern: string; role: Role };
 function OneTimeToken({ token }: { token: string }) {
   return (
     <div className="secret" role="status">
-      <p><strong>Copy this token into your identity provider now: it is shown only once.</strong></p>
+      <p>
+        <strong>Copy this token into your identity provider now: it is shown only once.</strong>
+      </p>
       <code data-testid="scim-token">{token}</code> <CopyButton value={token} />
     </div>
   );
@@ -35,18 +37,28 @@ function MappingsEditor({ value, onChange }: { value: Mapping[]; onChange: (next
           <Field label={`Group pattern ${i + 1}`} hint={i === 0 ? 'A regular expression matched against the group names, e.g. ^platform-admins$' : undefined}>
             <input value={m.pattern} required maxLength={500} onChange={(e) => set(i, { pattern: e.target.value })} />
           </Field>
-          <Field label={`Role ${i + 1}`}><select value={m.role} onChange={(e) => set(i, { role: e.target.value as Role })}>{NON_OWNER_ROLES.map((r) => <option key={r}>{r}</option>)}</select></Field>
-          <button type="button" onClick={() => onChange(value.filter((_, j) => j !== i))}>Remove mapping {i + 1}</button>
+          <Field label={`Role ${i + 1}`}>
+            <select value={m.role} onChange={(e) => set(i, { role: e.target.value as Role })}>
+              {NON_OWNER_ROLES.map((r) => (
+                <option key={r}>{r}</option>
+              ))}
+            </select>
+          </Field>
+          <button type="button" onClick={() => onChange(value.filter((_, j) => j !== i))}>
+            Remove mapping {i + 1}
+          </button>
         </div>
       ))}
-      <button type="button" onClick={() => onChange([...value, { pattern: '', role: 'member' }])}>Add mapping</button>
+      <button type="button" onClick={() => onChange([...value, { pattern: '', role: 'member' }])}>
+        Add mapping
+      </button>
     </fieldset>
   );
 }
 
 /** The enable / default role / mappings form, POST (first time) or PATCH. */
 function ScimForm({ current, onSave, pending, error }: { current: ScimConfig | null; onSave: (body: ScimBody) => void; pending: boolean; error: unknown }) {
-  const [mappings, setMappings] = useState<Mapping[]>(current?.group_role_mappings as Mapping[] | undefined ?? []);
+  const [mappings, setMappings] = useState<Mapping[]>((current?.group_role_mappings as Mapping[] | undefined) ?? []);
   const submit = (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
     const f = new FormData(e.currentTarget);
@@ -54,11 +66,27 @@ function ScimForm({ current, onSave, pending, error }: { current: ScimConfig | n
   };
   return (
     <form onSubmit={submit} aria-label="SCIM provisioning">
-      <label className="check block"><input type="checkbox" name="enabled" defaultChecked={current?.enabled ?? true} /> Accept provisioning from the identity provider</label>
-      <Field label="Default role"><select name="default_role" defaultValue={current?.default_role ?? 'member'}>{NON_OWNER_ROLES.map((r) => <option key={r}>{r}</option>)}</select></Field>
+      <label className="check block">
+        <input type="checkbox" name="enabled" defaultChecked={current?.enabled ?? true} /> Accept provisioning from the identity provider
+      </label>
+      <Field label="Default role">
+        <select name="default_role" defaultValue={current?.default_role ?? 'member'}>
+          {NON_OWNER_ROLES.map((r) => (
+            <option key={r}>{r}</option>
+          ))}
+        </select>
+      </Field>
       <MappingsEditor value={mappings} onChange={setMappings} />
-      {fieldError(error, 'group_role_mappings') ? <p className="field-error" role="alert">{fieldError(error, 'group_role_mappings')}</p> : null}
-      <div className="actions"><button type="submit" disabled={pending}>{current ? 'Save SCIM settings' : 'Enable SCIM'}</button></div>
+      {fieldError(error, 'group_role_mappings') ? (
+        <p className="field-error" role="alert">
+          {fieldError(error, 'group_role_mappings')}
+        </p>
+      ) : null}
+      <div className="actions">
+        <button type="submit" disabled={pending}>
+          {current ? 'Save SCIM settings' : 'Enable SCIM'}
+        </button>
+      </div>
     </form>
   );
 }
@@ -77,29 +105,54 @@ export function Scim() {
   const refresh = () => client.invalidateQueries({ queryKey: key });
   const save = useMutation({
     mutationFn: async ({ exists, body }: { exists: boolean; body: ScimBody }) => {
-      if (exists) { await api.patch(base, body); return null; }
+      if (exists) {
+        await api.patch(base, body);
+        return null;
+      }
       return (await api.post<{ token: string }>(base, body)).token;
     },
-    onSuccess: (created) => { if (created) setToken(created); void refresh(); },
+    onSuccess: (created) => {
+      if (created) setToken(created);
+      void refresh();
+    },
   });
   const rotate = useMutation({ mutationFn: () => api.post<{ token: string }>(`${base}/rotate-token`), onSuccess: (r) => setToken(r.token) });
-  const remove = useMutation({ mutationFn: () => api.delete(base), onSuccess: () => { setToken(null); client.setQueryData(key, null); } });
+  const remove = useMutation({
+    mutationFn: () => api.delete(base),
+    onSuccess: () => {
+      setToken(null);
+      client.setQueryData(key, null);
+    },
+  });
   return (
     <QueryView query={config}>
       {(c) => (
         <>
           {c ? (
             <>
-              <p>SCIM is {c.enabled ? 'on' : 'off'} since {when(c.created_at)}. Tenant URL for your identity provider: <code>{c.base_url}</code> <CopyButton value={c.base_url} label="Copy tenant URL" /></p>
+              <p>
+                SCIM is {c.enabled ? 'on' : 'off'} since {when(c.created_at)}. Tenant URL for your identity provider: <code>{c.base_url}</code>{' '}
+                <CopyButton value={c.base_url} label="Copy tenant URL" />
+              </p>
               <ConfirmButton label="Rotate token" question="Rotate the SCIM token?" onConfirm={() => rotate.mutate()}>
                 <p>The current token stops working at once; paste the new one into your identity provider.</p>
               </ConfirmButton>
             </>
-          ) : <Empty>SCIM is not set up: users and groups are managed here by hand.</Empty>}
+          ) : (
+            <Empty>SCIM is not set up: users and groups are managed here by hand.</Empty>
+          )}
           {token ? <OneTimeToken token={token} /> : null}
-          <ScimForm key={c?.updated_at ?? c?.created_at ?? 'new'} current={c} pending={save.isPending} error={save.error}
-            onSave={(body) => save.mutate({ exists: c !== null, body })} />
-          <ActionResult error={fieldError(save.error, 'group_role_mappings') ? null : save.error ?? rotate.error ?? remove.error} success={save.isSuccess ? 'Saved.' : null} />
+          <ScimForm
+            key={c?.updated_at ?? c?.created_at ?? 'new'}
+            current={c}
+            pending={save.isPending}
+            error={save.error}
+            onSave={(body) => save.mutate({ exists: c !== null, body })}
+          />
+          <ActionResult
+            error={fieldError(save.error, 'group_role_mappings') ? null : (save.error ?? rotate.error ?? remove.error)}
+            success={save.isSuccess ? 'Saved.' : null}
+          />
           {c ? (
             <ConfirmButton label="Turn off SCIM" question="Turn off SCIM and invalidate its token?" danger onConfirm={() => remove.mutate()}>
               <p>Teams and memberships it created are kept.</p>

@@ -48,8 +48,14 @@ export default function Analyse() {
     mutationFn: async () => {
       const chosen = models.data?.models.find((m) => `${m.llm_backend}/${m.model}` === model) ?? models.data?.models[0];
       if (!chosen) throw new Error('No model is enabled on this server');
-      const body: AnalyzeBody = { llm_backend: chosen.llm_backend as LlmBackend, model: chosen.model, raw_input: input, ...(apiKey ? { api_key: apiKey } : {}) };
-      const path = analyzer === 'auto' ? `/${encodeURIComponent(namespace)}/analyze/auto` : `/${encodeURIComponent(analyzer)}/${encodeURIComponent(namespace)}/analyze`;
+      const body: AnalyzeBody = {
+        llm_backend: chosen.llm_backend as LlmBackend,
+        model: chosen.model,
+        raw_input: input,
+        ...(apiKey ? { api_key: apiKey } : {}),
+      };
+      const path =
+        analyzer === 'auto' ? `/${encodeURIComponent(namespace)}/analyze/auto` : `/${encodeURIComponent(analyzer)}/${encodeURIComponent(namespace)}/analyze`;
       return api.post<{ job_id: string }>(path, body);
     },
     onSuccess: (res) => void navigate(`/jobs/${encodeURIComponent(res.job_id)}`),
@@ -59,20 +65,50 @@ export default function Analyse() {
     run.mutate();
   };
 
-  if (!session.can('member')) return <Page title="Analyse"><p>Your role ({session.role}) cannot start analyses. Ask an admin for the member role.</p></Page>;
+  if (!session.can('member'))
+    return (
+      <Page title="Analyse">
+        <p>Your role ({session.role}) cannot start analyses. Ask an admin for the member role.</p>
+      </Page>
+    );
   return (
     <Page title="Analyse">
       <form className="analyse" onSubmit={submit}>
-        <div className={`dropzone${dragging ? ' dragging' : ''}`} onDragOver={(e) => { e.preventDefault(); setDragging(true); }} onDragLeave={() => setDragging(false)} onDrop={onDrop} data-testid="dropzone">
-          <p>Drop a plan file here (<code>terraform show -json</code> output or plan text, UTF-8 or UTF-16), or</p>
+        <div
+          className={`dropzone${dragging ? ' dragging' : ''}`}
+          onDragOver={(e) => {
+            e.preventDefault();
+            setDragging(true);
+          }}
+          onDragLeave={() => setDragging(false)}
+          onDrop={onDrop}
+          data-testid="dropzone"
+        >
+          <p>
+            Drop a plan file here (<code>terraform show -json</code> output or plan text, UTF-8 or UTF-16), or
+          </p>
           <label className="file-pick">
             <span>Choose a file</span>
             <input type="file" accept=".json,.txt,.diff,.patch,.tf,.yaml,.yml,text/*,application/json" onChange={(e) => void readFile(e.target.files?.[0])} />
           </label>
-          {fileName ? <p role="status">Loaded <strong>{fileName}</strong> ({input.length.toLocaleString()} characters).</p> : null}
+          {fileName ? (
+            <p role="status">
+              Loaded <strong>{fileName}</strong> ({input.length.toLocaleString()} characters).
+            </p>
+          ) : null}
         </div>
         <Field label="Or paste a plan or a unified diff">
-          <textarea value={input} onChange={(e) => { setInput(e.target.value); setFileName(null); }} rows={10} spellCheck={false} className="mono" required />
+          <textarea
+            value={input}
+            onChange={(e) => {
+              setInput(e.target.value);
+              setFileName(null);
+            }}
+            rows={10}
+            spellCheck={false}
+            className="mono"
+            required
+          />
         </Field>
         <div className="row">
           <Field label="Namespace" hint="Letters, digits, dot, dash, underscore.">
@@ -81,13 +117,25 @@ export default function Analyse() {
           <Field label="Analyzer">
             <select value={analyzer} onChange={(e) => setAnalyzer(e.target.value)}>
               <option value="auto">auto (detect)</option>
-              {analyzers.data?.analyzers.map((a) => <option key={a.name} value={a.name}>{a.name}</option>)}
+              {analyzers.data?.analyzers.map((a) => (
+                <option key={a.name} value={a.name}>
+                  {a.name}
+                </option>
+              ))}
             </select>
           </Field>
           <Field label="Model">
-            {models.isPending ? <Loading what="Loading models" /> : models.isError ? <ErrorBox error={models.error} /> : (
+            {models.isPending ? (
+              <Loading what="Loading models" />
+            ) : models.isError ? (
+              <ErrorBox error={models.error} />
+            ) : (
               <select value={model} onChange={(e) => setModel(e.target.value)}>
-                {models.data.models.map((m) => <option key={`${m.llm_backend}/${m.model}`} value={`${m.llm_backend}/${m.model}`}>{m.llm_backend} · {m.model}</option>)}
+                {models.data.models.map((m) => (
+                  <option key={`${m.llm_backend}/${m.model}`} value={`${m.llm_backend}/${m.model}`}>
+                    {m.llm_backend} · {m.model}
+                  </option>
+                ))}
               </select>
             )}
           </Field>
@@ -95,8 +143,12 @@ export default function Analyse() {
             <input type="password" value={apiKey} onChange={(e) => setApiKey(e.target.value)} autoComplete="off" />
           </Field>
         </div>
-        <p className="muted">Store a provider credential once under <Link to="/organization?tab=credentials">Organization → Credentials</Link>.</p>
-        <button type="submit" disabled={run.isPending || !input}>Run analysis</button>
+        <p className="muted">
+          Store a provider credential once under <Link to="/organization?tab=credentials">Organization → Credentials</Link>.
+        </p>
+        <button type="submit" disabled={run.isPending || !input}>
+          Run analysis
+        </button>
         <ActionResult error={run.error} />
       </form>
     </Page>

@@ -33,10 +33,14 @@ function postTopLevelForm(url: string, fields: Record<string, string>): void {
 function OperatorNote({ detail }: { detail: string }) {
   return (
     <div className="state unavailable" role="note">
-      <p><strong>The server's operator has to configure this first.</strong> {detail}.</p>
-      <p>Set <code>server.public_base_url</code> to the address GitHub can reach this server at (in <code>planwarden.config.yaml</code>,
-        as <code>PLANWARDEN_SERVER_PUBLIC_BASE_URL</code>, or by a platform administrator in the platform settings). Without it, install the
-        operator's platform app instead with the button above.</p>
+      <p>
+        <strong>The server's operator has to configure this first.</strong> {detail}.
+      </p>
+      <p>
+        Set <code>server.public_base_url</code> to the address GitHub can reach this server at (in <code>planwarden.config.yaml</code>, as{' '}
+        <code>PLANWARDEN_SERVER_PUBLIC_BASE_URL</code>, or by a platform administrator in the platform settings). Without it, install the operator's platform
+        app instead with the button above.
+      </p>
     </div>
   );
 }
@@ -55,9 +59,21 @@ function InstallApp({ base, installed }: { base: string; installed: boolean }) {
   return (
     <section aria-labelledby="install-app">
       <h2 id="install-app">GitHub App installation</h2>
-      <p>{installed ? 'Install the app on another account to replace this installation.' : 'Install the GitHub App on the repositories to review. GitHub sends you back here and the installation is connected to this organization.'}</p>
-      <button type="button" onClick={() => link.mutate()} disabled={link.isPending || link.isSuccess}>Install the GitHub App</button>
-      {notConfigured ? <p className="state unavailable" role="note">{notConfigured}.</p> : <ActionResult error={link.error} />}
+      <p>
+        {installed
+          ? 'Install the app on another account to replace this installation.'
+          : 'Install the GitHub App on the repositories to review. GitHub sends you back here and the installation is connected to this organization.'}
+      </p>
+      <button type="button" onClick={() => link.mutate()} disabled={link.isPending || link.isSuccess}>
+        Install the GitHub App
+      </button>
+      {notConfigured ? (
+        <p className="state unavailable" role="note">
+          {notConfigured}.
+        </p>
+      ) : (
+        <ActionResult error={link.error} />
+      )}
     </section>
   );
 }
@@ -77,12 +93,20 @@ function ConnectionForm({ current, superadmin, onSave }: { current: CodehostConf
   return (
     <form className="form-grid" onSubmit={submit} aria-label="Code-host connection">
       {superadmin ? (
-        <Field label="Installation id" hint="Platform administrators only: binds this installation to the organization without the install link (audited). Leave empty to keep the bound one.">
+        <Field
+          label="Installation id"
+          hint="Platform administrators only: binds this installation to the organization without the install link (audited). Leave empty to keep the bound one."
+        >
           <input name="installation_id" inputMode="numeric" pattern="\d{1,20}" defaultValue={current?.installation_id ?? ''} />
         </Field>
       ) : null}
-      <ModelField defaultValue={current?.llm_backend && current.model ? modelKey(current.llm_backend, current.model) : undefined} hint="Pull-request analyses use the organization's stored credential for this provider." />
-      <Field label="Rule type (optional)"><input name="rule_type" maxLength={100} defaultValue={current?.rule_type ?? ''} /></Field>
+      <ModelField
+        defaultValue={current?.llm_backend && current.model ? modelKey(current.llm_backend, current.model) : undefined}
+        hint="Pull-request analyses use the organization's stored credential for this provider."
+      />
+      <Field label="Rule type (optional)">
+        <input name="rule_type" maxLength={100} defaultValue={current?.rule_type ?? ''} />
+      </Field>
       <button type="submit">{current ? 'Save connection' : 'Connect'}</button>
     </form>
   );
@@ -103,16 +127,27 @@ function OwnApp({ base, config }: { base: string; config: CodehostConfig | null 
       <h2 id="own-app">Your organization's own GitHub App</h2>
       {app ? (
         <>
-          <p>App <a href={app.html_url} target="_blank" rel="noreferrer noopener">{app.app_slug}</a> (id {app.app_id}).
-            {config?.installation_id ? null : ' Install it on your repositories in GitHub; the installation is picked up automatically.'}</p>
+          <p>
+            App{' '}
+            <a href={app.html_url} target="_blank" rel="noreferrer noopener">
+              {app.app_slug}
+            </a>{' '}
+            (id {app.app_id}).
+            {config?.installation_id ? null : ' Install it on your repositories in GitHub; the installation is picked up automatically.'}
+          </p>
           <ConfirmButton label="Remove app credentials" question="Remove this organization's GitHub App credentials?" danger onConfirm={() => dropApp.mutate()}>
-            <p>Webhooks signed by this app are refused afterwards; the platform app (if the operator configured one) is used again. The app itself stays on GitHub until you delete it there.</p>
+            <p>
+              Webhooks signed by this app are refused afterwards; the platform app (if the operator configured one) is used again. The app itself stays on
+              GitHub until you delete it there.
+            </p>
           </ConfirmButton>
         </>
       ) : (
         <>
           <p>Instead of the operator's platform app, create a private GitHub App owned by you: GitHub asks you to confirm, then sends you back here.</p>
-          <button type="button" onClick={() => manifest.mutate()} disabled={manifest.isPending}>Create a GitHub App</button>
+          <button type="button" onClick={() => manifest.mutate()} disabled={manifest.isPending}>
+            Create a GitHub App
+          </button>
         </>
       )}
       {notConfigured ? <OperatorNote detail={notConfigured} /> : <ActionResult error={manifest.error ?? dropApp.error} />}
@@ -132,16 +167,34 @@ export default function Codehost() {
   const client = useQueryClient();
   const admin = session.can('admin');
   const config = useQuery({ queryKey: ['codehost', base], enabled: admin, queryFn: () => getOrNull<CodehostConfig>(base) });
-  const save = useMutation({ mutationFn: (body: CodehostConfigBody) => api.post<CodehostConfig>(base, body), onSuccess: (saved) => client.setQueryData(['codehost', base], saved) });
-  const disconnect = useMutation({ mutationFn: () => api.delete(base), onSuccess: () => { save.reset(); client.setQueryData(['codehost', base], null); } });
-  if (!admin) return <Page title="Code-host integration"><Empty>Only organization admins and owners connect GitHub. Ask one of them; pull-request results still appear under Findings.</Empty></Page>;
+  const save = useMutation({
+    mutationFn: (body: CodehostConfigBody) => api.post<CodehostConfig>(base, body),
+    onSuccess: (saved) => client.setQueryData(['codehost', base], saved),
+  });
+  const disconnect = useMutation({
+    mutationFn: () => api.delete(base),
+    onSuccess: () => {
+      save.reset();
+      client.setQueryData(['codehost', base], null);
+    },
+  });
+  if (!admin)
+    return (
+      <Page title="Code-host integration">
+        <Empty>Only organization admins and owners connect GitHub. Ask one of them; pull-request results still appear under Findings.</Empty>
+      </Page>
+    );
   return (
     <Page title="Code-host integration">
       {params.get('app_created') === '1' ? (
-        <p className="state ok" role="status">Your GitHub App was created. Install it on the repositories to review in GitHub; its installation is recorded automatically.</p>
+        <p className="state ok" role="status">
+          Your GitHub App was created. Install it on the repositories to review in GitHub; its installation is recorded automatically.
+        </p>
       ) : null}
       {params.get('installed') ? (
-        <p className="state ok" role="status">GitHub installation {params.get('installed')} is connected to this organization.</p>
+        <p className="state ok" role="status">
+          GitHub installation {params.get('installed')} is connected to this organization.
+        </p>
       ) : null}
       <p>Connect a GitHub App installation: every pull request push is analysed, one comment is kept up to date and a commit status gates the merge.</p>
       <QueryView query={config}>
@@ -150,12 +203,18 @@ export default function Codehost() {
             <h2>Connection</h2>
             {c ? (
               <dl className="facts">
-                <dt>Installation id</dt><dd>{c.installation_id ?? 'not installed yet'}</dd>
-                <dt>Model</dt><dd>{c.llm_backend ? `${c.llm_backend} · ${c.model}` : 'not chosen yet'}</dd>
-                <dt>Rule type</dt><dd>{c.rule_type ?? '—'}</dd>
-                <dt>Connected</dt><dd>{when(c.created_at)}</dd>
+                <dt>Installation id</dt>
+                <dd>{c.installation_id ?? 'not installed yet'}</dd>
+                <dt>Model</dt>
+                <dd>{c.llm_backend ? `${c.llm_backend} · ${c.model}` : 'not chosen yet'}</dd>
+                <dt>Rule type</dt>
+                <dd>{c.rule_type ?? '—'}</dd>
+                <dt>Connected</dt>
+                <dd>{when(c.created_at)}</dd>
               </dl>
-            ) : <Empty>Not connected: GitHub pull requests are not analysed yet.</Empty>}
+            ) : (
+              <Empty>Not connected: GitHub pull requests are not analysed yet.</Empty>
+            )}
             <InstallApp base={base} installed={Boolean(c?.installation_id)} />
             <h2>Model</h2>
             <ConnectionForm key={c?.created_at ?? 'new'} current={c} superadmin={session.is_superadmin} onSave={(body) => save.mutate(body)} />

@@ -10,24 +10,40 @@ export default function InviteAccept() {
   const navigate = useNavigate();
   const client = useQueryClient();
   const preview = useQuery({ queryKey: ['invite', token], queryFn: () => api.get<Record<string, unknown>>(`/invite/${encodeURIComponent(token)}`) });
-  const me = useQuery({ queryKey: ['auth', 'me'], queryFn: () => call<SessionIdentity>({ method: 'GET', path: '/auth/me' }, { quiet401: true }), retry: false });
+  const me = useQuery({
+    queryKey: ['auth', 'me'],
+    queryFn: () => call<SessionIdentity>({ method: 'GET', path: '/auth/me' }, { quiet401: true }),
+    retry: false,
+  });
   const accept = useMutation({
     mutationFn: () => api.post(`/invite/${encodeURIComponent(token)}/accept`),
-    onSuccess: async () => { client.clear(); await navigate('/overview'); },
+    onSuccess: async () => {
+      client.clear();
+      await navigate('/overview');
+    },
   });
   const here = `/invite/${encodeURIComponent(token)}`;
   return (
     <main id="main" className="auth-card">
       <h1>Invitation</h1>
-      {preview.isPending ? <Loading /> : preview.isError ? (
-        preview.error instanceof ApiError && preview.error.status === 404
-          ? <p role="alert">This invitation is unknown, expired or revoked.</p>
-          : <ErrorBox error={preview.error} retry={() => void preview.refetch()} />
+      {preview.isPending ? (
+        <Loading />
+      ) : preview.isError ? (
+        preview.error instanceof ApiError && preview.error.status === 404 ? (
+          <p role="alert">This invitation is unknown, expired or revoked.</p>
+        ) : (
+          <ErrorBox error={preview.error} retry={() => void preview.refetch()} />
+        )
       ) : (
         <>
-          <p>You are invited to <strong>{String(preview.data.org_name ?? preview.data.org_id ?? 'an organization')}</strong> as <strong>{String(preview.data.role ?? 'member')}</strong>.</p>
+          <p>
+            You are invited to <strong>{String(preview.data.org_name ?? preview.data.org_id ?? 'an organization')}</strong> as{' '}
+            <strong>{String(preview.data.role ?? 'member')}</strong>.
+          </p>
           {me.data ? (
-            <button type="button" onClick={() => accept.mutate()} disabled={accept.isPending}>Accept as {me.data.user.email}</button>
+            <button type="button" onClick={() => accept.mutate()} disabled={accept.isPending}>
+              Accept as {me.data.user.email}
+            </button>
           ) : (
             <p>
               <Link to={`/login?next=${encodeURIComponent(here)}`}>Sign in</Link> or{' '}

@@ -15,7 +15,9 @@ function Progress({ job }: { job: Job }) {
   return (
     <div className="progress">
       <progress max={Math.max(total, 1)} value={done} aria-label="Units analysed" />
-      <span role="status" aria-live="polite">{done} of {total || '?'} units analysed{job.current_resource ? ` · now: ${job.current_resource}` : ''}</span>
+      <span role="status" aria-live="polite">
+        {done} of {total || '?'} units analysed{job.current_resource ? ` · now: ${job.current_resource}` : ''}
+      </span>
     </div>
   );
 }
@@ -35,7 +37,10 @@ export default function JobDetail() {
     queryFn: () => api.get<Job>(`/jobs/${encodeURIComponent(jobId)}`),
     refetchInterval: (q) => (q.state.data && TERMINAL.includes(q.state.data.status) ? false : 1000),
   });
-  const cancel = useMutation({ mutationFn: () => api.post(`/jobs/${encodeURIComponent(jobId)}/cancel`), onSuccess: () => client.invalidateQueries({ queryKey: ['job', jobId] }) });
+  const cancel = useMutation({
+    mutationFn: () => api.post(`/jobs/${encodeURIComponent(jobId)}/cancel`),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['job', jobId] }),
+  });
   const retry = useMutation({
     mutationFn: () => api.post<{ job_id: string }>(`/jobs/${encodeURIComponent(jobId)}/retry`),
     onSuccess: (r) => void navigate(`/jobs/${encodeURIComponent(r.job_id)}`),
@@ -45,7 +50,9 @@ export default function JobDetail() {
       <QueryView query={job}>
         {(j) => (
           <>
-            <p><StatusBadge status={j.status} /> in namespace <strong>{j.namespace}</strong> · {j.llm_backend} · {j.model} · {j.mode} · trigger {j.trigger}</p>
+            <p>
+              <StatusBadge status={j.status} /> in namespace <strong>{j.namespace}</strong> · {j.llm_backend} · {j.model} · {j.mode} · trigger {j.trigger}
+            </p>
             {!TERMINAL.includes(j.status) ? <Progress job={j} /> : null}
             {j.status === 'done' ? (
               <p className="done-links" role="status">
@@ -55,19 +62,35 @@ export default function JobDetail() {
               </p>
             ) : null}
             {j.quota_exceeded ? <p role="alert">The monthly spend cap was reached during this run: the report is partial.</p> : null}
-            {j.error ? <div className="state error" role="alert"><p>Error: {typeof j.error === 'string' ? j.error : JSON.stringify(j.error)}</p></div> : null}
+            {j.error ? (
+              <div className="state error" role="alert">
+                <p>Error: {typeof j.error === 'string' ? j.error : JSON.stringify(j.error)}</p>
+              </div>
+            ) : null}
             {session.can('member') ? (
               <div className="actions">
-                {['queued', 'running'].includes(j.status) && j.mode !== 'sync' ? <button type="button" onClick={() => cancel.mutate()} disabled={cancel.isPending}>Cancel job</button> : null}
-                {['failed', 'cancelled'].includes(j.status) ? <button type="button" onClick={() => retry.mutate()} disabled={retry.isPending}>Retry</button> : null}
+                {['queued', 'running'].includes(j.status) && j.mode !== 'sync' ? (
+                  <button type="button" onClick={() => cancel.mutate()} disabled={cancel.isPending}>
+                    Cancel job
+                  </button>
+                ) : null}
+                {['failed', 'cancelled'].includes(j.status) ? (
+                  <button type="button" onClick={() => retry.mutate()} disabled={retry.isPending}>
+                    Retry
+                  </button>
+                ) : null}
               </div>
             ) : null}
             <ActionResult error={cancel.error ?? retry.error} />
             <dl className="facts">
-              <dt>Created</dt><dd>{when(j.created_at)}</dd>
-              <dt>Updated</dt><dd>{when(j.updated_at)}</dd>
-              <dt>Analyzers used</dt><dd>{j.analyzers_used?.length ? j.analyzers_used.join(', ') : j.analyzer ?? '—'}</dd>
-              <dt>Retry of</dt><dd>{j.retry_of ? <Link to={`/jobs/${encodeURIComponent(j.retry_of)}`}>{j.retry_of.slice(0, 12)}</Link> : '—'}</dd>
+              <dt>Created</dt>
+              <dd>{when(j.created_at)}</dd>
+              <dt>Updated</dt>
+              <dd>{when(j.updated_at)}</dd>
+              <dt>Analyzers used</dt>
+              <dd>{j.analyzers_used?.length ? j.analyzers_used.join(', ') : (j.analyzer ?? '—')}</dd>
+              <dt>Retry of</dt>
+              <dd>{j.retry_of ? <Link to={`/jobs/${encodeURIComponent(j.retry_of)}`}>{j.retry_of.slice(0, 12)}</Link> : '—'}</dd>
             </dl>
             {j.detections && j.detections.length ? (
               <>

@@ -65,19 +65,33 @@ export default function Login() {
             <button type="button" className="link" onClick={() => setUseRecovery(!useRecovery)}>
               {useRecovery ? 'Use an authenticator code instead' : 'Use a recovery code instead'}
             </button>
-            <button type="submit" disabled={busy}>Verify</button>
+            <button type="submit" disabled={busy}>
+              Verify
+            </button>
             <Link to={{ pathname: '/login', search: location.search }}>Start over</Link>
           </>
         ) : (
           <>
-            <Field label="E-mail"><input name="email" type="email" required autoFocus autoComplete="username" /></Field>
-            <Field label="Password"><input name="password" type="password" required autoComplete="current-password" /></Field>
-            <button type="submit" disabled={busy}>Sign in</button>
+            <Field label="E-mail">
+              <input name="email" type="email" required autoFocus autoComplete="username" />
+            </Field>
+            <Field label="Password">
+              <input name="password" type="password" required autoComplete="current-password" />
+            </Field>
+            <button type="submit" disabled={busy}>
+              Sign in
+            </button>
           </>
         )}
       </form>
-      {error ? <div id="login-error"><ErrorBox error={error} /></div> : null}
-      <p>No account yet? <Link to={{ pathname: '/register', search: location.search }}>Create one</Link></p>
+      {error ? (
+        <div id="login-error">
+          <ErrorBox error={error} />
+        </div>
+      ) : null}
+      <p>
+        No account yet? <Link to={{ pathname: '/register', search: location.search }}>Create one</Link>
+      </p>
     </main>
   );
 }

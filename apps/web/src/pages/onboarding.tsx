@@ -7,7 +7,12 @@ import { useSession } from '../auth/session';
 import { Field } from '../ui/page';
 import { ActionResult, QueryView } from '../ui/states';
 
-interface PendingInvitation { invite_id: string; org_id: string; org_name?: string; role: string }
+interface PendingInvitation {
+  invite_id: string;
+  org_id: string;
+  org_name?: string;
+  role: string;
+}
 
 /** `/onboarding`: a signed-in user without an organization creates one or accepts a pending invitation. */
 export default function Onboarding() {
@@ -39,8 +44,12 @@ export default function Onboarding() {
       <section aria-labelledby="create-org">
         <h2 id="create-org">Create an organization</h2>
         <form onSubmit={submit}>
-          <Field label="Organization name"><input value={name} onChange={(e) => setName(e.target.value)} required maxLength={200} /></Field>
-          <button type="submit" disabled={create.isPending}>Create organization</button>
+          <Field label="Organization name">
+            <input value={name} onChange={(e) => setName(e.target.value)} required maxLength={200} />
+          </Field>
+          <button type="submit" disabled={create.isPending}>
+            Create organization
+          </button>
         </form>
         <ActionResult error={create.error} />
       </section>
@@ -52,7 +61,9 @@ export default function Onboarding() {
               {list.map((i) => (
                 <li key={i.invite_id}>
                   {i.org_name ?? i.org_id} as {i.role}{' '}
-                  <button type="button" onClick={() => accept.mutate(i.invite_id)} disabled={accept.isPending}>Accept</button>
+                  <button type="button" onClick={() => accept.mutate(i.invite_id)} disabled={accept.isPending}>
+                    Accept
+                  </button>
                 </li>
               ))}
             </ul>

@@ -38,9 +38,17 @@ export default function Organization() {
     <Page title="Organization">
       <Tabs.Root value={tab} onValueChange={(v) => setParams({ tab: v })}>
         <Tabs.List className="tabs" aria-label="Organization sections">
-          {tabs.map((t) => <Tabs.Trigger key={t.id} value={t.id}>{t.label}</Tabs.Trigger>)}
+          {tabs.map((t) => (
+            <Tabs.Trigger key={t.id} value={t.id}>
+              {t.label}
+            </Tabs.Trigger>
+          ))}
         </Tabs.List>
-        {tabs.map((t) => <Tabs.Content key={t.id} value={t.id} className="tab-panel">{tab === t.id ? t.render() : null}</Tabs.Content>)}
+        {tabs.map((t) => (
+          <Tabs.Content key={t.id} value={t.id} className="tab-panel">
+            {tab === t.id ? t.render() : null}
+          </Tabs.Content>
+        ))}
       </Tabs.Root>
     </Page>
   );

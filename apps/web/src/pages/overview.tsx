@@ -31,7 +31,12 @@ function Counts({ title, counts, link }: { title: string; counts: Record<string,
       <h2 id={`c-${title}`}>{title}</h2>
       <dl className="counts">
         {Object.entries(counts).map(([k, v]) => (
-          <div key={k}><dt><Link to={link(k)}>{k.replace(/_/g, ' ')}</Link></dt><dd data-count={k}>{v}</dd></div>
+          <div key={k}>
+            <dt>
+              <Link to={link(k)}>{k.replace(/_/g, ' ')}</Link>
+            </dt>
+            <dd data-count={k}>{v}</dd>
+          </div>
         ))}
       </dl>
     </section>
@@ -56,32 +61,69 @@ export default function Overview() {
       <QueryView query={summary}>
         {(s) => (
           <div className="cards">
-            <Counts title="Open by severity" counts={Object.fromEntries(SEVERITIES.map((k) => [k, s.by_severity_open[k] ?? 0]))} link={(k) => `/findings?status=open&severity=${k}`} />
+            <Counts
+              title="Open by severity"
+              counts={Object.fromEntries(SEVERITIES.map((k) => [k, s.by_severity_open[k] ?? 0]))}
+              link={(k) => `/findings?status=open&severity=${k}`}
+            />
             <Counts title="By status" counts={Object.fromEntries(STATUSES.map((k) => [k, s.by_status[k] ?? 0]))} link={(k) => `/findings?status=${k}`} />
             <section className="card" aria-labelledby="c-period">
               <h2 id="c-period">Last {s.period_days} days</h2>
-              <p><strong data-count="total">{s.total}</strong> findings in all · {s.new_in_period} new · {s.resolved_in_period} resolved</p>
+              <p>
+                <strong data-count="total">{s.total}</strong> findings in all · {s.new_in_period} new · {s.resolved_in_period} resolved
+              </p>
             </section>
           </div>
         )}
       </QueryView>
       <section aria-labelledby="over-time">
         <h2 id="over-time">New findings per day</h2>
-        <QueryView query={findings} isEmpty={(d) => d.length === 0} empty={<>No findings yet. <Link to="/analyse">Run an analysis</Link>.</>}>
-          {() => <DailyChart days={series.days} values={series.values} label="New findings" summary={`${series.values.reduce((a, b) => a + b, 0)} new findings over the last ${WINDOW_DAYS} days.`} />}
+        <QueryView
+          query={findings}
+          isEmpty={(d) => d.length === 0}
+          empty={
+            <>
+              No findings yet. <Link to="/analyse">Run an analysis</Link>.
+            </>
+          }
+        >
+          {() => (
+            <DailyChart
+              days={series.days}
+              values={series.values}
+              label="New findings"
+              summary={`${series.values.reduce((a, b) => a + b, 0)} new findings over the last ${WINDOW_DAYS} days.`}
+            />
+          )}
         </QueryView>
       </section>
       <div className="cards">
         <section className="card" aria-labelledby="top-rules">
           <h2 id="top-rules">Top rules (open)</h2>
-          {topRules.length === 0 ? <p className="muted">No open findings.</p> : (
-            <ol>{topRules.map(([rule, { title, n }]) => <li key={rule}><Link to={`/findings?rule_id=${encodeURIComponent(rule)}&status=open`}>{rule}</Link> {title} ({n})</li>)}</ol>
+          {topRules.length === 0 ? (
+            <p className="muted">No open findings.</p>
+          ) : (
+            <ol>
+              {topRules.map(([rule, { title, n }]) => (
+                <li key={rule}>
+                  <Link to={`/findings?rule_id=${encodeURIComponent(rule)}&status=open`}>{rule}</Link> {title} ({n})
+                </li>
+              ))}
+            </ol>
           )}
         </section>
         <section className="card" aria-labelledby="recent-jobs">
           <h2 id="recent-jobs">Recent jobs</h2>
           <QueryView query={jobs} isEmpty={(d) => d.jobs.length === 0} empty="No jobs yet.">
-            {(d) => <ul className="plain">{d.jobs.map((j) => <li key={j.job_id}><Link to={`/jobs/${encodeURIComponent(j.job_id)}`}>{j.namespace}</Link> <StatusBadge status={j.status} /> {when(j.created_at)}</li>)}</ul>}
+            {(d) => (
+              <ul className="plain">
+                {d.jobs.map((j) => (
+                  <li key={j.job_id}>
+                    <Link to={`/jobs/${encodeURIComponent(j.job_id)}`}>{j.namespace}</Link> <StatusBadge status={j.status} /> {when(j.created_at)}
+                  </li>
+                ))}
+              </ul>
+            )}
           </QueryView>
         </section>
         <section className="card" aria-labelledby="usage">
@@ -89,8 +131,13 @@ export default function Overview() {
           <QueryView query={usage}>
             {(u) => (
               <>
-                <p>{u.period}: <strong>${u.total_cost_usd.toFixed(2)}</strong> spent on {u.resource_count} units{u.budget_usd !== null ? ` of a $${u.budget_usd.toFixed(2)} cap` : ' (no spend cap)'}.</p>
-                {u.budget_usd ? <progress max={u.budget_usd} value={Math.min(u.total_cost_usd, u.budget_usd)} aria-label="Spend against the monthly cap" /> : null}
+                <p>
+                  {u.period}: <strong>${u.total_cost_usd.toFixed(2)}</strong> spent on {u.resource_count} units
+                  {u.budget_usd !== null ? ` of a $${u.budget_usd.toFixed(2)} cap` : ' (no spend cap)'}.
+                </p>
+                {u.budget_usd ? (
+                  <progress max={u.budget_usd} value={Math.min(u.total_cost_usd, u.budget_usd)} aria-label="Spend against the monthly cap" />
+                ) : null}
               </>
             )}
           </QueryView>

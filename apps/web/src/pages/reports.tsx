@@ -34,20 +34,44 @@ function PublicLinks({ orgId, onRevoked }: { orgId: string; onRevoked: () => voi
   const base = `/orgs/${encodeURIComponent(orgId)}/report-links`;
   const client = useQueryClient();
   const links = useQuery({ queryKey: ['report-links', orgId], queryFn: () => api.get<{ links: ReportLink[] }>(base) });
-  const revoke = useMutation({ mutationFn: (id: string) => api.delete(`${base}/${encodeURIComponent(id)}`), onSuccess: () => { onRevoked(); void client.invalidateQueries({ queryKey: ['report-links'] }); } });
+  const revoke = useMutation({
+    mutationFn: (id: string) => api.delete(`${base}/${encodeURIComponent(id)}`),
+    onSuccess: () => {
+      onRevoked();
+      void client.invalidateQueries({ queryKey: ['report-links'] });
+    },
+  });
   return (
     <section aria-labelledby="public-links">
       <h2 id="public-links">Public links</h2>
       <QueryView query={links} isEmpty={(d) => d.links.length === 0} empty="No public link is open: every report is private to the organization.">
         {(d) => (
-          <table className="list"><caption className="visually-hidden">Open public report links</caption>
-            <thead><tr><th scope="col">Namespace</th><th scope="col">Created</th><th scope="col">By</th><th scope="col">Expires</th><th scope="col">Actions</th></tr></thead>
-            <tbody>{d.links.map((l) => (
-              <tr key={l.link_id} data-link={l.link_id}><td>{l.namespace}</td><td>{when(l.created_at)}</td><td>{l.created_by ?? 'an integration'}</td><td>{when(l.expires_at)}</td>
-                <td><ConfirmButton label="Revoke" question={`Revoke this public link to ${l.namespace}?`} danger onConfirm={() => revoke.mutate(l.link_id)}>
-                  <p>Anyone opening it afterwards gets "not found". Reports themselves are not affected.</p>
-                </ConfirmButton></td></tr>
-            ))}</tbody>
+          <table className="list">
+            <caption className="visually-hidden">Open public report links</caption>
+            <thead>
+              <tr>
+                <th scope="col">Namespace</th>
+                <th scope="col">Created</th>
+                <th scope="col">By</th>
+                <th scope="col">Expires</th>
+                <th scope="col">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {d.links.map((l) => (
+                <tr key={l.link_id} data-link={l.link_id}>
+                  <td>{l.namespace}</td>
+                  <td>{when(l.created_at)}</td>
+                  <td>{l.created_by ?? 'an integration'}</td>
+                  <td>{when(l.expires_at)}</td>
+                  <td>
+                    <ConfirmButton label="Revoke" question={`Revoke this public link to ${l.namespace}?`} danger onConfirm={() => revoke.mutate(l.link_id)}>
+                      <p>Anyone opening it afterwards gets "not found". Reports themselves are not affected.</p>
+                    </ConfirmButton>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
           </table>
         )}
       </QueryView>
@@ -92,7 +116,11 @@ export default function Reports() {
           <Field label="Namespace">
             <select value={namespace} onChange={(e) => setParams(e.target.value ? { namespace: e.target.value } : {})}>
               <option value="">Choose a namespace…</option>
-              {list.map((n) => <option key={n.namespace} value={n.namespace}>{n.namespace}</option>)}
+              {list.map((n) => (
+                <option key={n.namespace} value={n.namespace}>
+                  {n.namespace}
+                </option>
+              ))}
             </select>
           </Field>
         )}
@@ -100,22 +128,44 @@ export default function Reports() {
       {namespace ? (
         <>
           <div className="actions">
-            <button type="button" onClick={() => download.mutate('markdown')} disabled={download.isPending}>Download Markdown</button>
-            <button type="button" onClick={() => download.mutate('html')} disabled={download.isPending}>Download HTML</button>
-            {session.can('member') ? <button type="button" onClick={() => link.mutate()} disabled={link.isPending}>Create public link</button> : null}
+            <button type="button" onClick={() => download.mutate('markdown')} disabled={download.isPending}>
+              Download Markdown
+            </button>
+            <button type="button" onClick={() => download.mutate('html')} disabled={download.isPending}>
+              Download HTML
+            </button>
+            {session.can('member') ? (
+              <button type="button" onClick={() => link.mutate()} disabled={link.isPending}>
+                Create public link
+              </button>
+            ) : null}
           </div>
           <ActionResult error={download.error ?? link.error} />
           {link.data ? (
             <p className="public-link" role="status">
-              Public link (anyone with it can read the report{ttl ? `; expires in ${ttl} hours` : ''}): <a href={link.data} target="_blank" rel="noreferrer noopener" data-testid="public-link">{link.data}</a> <CopyButton value={link.data} />
-              {session.can('admin') ? null : <><br /><span className="muted">It expires on its own; an admin can revoke it earlier.</span></>}
+              Public link (anyone with it can read the report{ttl ? `; expires in ${ttl} hours` : ''}):{' '}
+              <a href={link.data} target="_blank" rel="noreferrer noopener" data-testid="public-link">
+                {link.data}
+              </a>{' '}
+              <CopyButton value={link.data} />
+              {session.can('admin') ? null : (
+                <>
+                  <br />
+                  <span className="muted">It expires on its own; an admin can revoke it earlier.</span>
+                </>
+              )}
             </p>
           ) : null}
           {links}
           <h2>Report</h2>
           <HtmlReport namespace={namespace} />
         </>
-      ) : <><Empty>Choose a namespace to read its report.</Empty>{links}</>}
+      ) : (
+        <>
+          <Empty>Choose a namespace to read its report.</Empty>
+          {links}
+        </>
+      )}
     </Page>
   );
 }

@@ -27,10 +27,17 @@ export default function Templates() {
   const [name, setName] = useState('');
   const [namespace, setNamespace] = useState('');
   useEffect(() => {
-    if (current) { setSource(current.source); setFormat(current.format as (typeof FORMATS)[number]); setName(current.name); }
+    if (current) {
+      setSource(current.source);
+      setFormat(current.format as (typeof FORMATS)[number]);
+      setName(current.name);
+    }
   }, [current]);
   const refresh = () => client.invalidateQueries({ queryKey: ['templates'] });
-  const save = useMutation({ mutationFn: () => (current ? api.patch(`${base}/${encodeURIComponent(current.template_id)}`, { name, source }) : api.post(base, { name, format, source })), onSuccess: refresh });
+  const save = useMutation({
+    mutationFn: () => (current ? api.patch(`${base}/${encodeURIComponent(current.template_id)}`, { name, source }) : api.post(base, { name, format, source })),
+    onSuccess: refresh,
+  });
   const seed = useMutation({ mutationFn: () => api.post(`${base}/seed-builtin`), onSuccess: refresh });
   const preview = useMutation({ mutationFn: () => api.post<{ content: string; content_type: string }>(`${base}/preview`, { source, format, namespace }) });
   return (
@@ -41,37 +48,66 @@ export default function Templates() {
             <Field label="Template">
               <select value={selected} onChange={(e) => setSelected(e.target.value)}>
                 <option value="">New template</option>
-                {d.templates.map((t) => <option key={t.template_id} value={t.template_id}>{t.name} ({t.format}{t.is_default ? ', default' : ''})</option>)}
+                {d.templates.map((t) => (
+                  <option key={t.template_id} value={t.template_id}>
+                    {t.name} ({t.format}
+                    {t.is_default ? ', default' : ''})
+                  </option>
+                ))}
               </select>
             </Field>
-            {admin ? <button type="button" onClick={() => seed.mutate()}>Import built-in templates</button> : null}
+            {admin ? (
+              <button type="button" onClick={() => seed.mutate()}>
+                Import built-in templates
+              </button>
+            ) : null}
             {d.templates.length === 0 ? <p className="muted">No templates yet: reports use the built-in ones.</p> : null}
           </div>
         )}
       </QueryView>
       <ActionResult error={seed.error} />
       <div className="row">
-        <Field label="Name"><input value={name} onChange={(e) => setName(e.target.value)} disabled={!admin} /></Field>
+        <Field label="Name">
+          <input value={name} onChange={(e) => setName(e.target.value)} disabled={!admin} />
+        </Field>
         <Field label="Format">
-          <select value={format} onChange={(e) => setFormat(e.target.value as (typeof FORMATS)[number])} disabled={!!current || !admin}>{FORMATS.map((f) => <option key={f}>{f}</option>)}</select>
+          <select value={format} onChange={(e) => setFormat(e.target.value as (typeof FORMATS)[number])} disabled={!!current || !admin}>
+            {FORMATS.map((f) => (
+              <option key={f}>{f}</option>
+            ))}
+          </select>
         </Field>
         <Field label="Preview namespace">
           <select value={namespace} onChange={(e) => setNamespace(e.target.value)}>
             <option value="">Choose…</option>
-            {namespaces.data?.map((n) => <option key={n.namespace}>{n.namespace}</option>)}
+            {namespaces.data?.map((n) => (
+              <option key={n.namespace}>{n.namespace}</option>
+            ))}
           </select>
         </Field>
       </div>
-      <Field label="Source (LiquidJS)"><textarea className="mono" rows={14} value={source} onChange={(e) => setSource(e.target.value)} readOnly={!admin} spellCheck={false} /></Field>
+      <Field label="Source (LiquidJS)">
+        <textarea className="mono" rows={14} value={source} onChange={(e) => setSource(e.target.value)} readOnly={!admin} spellCheck={false} />
+      </Field>
       <div className="actions">
-        <button type="button" onClick={() => preview.mutate()} disabled={!namespace || !source || preview.isPending}>Preview</button>
-        {admin ? <button type="button" onClick={() => save.mutate()} disabled={!name || !source || save.isPending}>Save template</button> : null}
+        <button type="button" onClick={() => preview.mutate()} disabled={!namespace || !source || preview.isPending}>
+          Preview
+        </button>
+        {admin ? (
+          <button type="button" onClick={() => save.mutate()} disabled={!name || !source || save.isPending}>
+            Save template
+          </button>
+        ) : null}
       </div>
       <ActionResult error={save.error} success={save.isSuccess ? 'Saved.' : null} />
       {preview.isError ? <ErrorBox error={preview.error} /> : null}
-      {preview.data ? (preview.data.content_type.includes('html')
-        ? <iframe className="report-frame" title="Template preview" sandbox="" srcDoc={preview.data.content} />
-        : <pre className="mono preview">{preview.data.content}</pre>) : null}
+      {preview.data ? (
+        preview.data.content_type.includes('html') ? (
+          <iframe className="report-frame" title="Template preview" sandbox="" srcDoc={preview.data.content} />
+        ) : (
+          <pre className="mono preview">{preview.data.content}</pre>
+        )
+      ) : null}
     </Page>
   );
 }

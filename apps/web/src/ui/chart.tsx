@@ -10,13 +10,18 @@ export function DailyChart({ days, values, label, summary }: { days: number[]; v
   const host = useRef<HTMLDivElement>(null);
   useEffect(() => {
     if (!host.current) return;
-    const plot = new uPlot({
-      width: Math.min(720, host.current.clientWidth || 720), height: 200,
-      series: [{}, { label, stroke: '#2563eb', fill: 'rgba(37,99,235,0.12)', width: 2 }],
-      axes: [{}, { size: 40 }],
-      legend: { show: false },
-      cursor: { show: false },
-    }, [days, values], host.current);
+    const plot = new uPlot(
+      {
+        width: Math.min(720, host.current.clientWidth || 720),
+        height: 200,
+        series: [{}, { label, stroke: '#2563eb', fill: 'rgba(37,99,235,0.12)', width: 2 }],
+        axes: [{}, { size: 40 }],
+        legend: { show: false },
+        cursor: { show: false },
+      },
+      [days, values],
+      host.current,
+    );
     return () => plot.destroy();
   }, [days, values, label]);
   return (

@@ -13,8 +13,12 @@ export function CopyButton({ value, label = 'Copy' }: { value: string; label?: s
   };
   return (
     <span className="copy">
-      <button type="button" onClick={() => void copy()}>{label}</button>
-      <span role="status" aria-live="polite" className="muted">{done}</span>
+      <button type="button" onClick={() => void copy()}>
+        {label}
+      </button>
+      <span role="status" aria-live="polite" className="muted">
+        {done}
+      </span>
     </span>
   );
 }

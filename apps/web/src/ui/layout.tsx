@@ -26,17 +26,28 @@ function OrgSwitcher() {
   const session = useSession();
   const client = useQueryClient();
   const navigate = useNavigate();
-  const orgs = useQuery({ queryKey: ['auth', 'orgs'], enabled: session.user !== null, queryFn: () => api.get<{ org_id: string; name: string; role: string }[]>('/auth/me/organizations') });
+  const orgs = useQuery({
+    queryKey: ['auth', 'orgs'],
+    enabled: session.user !== null,
+    queryFn: () => api.get<{ org_id: string; name: string; role: string }[]>('/auth/me/organizations'),
+  });
   const switchTo = useMutation({
     mutationFn: (orgId: string) => api.post('/auth/session/switch', { org_id: orgId }),
-    onSuccess: async () => { client.clear(); await navigate('/overview'); },
+    onSuccess: async () => {
+      client.clear();
+      await navigate('/overview');
+    },
   });
   if (!orgs.data) return <span className="muted">{session.org_id}</span>;
   return (
     <label className="org-switcher">
       <span className="visually-hidden">Organization</span>
       <select value={session.org_id ?? ''} onChange={(e) => switchTo.mutate(e.target.value)} disabled={switchTo.isPending}>
-        {orgs.data.map((o) => <option key={o.org_id} value={o.org_id}>{o.name} ({o.role})</option>)}
+        {orgs.data.map((o) => (
+          <option key={o.org_id} value={o.org_id}>
+            {o.name} ({o.role})
+          </option>
+        ))}
       </select>
     </label>
   );
@@ -49,28 +60,47 @@ export function Layout() {
   const navigate = useNavigate();
   const logout = useMutation({
     mutationFn: () => api.post('/auth/logout'),
-    onSettled: async () => { client.clear(); await navigate('/login'); },
+    onSettled: async () => {
+      client.clear();
+      await navigate('/login');
+    },
   });
   return (
     <div className="shell">
-      <a className="skip" href="#main">Skip to content</a>
+      <a className="skip" href="#main">
+        Skip to content
+      </a>
       <header className="topbar">
         <span className="brand">Planwarden</span>
         <OrgSwitcher />
-        <span className="who">{session.user?.email ?? (isDesktop() ? 'Local user' : 'API key or open access')} · {session.role ?? 'no role'}</span>
+        <span className="who">
+          {session.user?.email ?? (isDesktop() ? 'Local user' : 'API key or open access')} · {session.role ?? 'no role'}
+        </span>
         {/* Only a signed-in person has a session to end (not open access, an API key or the desktop). */}
-        {session.user && !isDesktop() ? <button type="button" onClick={() => logout.mutate()}>Sign out</button> : null}
+        {session.user && !isDesktop() ? (
+          <button type="button" onClick={() => logout.mutate()}>
+            Sign out
+          </button>
+        ) : null}
       </header>
       <nav className="sidenav" aria-label="Main">
         <ul>
           {NAV.filter((n) => (!n.role || session.can(n.role)) && !(n.team && isDesktop())).map((n) => (
-            <li key={n.to}><NavLink to={n.to}>{n.label}</NavLink></li>
+            <li key={n.to}>
+              <NavLink to={n.to}>{n.label}</NavLink>
+            </li>
           ))}
-          {session.is_superadmin && !isDesktop() ? <li><NavLink to="/admin">Administration</NavLink></li> : null}
+          {session.is_superadmin && !isDesktop() ? (
+            <li>
+              <NavLink to="/admin">Administration</NavLink>
+            </li>
+          ) : null}
         </ul>
       </nav>
       <main id="main" tabIndex={-1}>
-        <Suspense fallback={<Loading />}><Outlet /></Suspense>
+        <Suspense fallback={<Loading />}>
+          <Outlet />
+        </Suspense>
       </main>
     </div>
   );

@@ -24,11 +24,16 @@ export function ModelField({ name = 'model', label = 'Model', defaultValue, hint
   const models = useQuery({ queryKey: ['models'], queryFn: () => api.get<{ models: AllowedModel[] }>('/models') });
   if (models.isPending) return <Loading what="Loading models" />;
   if (models.isError) return <ErrorBox error={models.error} retry={() => void models.refetch()} />;
-  if (models.data.models.length === 0) return <p className="state empty">No model is enabled on this server: a platform administrator adds models to the catalogue first.</p>;
+  if (models.data.models.length === 0)
+    return <p className="state empty">No model is enabled on this server: a platform administrator adds models to the catalogue first.</p>;
   return (
     <Field label={label} hint={hint}>
       <select name={name} defaultValue={defaultValue} required>
-        {models.data.models.map((m) => <option key={modelKey(m.llm_backend, m.model)} value={modelKey(m.llm_backend, m.model)}>{m.llm_backend} · {m.model}</option>)}
+        {models.data.models.map((m) => (
+          <option key={modelKey(m.llm_backend, m.model)} value={modelKey(m.llm_backend, m.model)}>
+            {m.llm_backend} · {m.model}
+          </option>
+        ))}
       </select>
     </Field>
   );

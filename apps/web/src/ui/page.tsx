@@ -2,11 +2,15 @@ import { cloneElement, isValidElement, useEffect, useId, type ReactNode } from '
 
 /** A page's heading and document title; `actions` sit beside the heading. */
 export function Page({ title, actions, children }: { title: string; actions?: ReactNode; children: ReactNode }) {
-  useEffect(() => { document.title = `${title} · Planwarden`; }, [title]);
+  useEffect(() => {
+    document.title = `${title} · Planwarden`;
+  }, [title]);
   return (
     <section className="page" aria-labelledby="page-title">
       <header className="page-head">
-        <h1 id="page-title" tabIndex={-1}>{title}</h1>
+        <h1 id="page-title" tabIndex={-1}>
+          {title}
+        </h1>
         {actions ? <div className="actions">{actions}</div> : null}
       </header>
       {children}
@@ -25,13 +29,23 @@ export function Field({ label, children, hint, error }: { label: string; childre
   const control = isValidElement<{ id?: string; 'aria-describedby'?: string; 'aria-invalid'?: boolean }>(children)
     ? cloneElement(children, { id: children.props.id ?? id, 'aria-describedby': described, ...(error ? { 'aria-invalid': true } : {}) })
     : children;
-  const target = isValidElement<{ id?: string }>(children) ? children.props.id ?? id : undefined;
+  const target = isValidElement<{ id?: string }>(children) ? (children.props.id ?? id) : undefined;
   return (
     <div className="field">
-      <label className="label" htmlFor={target}>{label}</label>
+      <label className="label" htmlFor={target}>
+        {label}
+      </label>
       {control}
-      {hint ? <span className="hint" id={`${id}-hint`}>{hint}</span> : null}
-      {error ? <span className="field-error" id={`${id}-error`} role="alert">{error}</span> : null}
+      {hint ? (
+        <span className="hint" id={`${id}-hint`}>
+          {hint}
+        </span>
+      ) : null}
+      {error ? (
+        <span className="field-error" id={`${id}-error`} role="alert">
+          {error}
+        </span>
+      ) : null}
     </div>
   );
 }

@@ -4,7 +4,11 @@ import { ApiError } from '../api/client';
 
 /** A polite loading line (announced by screen readers). */
 export function Loading({ what = 'Loading' }: { what?: string }) {
-  return <p className="state loading" role="status" aria-live="polite">{what}…</p>;
+  return (
+    <p className="state loading" role="status" aria-live="polite">
+      {what}…
+    </p>
+  );
 }
 
 /** An error box with the server's detail and, when given, a retry button. */
@@ -13,21 +17,31 @@ export function ErrorBox({ error, retry }: { error: unknown; retry?: () => void 
   return (
     <div className="state error" role="alert">
       <p>Something went wrong: {detail}</p>
-      {retry ? <button type="button" onClick={retry}>Try again</button> : null}
+      {retry ? (
+        <button type="button" onClick={retry}>
+          Try again
+        </button>
+      ) : null}
     </div>
   );
 }
 
 /** The empty state of a list: a sentence and an optional next step. */
 export function Empty({ children }: { children: ReactNode }) {
-  return <div className="state empty"><p>{children}</p></div>;
+  return (
+    <div className="state empty">
+      <p>{children}</p>
+    </div>
+  );
 }
 
 /** An endpoint this server does not offer (404/501): an honest notice, never fake data. */
 export function NotAvailable({ what }: { what: string }) {
   return (
     <div className="state unavailable" role="note">
-      <p><strong>Not available on this server.</strong> {what} is not provided by this server's API yet; the page appears once it is.</p>
+      <p>
+        <strong>Not available on this server.</strong> {what} is not provided by this server's API yet; the page appears once it is.
+      </p>
     </div>
   );
 }
@@ -36,7 +50,13 @@ export function NotAvailable({ what }: { what: string }) {
  * Renders a query's loading, error, "not available" (404/501 from the endpoint itself, when
  * `unavailableOn404`) and empty states, else `children(data)`.
  */
-export function QueryView<T>({ query, empty, isEmpty, unavailable, children }: {
+export function QueryView<T>({
+  query,
+  empty,
+  isEmpty,
+  unavailable,
+  children,
+}: {
   query: UseQueryResult<T>;
   empty?: ReactNode;
   isEmpty?: (data: T) => boolean;
@@ -55,6 +75,11 @@ export function QueryView<T>({ query, empty, isEmpty, unavailable, children }: {
 /** An inline result line for a form action: error (role=alert) or success (role=status). */
 export function ActionResult({ error, success }: { error?: unknown; success?: ReactNode }) {
   if (error) return <ErrorBox error={error} />;
-  if (success) return <p className="state ok" role="status">{success}</p>;
+  if (success)
+    return (
+      <p className="state ok" role="status">
+        {success}
+      </p>
+    );
   return null;
 }

@@ -50,7 +50,9 @@ describe('blackhole analyzer', () => {
 
   it('packs large diffs into groups of at most 400 rendered lines', () => {
     const lines = Array.from({ length: 900 }, (_, i) => `+l${i}`);
-    const file = parseUnifiedDiff(['diff --git a/a.md b/a.md', 'new file mode 100644', '--- /dev/null', '+++ b/a.md', '@@ -0,0 +1,900 @@', ...lines, ''].join('\n'))[0];
+    const file = parseUnifiedDiff(
+      ['diff --git a/a.md b/a.md', 'new file mode 100644', '--- /dev/null', '+++ b/a.md', '@@ -0,0 +1,900 @@', ...lines, ''].join('\n'),
+    )[0];
     const groups = packHunks(file.hunks);
     expect(groups.map((g) => g.reduce((n, h) => n + h.lines.length + 1, 0))).toEqual([400, 400, 103]);
     expect(groups[1][0].newStart).toBe(400);

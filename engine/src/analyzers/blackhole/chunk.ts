@@ -25,7 +25,11 @@ export function packHunks(hunks: readonly DiffHunk[], max = BLACKHOLE_MAX_LINES)
   let size = 0;
   for (const piece of pieces) {
     const n = piece.lines.length + 1;
-    if (current.length > 0 && size + n > max) { groups.push(current); current = []; size = 0; }
+    if (current.length > 0 && size + n > max) {
+      groups.push(current);
+      current = [];
+      size = 0;
+    }
     current.push(piece);
     size += n;
   }

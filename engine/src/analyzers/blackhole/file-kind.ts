@@ -5,11 +5,33 @@
  */
 
 const BY_EXTENSION: Readonly<Record<string, string>> = {
-  tf: 'terraform', tfvars: 'terraform', hcl: 'hcl',
-  yaml: 'yaml', yml: 'yaml', json: 'json', template: 'json', toml: 'toml', ini: 'ini', xml: 'xml',
-  md: 'markdown', markdown: 'markdown', rst: 'text', txt: 'text',
-  sh: 'shell', bash: 'shell', ps1: 'powershell', py: 'python', js: 'javascript', mjs: 'javascript',
-  ts: 'typescript', go: 'go', rb: 'ruby', java: 'java', rs: 'rust', sql: 'sql', dockerfile: 'dockerfile',
+  tf: 'terraform',
+  tfvars: 'terraform',
+  hcl: 'hcl',
+  yaml: 'yaml',
+  yml: 'yaml',
+  json: 'json',
+  template: 'json',
+  toml: 'toml',
+  ini: 'ini',
+  xml: 'xml',
+  md: 'markdown',
+  markdown: 'markdown',
+  rst: 'text',
+  txt: 'text',
+  sh: 'shell',
+  bash: 'shell',
+  ps1: 'powershell',
+  py: 'python',
+  js: 'javascript',
+  mjs: 'javascript',
+  ts: 'typescript',
+  go: 'go',
+  rb: 'ruby',
+  java: 'java',
+  rs: 'rust',
+  sql: 'sql',
+  dockerfile: 'dockerfile',
 };
 
 /** Kind label for a path: `dockerfile`, `github-workflow`, `yaml`, `markdown`, ..., or `file`. */

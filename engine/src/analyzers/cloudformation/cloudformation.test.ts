@@ -23,10 +23,18 @@ describe('cloudformation analyzer', () => {
 
   it('accepts every short-form intrinsic in scalar, sequence and map form', () => {
     const template = [
-      'Resources:', '  Bucket:', '    Type: AWS::S3::Bucket', '    Properties:', '      BucketName: !Sub "${AWS::StackName}-data"',
-      '      Tags:', '        - Key: a', '          Value: !Join [",", [!Ref P, !GetAtt Role.Arn]]',
-      '        - Key: b', '          Value: !If [IsProd, !Select [0, !GetAZs ""], !ImportValue x]',
-      '        - Key: c', '          Value: !Transform {Name: AWS::Include, Parameters: {Location: s3://x}}',
+      'Resources:',
+      '  Bucket:',
+      '    Type: AWS::S3::Bucket',
+      '    Properties:',
+      '      BucketName: !Sub "${AWS::StackName}-data"',
+      '      Tags:',
+      '        - Key: a',
+      '          Value: !Join [",", [!Ref P, !GetAtt Role.Arn]]',
+      '        - Key: b',
+      '          Value: !If [IsProd, !Select [0, !GetAZs ""], !ImportValue x]',
+      '        - Key: c',
+      '          Value: !Transform {Name: AWS::Include, Parameters: {Location: s3://x}}',
     ].join('\n');
     const units = cloudformationAnalyzer.ingest!(template);
     expect(units.map((u) => [u.type, u.name, u.metadata.start_line, u.metadata.end_line])).toEqual([['AWS::S3::Bucket', 'Bucket', 2, 12]]);

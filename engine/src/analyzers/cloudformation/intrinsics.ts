@@ -10,8 +10,24 @@
 import type { CollectionTag, ScalarTag } from 'yaml';
 
 const FUNCTIONS = [
-  'Base64', 'Cidr', 'FindInMap', 'GetAtt', 'GetAZs', 'ImportValue', 'Join', 'Length', 'Select', 'Split',
-  'Sub', 'ToJsonString', 'Transform', 'And', 'Equals', 'If', 'Not', 'Or',
+  'Base64',
+  'Cidr',
+  'FindInMap',
+  'GetAtt',
+  'GetAZs',
+  'ImportValue',
+  'Join',
+  'Length',
+  'Select',
+  'Split',
+  'Sub',
+  'ToJsonString',
+  'Transform',
+  'And',
+  'Equals',
+  'If',
+  'Not',
+  'Or',
 ] as const;
 
 function longForm(name: string): string {
@@ -31,5 +47,7 @@ function collectionTag(name: string, collection: 'seq' | 'map'): CollectionTag {
 
 /** Every short-form tag, in scalar, sequence and map shape. */
 export const CFN_TAGS: (ScalarTag | CollectionTag)[] = ['Ref', 'Condition', ...FUNCTIONS].flatMap((name) => [
-  scalarTag(name), collectionTag(name, 'seq'), collectionTag(name, 'map'),
+  scalarTag(name),
+  collectionTag(name, 'seq'),
+  collectionTag(name, 'map'),
 ]);

@@ -47,12 +47,21 @@ export function templateUnits(text: string, path: string | undefined, analyzer: 
     const type = typeof resource.Type === 'string' && resource.Type !== '' ? resource.Type : DEFAULT_RESOURCE_TYPE;
     const span = pairSpan(source, pair.key as Node, pair.value as Node | null);
     const body = [...fileHeader(path), `# CloudFormation resource ${logicalId} (${type})`, ...sliceLines(source, span)].join('\n');
-    return makeUnit(analyzer, { type, name: logicalId, action: 'create', body }, {
-      source: 'cloudformation', path: path ?? null, format, logical_id: logicalId, start_line: span.start, end_line: span.end,
-      condition: typeof resource.Condition === 'string' ? resource.Condition : null,
-      deletion_policy: typeof resource.DeletionPolicy === 'string' ? resource.DeletionPolicy : null,
-      values: resource,
-    });
+    return makeUnit(
+      analyzer,
+      { type, name: logicalId, action: 'create', body },
+      {
+        source: 'cloudformation',
+        path: path ?? null,
+        format,
+        logical_id: logicalId,
+        start_line: span.start,
+        end_line: span.end,
+        condition: typeof resource.Condition === 'string' ? resource.Condition : null,
+        deletion_policy: typeof resource.DeletionPolicy === 'string' ? resource.DeletionPolicy : null,
+        values: resource,
+      },
+    );
   });
 }
 

@@ -47,10 +47,7 @@ export function diffFileUnits(file: DiffFile, options: DiffIngestOptions): Analy
 function changeUnit(file: DiffFile, options: DiffIngestOptions): AnalysisUnit {
   const action: UnitAction = file.status === 'added' ? 'create' : file.status === 'deleted' ? 'destroy' : 'update';
   const partial = action === 'update';
-  const head = [
-    `# file: ${file.path}`,
-    `# ${options.fileKind} change (${action}, from a diff; '+' added, '-' removed)`,
-  ];
+  const head = [`# file: ${file.path}`, `# ${options.fileKind} change (${action}, from a diff; '+' added, '-' removed)`];
   if (file.oldPath) head.push(`# renamed from: ${file.oldPath}`);
   if (partial) head.push("# partial: only the diff hunks are shown; each '@@' line names the nearest enclosing top-level line");
   const body = [...head, renderHunks(file.hunks)].join('\n');

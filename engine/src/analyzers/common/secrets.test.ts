@@ -9,8 +9,21 @@ const PEM = ['-----BEGIN RSA PRIVATE KEY-----', 'MIIEowIBAAKCAQEAx', '-----END R
 
 describe('secret detectors', () => {
   it('recognises credential-named attributes and leaves look-alikes alone', () => {
-    for (const k of ['password', 'admin_password', 'master_password', 'client_secret', 'auth_token', 'private_key', 'access_key', 'secret_key', 'DB_PASSWORD', 'api_key']) expect(isCredentialKey(k)).toBe(true);
-    for (const k of ['password_data', 'get_password_data', 'secret_arn', 'kms_key_id', 'creation_token', 'public_key', 'token_ttl']) expect(isCredentialKey(k)).toBe(false);
+    for (const k of [
+      'password',
+      'admin_password',
+      'master_password',
+      'client_secret',
+      'auth_token',
+      'private_key',
+      'access_key',
+      'secret_key',
+      'DB_PASSWORD',
+      'api_key',
+    ])
+      expect(isCredentialKey(k)).toBe(true);
+    for (const k of ['password_data', 'get_password_data', 'secret_arn', 'kms_key_id', 'creation_token', 'public_key', 'token_ttl'])
+      expect(isCredentialKey(k)).toBe(false);
   });
 
   it('masks credential-shaped strings, keeping the non-secret parts', () => {
@@ -25,7 +38,8 @@ describe('secret detectors', () => {
   });
 
   it('masks credential-named shell assignments inside scripts, keeping references and other variables', () => {
-    const script = "#!/bin/bash\nexport DB_PASSWORD='hunter2-prod'\nAPI_TOKEN=abc123def\nexport REGION=eu-west-1\nDB_PASSWORD_REF=$DB_PASSWORD\nSECRET_KEY=\"${var.secret}\"\ncurl https://x.example/?token=qwerty99";
+    const script =
+      '#!/bin/bash\nexport DB_PASSWORD=\'hunter2-prod\'\nAPI_TOKEN=abc123def\nexport REGION=eu-west-1\nDB_PASSWORD_REF=$DB_PASSWORD\nSECRET_KEY="${var.secret}"\ncurl https://x.example/?token=qwerty99';
     const masked = maskSecretShapes(script);
     expect(masked.text).not.toMatch(/hunter2-prod|abc123def|qwerty99/);
     expect(masked.text).toContain(`export DB_PASSWORD=${SECRET_MARKER}\n`);
@@ -48,7 +62,11 @@ describe('secret detectors', () => {
 describe('corpus plans after ingest', () => {
   const files = [...corpusFiles('tfplan-json', '.json'), ...corpusFiles('tfplan-text', '.txt')];
   it.each(files)('%s: no unit body holds a credential-shaped string', (file) => {
-    const units = terraformAnalyzer.ingest!(corpusFile(file).toString('utf8').replace(/^\uFEFF/, ''));
+    const units = terraformAnalyzer.ingest!(
+      corpusFile(file)
+        .toString('utf8')
+        .replace(/^\uFEFF/, ''),
+    );
     for (const unit of units) expect(maskSecretShapes(unit.body).kinds).toEqual([]);
   });
 
@@ -66,11 +84,17 @@ describe('corpus plans after ingest', () => {
 });
 
 describe('credentials inside JSON-encoded string attributes', () => {
-  const CONTAINERS = JSON.stringify([{
-    name: 'app', image: 'app:1',
-    environment: [{ name: 'DB_PASSWORD', value: 'hunter2' }, { name: 'LOG_LEVEL', value: 'debug' }],
-    secrets: [{ name: 'API_TOKEN', valueFrom: 'arn:aws:ssm:eu-west-1:1:parameter/token' }],
-  }]);
+  const CONTAINERS = JSON.stringify([
+    {
+      name: 'app',
+      image: 'app:1',
+      environment: [
+        { name: 'DB_PASSWORD', value: 'hunter2' },
+        { name: 'LOG_LEVEL', value: 'debug' },
+      ],
+      secrets: [{ name: 'API_TOKEN', valueFrom: 'arn:aws:ssm:eu-west-1:1:parameter/token' }],
+    },
+  ]);
 
   it('masks credential-named keys and {name, value} pairs, keeping the rest and the JSON shape', () => {
     const env = maskJsonStringSecrets('{"DB_PASSWORD":"hunter2","HOST":"db","nested":{"client_secret":"s3cr3t"}}');
@@ -78,19 +102,29 @@ describe('credentials inside JSON-encoded string attributes', () => {
     expect(env.paths).toEqual([['DB_PASSWORD'], ['nested', 'client_secret']]);
     const defs = maskJsonStringSecrets(CONTAINERS);
     expect(defs.text).not.toContain('hunter2');
-    expect(JSON.parse(defs.text)[0].environment).toEqual([{ name: 'DB_PASSWORD', value: SECRET_MARKER }, { name: 'LOG_LEVEL', value: 'debug' }]);
+    expect(JSON.parse(defs.text)[0].environment).toEqual([
+      { name: 'DB_PASSWORD', value: SECRET_MARKER },
+      { name: 'LOG_LEVEL', value: 'debug' },
+    ]);
     expect(JSON.parse(defs.text)[0].secrets[0].valueFrom).toContain('parameter/token'); // a reference, not the secret
     expect(maskJsonStringSecrets('{"password": "${var.p}"}').paths).toEqual([]);
     for (const text of ['not json', '{"HOST":"db"}', '{broken']) expect(maskJsonStringSecrets(text)).toEqual({ text, paths: [] });
   });
 
-  it('a plan\'s container_definitions secret reaches neither the unit body, its values nor its hash input', () => {
+  it("a plan's container_definitions secret reaches neither the unit body, its values nor its hash input", () => {
     const change = { actions: ['create'], before: null, after: { family: 'app', container_definitions: CONTAINERS }, after_unknown: {}, after_sensitive: {} };
-    const [unit] = planJsonUnits({ format_version: '1.2', resource_changes: [{ address: 'aws_ecs_task_definition.app', mode: 'managed', type: 'aws_ecs_task_definition', name: 'app', change }] }, 'terraform');
+    const [unit] = planJsonUnits(
+      {
+        format_version: '1.2',
+        resource_changes: [{ address: 'aws_ecs_task_definition.app', mode: 'managed', type: 'aws_ecs_task_definition', name: 'app', change }],
+      },
+      'terraform',
+    );
     expect(JSON.stringify(unit)).not.toContain('hunter2');
     expect(unit.body).toContain('LOG_LEVEL');
     expect(unit.body).toContain(SECRET_MARKER);
-    expect(unit.metadata.plaintext_secrets).toEqual([expect.objectContaining({ attribute: 'container_definitions[0].environment[0].value', kind: 'credential-attribute' })]);
+    expect(unit.metadata.plaintext_secrets).toEqual([
+      expect.objectContaining({ attribute: 'container_definitions[0].environment[0].value', kind: 'credential-attribute' }),
+    ]);
   });
 });
-

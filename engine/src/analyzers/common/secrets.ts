@@ -17,7 +17,16 @@
 export const SECRET_MARKER = '(sensitive value)';
 
 /** What a masked secret was recognised by. */
-export type SecretKind = 'credential-attribute' | 'credential-assignment' | 'aws-access-key' | 'private-key' | 'bearer-token' | 'api-token' | 'jwt' | 'azure-key' | 'url-password';
+export type SecretKind =
+  | 'credential-attribute'
+  | 'credential-assignment'
+  | 'aws-access-key'
+  | 'private-key'
+  | 'bearer-token'
+  | 'api-token'
+  | 'jwt'
+  | 'azure-key'
+  | 'url-password';
 
 /** One masked secret, recorded in unit metadata (`plaintext_secrets`); never holds the value. */
 export interface SecretFinding {
@@ -28,7 +37,8 @@ export interface SecretFinding {
   readonly line?: string;
 }
 
-const CREDENTIAL_KEY_RE = /(?:^|[_.\-])(?:password|passwd|passphrase|secret|token|private_key|privatekey|access_key|accesskey|secret_key|secretkey|api_key|apikey|client_secret|connection_string|sas_token|auth_token|credentials?|secret_string)$/i;
+const CREDENTIAL_KEY_RE =
+  /(?:^|[_.\-])(?:password|passwd|passphrase|secret|token|private_key|privatekey|access_key|accesskey|secret_key|secretkey|api_key|apikey|client_secret|connection_string|sas_token|auth_token|credentials?|secret_string)$/i;
 /** Credential-looking names that hold no secret (idempotency tokens, flags handled by type). */
 const NOT_CREDENTIAL_KEY_RE = /^(?:creation_token|client_token|idempotency_token|token_type|secret_type)$/i;
 
@@ -55,7 +65,11 @@ const SHAPES: readonly ShapePattern[] = [
   { kind: 'private-key', re: /-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY-----[\s\S]*?-----END \1PRIVATE KEY-----/g, replace: SECRET_MARKER },
   { kind: 'aws-access-key', re: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g, replace: SECRET_MARKER },
   { kind: 'jwt', re: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g, replace: SECRET_MARKER },
-  { kind: 'api-token', re: /\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,}|xox[abposr]-[A-Za-z0-9-]{10,}|sk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,}|glpat-[A-Za-z0-9_-]{20,}|AIza[0-9A-Za-z_-]{35})/g, replace: SECRET_MARKER },
+  {
+    kind: 'api-token',
+    re: /\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,}|xox[abposr]-[A-Za-z0-9-]{10,}|sk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,}|glpat-[A-Za-z0-9_-]{20,}|AIza[0-9A-Za-z_-]{35})/g,
+    replace: SECRET_MARKER,
+  },
   { kind: 'bearer-token', re: /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/-]{16,}=*/g, replace: `$1 ${SECRET_MARKER}` },
   { kind: 'azure-key', re: /\b(AccountKey|SharedAccessKey|SharedAccessSignature)=[^;"'\s]+/g, replace: `$1=${SECRET_MARKER}` },
   { kind: 'url-password', re: /\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@"'(]+):(?!\(sensitive value\))[^\s@/"']+@/gi, replace: `$1:${SECRET_MARKER}@` },
@@ -103,7 +117,10 @@ export function maskSecretShapes(text: string): { text: string; kinds: SecretKin
 }
 
 /** Keys naming the credential of a `{name, value}` pair (ECS `environment`/`secrets`, CloudFormation `Name`/`Value`). */
-const PAIR_KEYS: readonly (readonly [string, string])[] = [['name', 'value'], ['Name', 'Value']];
+const PAIR_KEYS: readonly (readonly [string, string])[] = [
+  ['name', 'value'],
+  ['Name', 'Value'],
+];
 
 /**
  * Masks credentials inside a string attribute that holds JSON (an ECS task's
@@ -134,7 +151,9 @@ function maskJsonValue(value: unknown, path: (string | number)[], paths: (string
   if (Array.isArray(value)) return value.map((v, i) => maskJsonValue(v, [...path, i], paths));
   if (typeof value !== 'object' || value === null) return value;
   const record = value as Record<string, unknown>;
-  const pair = PAIR_KEYS.find(([n, v]) => typeof record[n] === 'string' && isCredentialKey(record[n] as string) && typeof record[v] === 'string' && isSecretLiteral(record[v] as string));
+  const pair = PAIR_KEYS.find(
+    ([n, v]) => typeof record[n] === 'string' && isCredentialKey(record[n] as string) && typeof record[v] === 'string' && isSecretLiteral(record[v] as string),
+  );
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(record)) {
     const secret = typeof v === 'string' && ((pair !== undefined && k === pair[1]) || (isCredentialKey(k) && isSecretLiteral(v)));

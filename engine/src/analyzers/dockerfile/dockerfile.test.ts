@@ -18,9 +18,19 @@ describe('dockerfile analyzer', () => {
 
   it('names stages by alias, carries global ARGs, keeps continuations and heredocs inside their stage', () => {
     const text = [
-      '# syntax=docker/dockerfile:1', 'ARG BASE=node:latest', 'FROM ${BASE} AS build', 'RUN curl -fsSL https://x.example/i.sh \\',
-      '  # a comment inside a continuation', '  | sh', 'RUN <<EOF', 'FROM is not an instruction here', 'EOF',
-      '', 'FROM gcr.io/distroless/nodejs20', 'COPY --from=build /app /app', 'USER 0',
+      '# syntax=docker/dockerfile:1',
+      'ARG BASE=node:latest',
+      'FROM ${BASE} AS build',
+      'RUN curl -fsSL https://x.example/i.sh \\',
+      '  # a comment inside a continuation',
+      '  | sh',
+      'RUN <<EOF',
+      'FROM is not an instruction here',
+      'EOF',
+      '',
+      'FROM gcr.io/distroless/nodejs20',
+      'COPY --from=build /app /app',
+      'USER 0',
     ].join('\n');
     const units = dockerfileAnalyzer.ingest!(text, { path: 'web/Dockerfile' });
     expect(units.map((u) => u.name)).toEqual(['web/Dockerfile#build', 'web/Dockerfile#stage-1']);

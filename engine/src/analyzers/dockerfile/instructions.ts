@@ -11,8 +11,24 @@
  */
 
 export const DOCKERFILE_INSTRUCTIONS = new Set([
-  'ADD', 'ARG', 'CMD', 'COPY', 'ENTRYPOINT', 'ENV', 'EXPOSE', 'FROM', 'HEALTHCHECK', 'LABEL',
-  'MAINTAINER', 'ONBUILD', 'RUN', 'SHELL', 'STOPSIGNAL', 'USER', 'VOLUME', 'WORKDIR',
+  'ADD',
+  'ARG',
+  'CMD',
+  'COPY',
+  'ENTRYPOINT',
+  'ENV',
+  'EXPOSE',
+  'FROM',
+  'HEALTHCHECK',
+  'LABEL',
+  'MAINTAINER',
+  'ONBUILD',
+  'RUN',
+  'SHELL',
+  'STOPSIGNAL',
+  'USER',
+  'VOLUME',
+  'WORKDIR',
 ]);
 
 /** One instruction: upper-cased keyword, arguments joined, 1-based inclusive source lines. */
@@ -41,7 +57,10 @@ export function readInstructions(text: string): DockerfileStructure {
   let i = 0;
   while (i < lines.length) {
     const line = lines[i];
-    if (isBlankOrComment(line)) { i += 1; continue; }
+    if (isBlankOrComment(line)) {
+      i += 1;
+      continue;
+    }
     const start = i;
     const parts = [stripEscape(line, escape)];
     let open = endsWithEscape(line, escape);

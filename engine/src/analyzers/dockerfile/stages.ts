@@ -56,11 +56,22 @@ export function stageUnits(text: string, path: string | undefined, analyzer: str
     const context = globalArgs.length > 0 ? ['# global ARGs (declared before the first FROM)', ...globalArgs] : [];
     const body = [...fileHeader(path), ...context, `# stage ${n + 1} of ${fromIndexes.length}`, ...lines.slice(start - 1, end)].join('\n');
     const name = path ? `${path}#${stage}` : stage;
-    return makeUnit(analyzer, { type: STAGE_TYPE, name, action: 'create', body }, {
-      source: 'dockerfile', path: path ?? null, stage_index: n, stage_name: head.alias, base_image: head.image,
-      platform: head.platform, final_stage: n === fromIndexes.length - 1, start_line: start, end_line: end,
-      values: [...globalInstructions, ...own].map((ins) => ({ instruction: ins.keyword, args: ins.args })),
-    });
+    return makeUnit(
+      analyzer,
+      { type: STAGE_TYPE, name, action: 'create', body },
+      {
+        source: 'dockerfile',
+        path: path ?? null,
+        stage_index: n,
+        stage_name: head.alias,
+        base_image: head.image,
+        platform: head.platform,
+        final_stage: n === fromIndexes.length - 1,
+        start_line: start,
+        end_line: end,
+        values: [...globalInstructions, ...own].map((ins) => ({ instruction: ins.keyword, args: ins.args })),
+      },
+    );
   });
 }
 

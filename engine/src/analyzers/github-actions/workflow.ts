@@ -71,12 +71,23 @@ export function workflowUnits(text: string, path: string | undefined, analyzer: 
     const body = [...fileHeader(path), ...context, 'jobs:', ...sliceLines(source, span)].join('\n');
     const plain = plainJobs[jobId];
     const job = (plain && typeof plain === 'object' ? plain : {}) as Record<string, unknown>;
-    return makeUnit(analyzer, { type: JOB_TYPE, name: path ? `${path}#${jobId}` : jobId, action: 'create', body }, {
-      source: 'workflow', path: path ?? null, job_id: jobId, workflow_name: typeof workflowName === 'string' ? workflowName : null,
-      triggers: on, top_level_permissions: hasPermissions, runs_on: job['runs-on'] ?? null,
-      reusable_workflow: typeof job.uses === 'string' ? job.uses : null, start_line: span.start, end_line: span.end,
-      values: { on: value.on ?? null, ...(hasPermissions ? { permissions: value.permissions ?? null } : {}), job },
-    });
+    return makeUnit(
+      analyzer,
+      { type: JOB_TYPE, name: path ? `${path}#${jobId}` : jobId, action: 'create', body },
+      {
+        source: 'workflow',
+        path: path ?? null,
+        job_id: jobId,
+        workflow_name: typeof workflowName === 'string' ? workflowName : null,
+        triggers: on,
+        top_level_permissions: hasPermissions,
+        runs_on: job['runs-on'] ?? null,
+        reusable_workflow: typeof job.uses === 'string' ? job.uses : null,
+        start_line: span.start,
+        end_line: span.end,
+        values: { on: value.on ?? null, ...(hasPermissions ? { permissions: value.permissions ?? null } : {}), job },
+      },
+    );
   });
 }
 

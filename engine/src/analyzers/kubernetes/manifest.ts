@@ -60,7 +60,9 @@ export function manifestUnits(text: string, path: string | undefined, analyzer: 
         const itemInfo = objectInfo(Array.isArray(plain) ? plain[i] : null);
         const node = item as Node;
         if (!itemInfo || !node.range) return;
-        units.push(objectUnit(source, { start: source.lineOf(node.range[0]), end: source.endLineOf(node) }, itemInfo, index, path, analyzer, (plain as unknown[])[i]));
+        units.push(
+          objectUnit(source, { start: source.lineOf(node.range[0]), end: source.endLineOf(node) }, itemInfo, index, path, analyzer, (plain as unknown[])[i]),
+        );
         objects += 1;
       });
       return;
@@ -71,23 +73,48 @@ export function manifestUnits(text: string, path: string | undefined, analyzer: 
       return;
     }
     const body = [...fileHeader(path), ...sliceLines(source, span)].join('\n');
-    units.push(makeUnit(analyzer, { type: 'yaml_document', name: `document ${index + 1}`, action: 'create', body },
-      { source: 'yaml', path: path ?? null, document: index + 1, start_line: span.start, end_line: span.end }));
+    units.push(
+      makeUnit(
+        analyzer,
+        { type: 'yaml_document', name: `document ${index + 1}`, action: 'create', body },
+        { source: 'yaml', path: path ?? null, document: index + 1, start_line: span.start, end_line: span.end },
+      ),
+    );
   });
   if (objects === 0) throw new ValidationError('The input is not a Kubernetes manifest: no YAML document has apiVersion and kind');
   return units;
 }
 
 /** `value` is the object as plain data: metadata.values, read by deterministic checks (checks/run-checks.ts). */
-function objectUnit(source: YamlSource, span: LineSpan, info: ObjectInfo, index: number, path: string | undefined, analyzer: string, value: unknown): AnalysisUnit {
+function objectUnit(
+  source: YamlSource,
+  span: LineSpan,
+  info: ObjectInfo,
+  index: number,
+  path: string | undefined,
+  analyzer: string,
+  value: unknown,
+): AnalysisUnit {
   const lines = sliceLines(source, span);
   const helmSource = lines.map((l) => /^# Source: (.+)$/.exec(l)?.[1]).find((s) => s !== undefined) ?? null;
   const body = [...fileHeader(path), ...lines].join('\n');
-  return makeUnit(analyzer, { type: info.kind, name: objectName(info), action: 'create', body }, {
-    source: 'yaml', path: path ?? null, document: index + 1, start_line: span.start, end_line: span.end,
-    api_version: info.apiVersion, kind: info.kind, namespace: info.namespace, object_name: info.name, helm_source: helmSource,
-    values: value,
-  });
+  return makeUnit(
+    analyzer,
+    { type: info.kind, name: objectName(info), action: 'create', body },
+    {
+      source: 'yaml',
+      path: path ?? null,
+      document: index + 1,
+      start_line: span.start,
+      end_line: span.end,
+      api_version: info.apiVersion,
+      kind: info.kind,
+      namespace: info.namespace,
+      object_name: info.name,
+      helm_source: helmSource,
+      values: value,
+    },
+  );
 }
 
 /** From the first line after the document's `---` marker (comments included) to its last value line. */

@@ -38,13 +38,19 @@ function splitSegments(address: string): string[] {
     const c = address[i];
     if (quoted) {
       current += c;
-      if (c === '\\') { current += address[i + 1] ?? ''; i += 1; } else if (c === '"') quoted = false;
+      if (c === '\\') {
+        current += address[i + 1] ?? '';
+        i += 1;
+      } else if (c === '"') quoted = false;
       continue;
     }
     if (c === '"') quoted = true;
     else if (c === '[') bracket += 1;
     else if (c === ']') bracket -= 1;
-    if (c === '.' && bracket === 0) { out.push(current); current = ''; } else current += c;
+    if (c === '.' && bracket === 0) {
+      out.push(current);
+      current = '';
+    } else current += c;
   }
   out.push(current);
   return out;

@@ -83,8 +83,12 @@ describe('terraform blocks in corpus diffs (diff-tf)', () => {
       ['aws_security_group_rule.this', 'aws_security_group_rule', 'create'],
     ]);
     expect(summary(units['modules/vpc-endpoints/variables.tf']).map(([n]) => n)).toEqual([
-      'var.create_security_group', 'var.security_group_name', 'var.security_group_name_prefix',
-      'var.security_group_description', 'var.security_group_rules', 'var.security_group_tags',
+      'var.create_security_group',
+      'var.security_group_name',
+      'var.security_group_name_prefix',
+      'var.security_group_description',
+      'var.security_group_rules',
+      'var.security_group_tags',
     ]);
     expect(summary(units['modules/vpc-endpoints/outputs.tf']).map(([n]) => n)).toEqual(['output.security_group_arn', 'output.security_group_id']);
   });
@@ -118,11 +122,34 @@ describe('terraform blocks in synthetic diffs', () => {
   const diff = (body: string): ReturnType<typeof parseUnifiedDiff>[number] => parseUnifiedDiff(body)[0];
 
   it('a deleted file gives destroy units; an added file create units', () => {
-    const deleted = diff(['diff --git a/s3.tf b/s3.tf', 'deleted file mode 100644', '--- a/s3.tf', '+++ /dev/null', '@@ -1,3 +0,0 @@',
-      '-resource "aws_s3_bucket" "b" {', '-  bucket = "x"', '-}', ''].join('\n'));
+    const deleted = diff(
+      [
+        'diff --git a/s3.tf b/s3.tf',
+        'deleted file mode 100644',
+        '--- a/s3.tf',
+        '+++ /dev/null',
+        '@@ -1,3 +0,0 @@',
+        '-resource "aws_s3_bucket" "b" {',
+        '-  bucket = "x"',
+        '-}',
+        '',
+      ].join('\n'),
+    );
     expect(summary(terraformAnalyzer.ingestDiffFile!(deleted))).toEqual([['aws_s3_bucket.b', 'aws_s3_bucket', 'destroy']]);
-    const added = diff(['diff --git a/s3.tf b/s3.tf', 'new file mode 100644', '--- /dev/null', '+++ b/s3.tf', '@@ -0,0 +1,4 @@',
-      '+resource "aws_s3_bucket" "b" {', '+  policy = jsonencode({ a = "}" })', '+}', '+variable "v" {}', ''].join('\n'));
+    const added = diff(
+      [
+        'diff --git a/s3.tf b/s3.tf',
+        'new file mode 100644',
+        '--- /dev/null',
+        '+++ b/s3.tf',
+        '@@ -0,0 +1,4 @@',
+        '+resource "aws_s3_bucket" "b" {',
+        '+  policy = jsonencode({ a = "}" })',
+        '+}',
+        '+variable "v" {}',
+        '',
+      ].join('\n'),
+    );
     expect(summary(terraformAnalyzer.ingestDiffFile!(added))).toEqual([
       ['aws_s3_bucket.b', 'aws_s3_bucket', 'create'],
       ['var.v', 'variable', 'create'],
@@ -130,30 +157,52 @@ describe('terraform blocks in synthetic diffs', () => {
   });
 
   it('.tfvars assignments go to one fragment unit', () => {
-    const file = diff(['diff --git a/prod.tfvars b/prod.tfvars', '--- a/prod.tfvars', '+++ b/prod.tfvars', '@@ -1,2 +1,2 @@',
-      ' region = "eu-west-1"', '-allowed_cidr = "10.0.0.0/8"', '+allowed_cidr = "0.0.0.0/0"', ''].join('\n'));
+    const file = diff(
+      [
+        'diff --git a/prod.tfvars b/prod.tfvars',
+        '--- a/prod.tfvars',
+        '+++ b/prod.tfvars',
+        '@@ -1,2 +1,2 @@',
+        ' region = "eu-west-1"',
+        '-allowed_cidr = "10.0.0.0/8"',
+        '+allowed_cidr = "0.0.0.0/0"',
+        '',
+      ].join('\n'),
+    );
     const units = terraformAnalyzer.ingestDiffFile!(file);
     expect(summary(units)).toEqual([['prod.tfvars', 'tfvars', 'update']]);
     expect(units[0].body).toContain('+allowed_cidr = "0.0.0.0/0"');
   });
 
   it('a change inside a block with no usable hunk heading goes to the fragment unit', () => {
-    const file = diff(['diff --git a/main.tf b/main.tf', '--- a/main.tf', '+++ b/main.tf', '@@ -10,3 +10,3 @@',
-      '   ingress {', '-    cidr_blocks = ["10.0.0.0/8"]', '+    cidr_blocks = ["0.0.0.0/0"]', ''].join('\n'));
+    const file = diff(
+      [
+        'diff --git a/main.tf b/main.tf',
+        '--- a/main.tf',
+        '+++ b/main.tf',
+        '@@ -10,3 +10,3 @@',
+        '   ingress {',
+        '-    cidr_blocks = ["10.0.0.0/8"]',
+        '+    cidr_blocks = ["0.0.0.0/0"]',
+        '',
+      ].join('\n'),
+    );
     const units = terraformAnalyzer.ingestDiffFile!(file);
     expect(summary(units)).toEqual([['main.tf', 'hcl_fragment', 'update']]);
     expect(units[0].body).toContain('+    cidr_blocks = ["0.0.0.0/0"]');
   });
 
   it('comment-only changes outside blocks give no unit', () => {
-    const file = diff(['diff --git a/main.tf b/main.tf', '--- a/main.tf', '+++ b/main.tf', '@@ -1,2 +1,2 @@',
-      '-# old', '+# new', ' ', ''].join('\n'));
+    const file = diff(['diff --git a/main.tf b/main.tf', '--- a/main.tf', '+++ b/main.tf', '@@ -1,2 +1,2 @@', '-# old', '+# new', ' ', ''].join('\n'));
     expect(terraformAnalyzer.ingestDiffFile!(file)).toEqual([]);
   });
 
   it('hashes are stable across re-parsing', () => {
     const text = read('diff-tf/tf-aws-vpc-802d5f1-vpce-security-group.diff');
-    const hashes = (): string[] => parseUnifiedDiff(text).filter((f) => f.path.endsWith('.tf')).flatMap((f) => terraformAnalyzer.ingestDiffFile!(f).map((u) => u.hash));
+    const hashes = (): string[] =>
+      parseUnifiedDiff(text)
+        .filter((f) => f.path.endsWith('.tf'))
+        .flatMap((f) => terraformAnalyzer.ingestDiffFile!(f).map((u) => u.hash));
     expect(hashes()).toEqual(hashes());
     expect(new Set(hashes()).size).toBe(hashes().length);
   });

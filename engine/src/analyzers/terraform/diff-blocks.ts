@@ -85,7 +85,10 @@ function imageBlocks(file: DiffFile, items: readonly Item[], image: Image): Imag
   const indexMap: number[] = [];
   const perHunk: string[][] = file.hunks.map(() => []);
   items.forEach((item, i) => {
-    if (item.marker !== skip) { perHunk[item.hunk].push(item.text); indexMap.push(i); }
+    if (item.marker !== skip) {
+      perHunk[item.hunk].push(item.text);
+      indexMap.push(i);
+    }
   });
   const segments: LineSegment[] = file.hunks.map((h, hunk) => {
     const lines = perHunk[hunk];
@@ -93,7 +96,9 @@ function imageBlocks(file: DiffFile, items: readonly Item[], image: Image): Imag
     return { lines, estimate: !wholeFile, header: h.header };
   });
   return findTopLevelBlocks(segments).map((s) => ({
-    ...s, start: indexMap[s.start], end: indexMap[s.end],
+    ...s,
+    start: indexMap[s.start],
+    end: indexMap[s.end],
   }));
 }
 
@@ -112,8 +117,12 @@ function changedIn(items: readonly Item[], span: { start: number; end: number },
 }
 
 function blockUnit(
-  file: DiffFile, items: readonly Item[], block: ImageBlock, span: { start: number; end: number },
-  action: UnitAction, analyzer: string,
+  file: DiffFile,
+  items: readonly Item[],
+  block: ImageBlock,
+  span: { start: number; end: number },
+  action: UnitAction,
+  analyzer: string,
 ): AnalysisUnit {
   const opener = block.opener!;
   // create shows the post-image, destroy the pre-image, update both (diff-like).
@@ -128,17 +137,28 @@ function blockUnit(
   for (let i = span.start; i <= span.end; i += 1) {
     const item = items[i];
     if (item.marker === hide) continue;
-    if (item.hunk !== prevHunk) { lines.push(' ...'); partial = true; prevHunk = item.hunk; }
+    if (item.hunk !== prevHunk) {
+      lines.push(' ...');
+      partial = true;
+      prevHunk = item.hunk;
+    }
     lines.push(`${item.marker}${item.text}`);
   }
-  if (!block.closed) { lines.push(' ...'); partial = true; }
+  if (!block.closed) {
+    lines.push(' ...');
+    partial = true;
+  }
   const head = [`# file: ${file.path}`, `# ${opener.name} (${action}, from a diff; '+' added, '-' removed)`];
   if (partial) head.push('# partial: lines outside the diff hunks are not shown (...)');
   const body = [...head, ...lines].join('\n');
   const lineNos = items.slice(span.start, span.end + 1);
   const metadata = {
-    source: 'diff', path: file.path, block_kind: opener.kind, address: opener.name,
-    new_start: firstNumber(lineNos.map((l) => l.newLine)), old_start: firstNumber(lineNos.map((l) => l.oldLine)),
+    source: 'diff',
+    path: file.path,
+    block_kind: opener.kind,
+    address: opener.name,
+    new_start: firstNumber(lineNos.map((l) => l.newLine)),
+    old_start: firstNumber(lineNos.map((l) => l.oldLine)),
     partial,
   };
   const unit = { type: opener.type, name: opener.name, action, body };
@@ -155,9 +175,7 @@ function firstNumber(values: readonly (number | null)[]): number | null {
 
 /** Changed, non-trivial lines no block unit covers → one unit with those hunks, or null. */
 function fragmentUnit(file: DiffFile, items: readonly Item[], covered: ReadonlySet<number>, analyzer: string): AnalysisUnit | null {
-  const loose = items
-    .map((item, i) => ({ item, i }))
-    .filter(({ item, i }) => item.marker !== ' ' && !covered.has(i) && !isTrivial(item.text));
+  const loose = items.map((item, i) => ({ item, i })).filter(({ item, i }) => item.marker !== ' ' && !covered.has(i) && !isTrivial(item.text));
   if (loose.length === 0) return null;
   const hunks = new Set(loose.map(({ item }) => item.hunk));
   const lines: string[] = [];

@@ -66,7 +66,12 @@ describe('optimised plan-JSON pipeline = frozen reference', () => {
     // Plain-text secrets are masked before the pipeline the reference froze: the
     // reference gets the same masked changes, and the production-only metadata key is set aside.
     const ref = legacyPlanJsonUnits(withSecretsMasked(plan), 'terraform');
-    const comparable = now.map(({ metadata: { plaintext_secrets: _secrets, values: _values, context: _context, context_digest: _digest, ...metadata }, ...unit }) => ({ ...unit, metadata }));
+    const comparable = now.map(
+      ({ metadata: { plaintext_secrets: _secrets, values: _values, context: _context, context_digest: _digest, ...metadata }, ...unit }) => ({
+        ...unit,
+        metadata,
+      }),
+    );
     expect(comparable).toEqual(ref);
     expect(JSON.stringify(comparable)).toBe(JSON.stringify(ref)); // key order too
     if (GOLDEN[file]) expect(digest(comparable)).toBe(GOLDEN[file]);
@@ -82,11 +87,19 @@ describe('optimised plan-JSON pipeline = frozen reference', () => {
     let crashes = 0;
     for (let n = 0; n < 6000; n += 1) {
       const plan = { format_version: '1.2', resource_changes: [JSON.parse(JSON.stringify(genChange(rand, `r${n}`))) as unknown] };
-      const now = outcome(() => planJsonUnits(plan, 'terraform').map(({ metadata: { values: _values, context: _context, context_digest: _digest, ...metadata }, ...unit }) => ({ ...unit, metadata })));
+      const now = outcome(() =>
+        planJsonUnits(plan, 'terraform').map(({ metadata: { values: _values, context: _context, context_digest: _digest, ...metadata }, ...unit }) => ({
+          ...unit,
+          metadata,
+        })),
+      );
       let ref = outcome(() => legacyPlanJsonUnits(JSON.parse(JSON.stringify(plan)) as Record<string, unknown>, 'terraform'));
       // The reference crashes (TypeError) on a few malformed masks (sparse arrays from an
       // after_unknown longer than the value); production turns any such crash into a 422.
-      if (ref.startsWith('throws') && ref !== 'throws ValidationError') { ref = 'throws ValidationError'; crashes += 1; }
+      if (ref.startsWith('throws') && ref !== 'throws ValidationError') {
+        ref = 'throws ValidationError';
+        crashes += 1;
+      }
       if (now !== ref) expect({ change: plan.resource_changes[0], now }).toEqual({ change: plan.resource_changes[0], now: ref });
       if (ref.startsWith('throws')) thrown += 1;
     }
@@ -143,10 +156,32 @@ function put(obj: Record<string, unknown>, k: string, v: unknown): void {
   Object.defineProperty(obj, k, { value: v, enumerable: true, writable: true, configurable: true });
 }
 const STRINGS = [
-  '', 'x', 'hello world', 'line1\nline2', 'line1\nEOT\nline3\n', 'EOT', 'a\n\nb', 'tab\there', 'quote"s', 'back\\slash',
+  '',
+  'x',
+  'hello world',
+  'line1\nline2',
+  'line1\nEOT\nline3\n',
+  'EOT',
+  'a\n\nb',
+  'tab\there',
+  'quote"s',
+  'back\\slash',
   '{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*","Resource":"*"}]}',
-  ' [1, 2, {"k": "v"}] ', '{}', '[]', '{not json}', '[1,2', '{"nested":"{\\"x\\":1}"}', 'caf\u0065\u0301', 'caf\u00e9',
-  '\u{1F600} emoji', 'crlf\r\nline', 'cr\rline', '${var.x}', 'true', '42', 'null',
+  ' [1, 2, {"k": "v"}] ',
+  '{}',
+  '[]',
+  '{not json}',
+  '[1,2',
+  '{"nested":"{\\"x\\":1}"}',
+  'caf\u0065\u0301',
+  'caf\u00e9',
+  '\u{1F600} emoji',
+  'crlf\r\nline',
+  'cr\rline',
+  '${var.x}',
+  'true',
+  '42',
+  'null',
 ];
 
 function genValue(rand: Rand, depth: number): unknown {
@@ -201,7 +236,16 @@ function genMask(rand: Rand, v: unknown, depth: number, density: number): unknow
 }
 
 const ACTIONS: readonly string[][] = [
-  ['create'], ['delete'], ['update'], ['no-op'], ['read'], ['forget'], ['delete', 'create'], ['create', 'delete'], ['create', 'forget'], ['weird'],
+  ['create'],
+  ['delete'],
+  ['update'],
+  ['no-op'],
+  ['read'],
+  ['forget'],
+  ['delete', 'create'],
+  ['create', 'delete'],
+  ['create', 'forget'],
+  ['weird'],
 ];
 
 function genChange(rand: Rand, name: string): Record<string, unknown> {

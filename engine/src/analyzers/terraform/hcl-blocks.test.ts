@@ -20,18 +20,18 @@ describe('parseBlockOpener', () => {
 describe('findTopLevelBlocks', () => {
   it('ignores braces in strings, interpolations, comments and heredocs', () => {
     const text = [
-      'resource "a" "one" {',            // 0
+      'resource "a" "one" {', // 0
       '  s = "}}} ${lookup(m, "}")} {"', // 1
-      '  # } comment',                    // 2
-      '  /* { */ t = 1',                  // 3
-      '  policy = <<-EOT',                // 4
-      '    { "Statement": [ }',           // 5
-      '  EOT',                            // 6
-      '}',                                // 7
-      'variable "v" {}',                  // 8
-      'output "o" {',                     // 9
+      '  # } comment', // 2
+      '  /* { */ t = 1', // 3
+      '  policy = <<-EOT', // 4
+      '    { "Statement": [ }', // 5
+      '  EOT', // 6
+      '}', // 7
+      'variable "v" {}', // 8
+      'output "o" {', // 9
       '  value = "%{ if true }x%{ endif }"', // 10
-      '}',                                // 11
+      '}', // 11
     ].join('\n');
     expect(blocks(text)).toEqual([
       ['a.one', 0, 7, true],
@@ -45,7 +45,13 @@ describe('findTopLevelBlocks', () => {
   });
 
   it('estimates the starting depth of a hunk and takes the block name from its heading', () => {
-    const spans = findTopLevelBlocks([{ lines: ['    condition {', '      test = "x"', '    }', '  }', '}', '', 'locals {', '  a = 1'], estimate: true, header: 'data "aws_iam_policy_document" "p" {' }]);
+    const spans = findTopLevelBlocks([
+      {
+        lines: ['    condition {', '      test = "x"', '    }', '  }', '}', '', 'locals {', '  a = 1'],
+        estimate: true,
+        header: 'data "aws_iam_policy_document" "p" {',
+      },
+    ]);
     expect(spans.map((b) => [b.opener?.name, b.start, b.end, b.closed, b.inferred])).toEqual([
       ['data.aws_iam_policy_document.p', 0, 4, true, true],
       ['locals', 6, 7, false, false],

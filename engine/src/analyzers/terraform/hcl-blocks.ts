@@ -43,8 +43,19 @@ export interface LineSegment {
 }
 
 const BLOCK_KINDS = new Set([
-  'resource', 'data', 'ephemeral', 'module', 'variable', 'output', 'provider', 'locals',
-  'terraform', 'moved', 'import', 'removed', 'check',
+  'resource',
+  'data',
+  'ephemeral',
+  'module',
+  'variable',
+  'output',
+  'provider',
+  'locals',
+  'terraform',
+  'moved',
+  'import',
+  'removed',
+  'check',
 ]);
 const OPENER_RE = /^\s*([A-Za-z_][\w-]*)((?:\s+(?:"[^"]*"|[A-Za-z_][\w-]*))*)\s*\{/;
 const LABEL_RE = /"([^"]*)"|([A-Za-z_][\w-]*)/g;
@@ -166,28 +177,48 @@ function scanLine(text: string, st: LexState): void {
     const c = text[i];
     const next = text[i + 1];
     if (st.blockComment) {
-      if (c === '*' && next === '/') { st.blockComment = false; i += 1; }
+      if (c === '*' && next === '/') {
+        st.blockComment = false;
+        i += 1;
+      }
       continue;
     }
     const top = stack[stack.length - 1];
     if (top?.mode === 'str') {
       if (c === '\\') i += 1;
       else if (c === '"') stack.pop();
-      else if ((c === '$' || c === '%') && next === c) i += 1; // `$${` / `%%{` escapes
-      else if ((c === '$' || c === '%') && next === '{') { stack.push({ mode: 'interp', braces: 0 }); i += 1; }
+      else if ((c === '$' || c === '%') && next === c)
+        i += 1; // `$${` / `%%{` escapes
+      else if ((c === '$' || c === '%') && next === '{') {
+        stack.push({ mode: 'interp', braces: 0 });
+        i += 1;
+      }
       continue;
     }
     if (c === '#' || (c === '/' && next === '/')) break;
-    if (c === '/' && next === '*') { st.blockComment = true; i += 1; continue; }
-    if (c === '"') { stack.push({ mode: 'str', braces: 0 }); continue; }
+    if (c === '/' && next === '*') {
+      st.blockComment = true;
+      i += 1;
+      continue;
+    }
+    if (c === '"') {
+      stack.push({ mode: 'str', braces: 0 });
+      continue;
+    }
     if (top?.mode === 'interp') {
       if (c === '{') top.braces += 1;
-      else if (c === '}') { if (top.braces === 0) stack.pop(); else top.braces -= 1; }
+      else if (c === '}') {
+        if (top.braces === 0) stack.pop();
+        else top.braces -= 1;
+      }
       continue;
     }
     if (c === '<' && next === '<') {
       const m = /^<<-?([A-Za-z_][\w-]*)\s*$/.exec(text.slice(i));
-      if (m) { st.heredoc = m[1]; break; }
+      if (m) {
+        st.heredoc = m[1];
+        break;
+      }
     }
     if (c === '{' || c === '[' || c === '(') st.depth += 1;
     else if (c === '}' || c === ']' || c === ')') st.depth -= 1;

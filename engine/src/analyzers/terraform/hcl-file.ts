@@ -19,10 +19,22 @@ export function hclFileUnits(text: string, path: string | undefined, analyzer: s
   for (const block of blocks) {
     for (let i = block.start; i <= block.end; i += 1) covered.add(i);
     if (!block.opener) continue;
-    const unit = { type: block.opener.type, name: block.opener.name, action: 'create' as const, body: [...head, ...lines.slice(block.start, block.end + 1)].join('\n') };
-    units.push(maskedTextUnit(analyzer, unit, {
-      source: 'hcl', path: path ?? null, block_kind: block.opener.kind, address: block.opener.name, start_line: block.start + 1, end_line: block.end + 1,
-    }));
+    const unit = {
+      type: block.opener.type,
+      name: block.opener.name,
+      action: 'create' as const,
+      body: [...head, ...lines.slice(block.start, block.end + 1)].join('\n'),
+    };
+    units.push(
+      maskedTextUnit(analyzer, unit, {
+        source: 'hcl',
+        path: path ?? null,
+        block_kind: block.opener.kind,
+        address: block.opener.name,
+        start_line: block.start + 1,
+        end_line: block.end + 1,
+      }),
+    );
   }
   const loose = lines.filter((l, i) => !covered.has(i) && !/^\s*(#.*|\/\/.*)?$/.test(l));
   if (loose.length > 0) {

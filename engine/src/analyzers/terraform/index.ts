@@ -30,9 +30,7 @@ function ingest(raw: string, options: { path?: string } = {}): AnalysisUnit[] {
   if (looksLikePlanText(text)) return planTextUnits(text, name);
   if ((options.path && HCL_PATH_RE.test(options.path)) || looksLikeHcl(text)) return hclFileUnits(text, options.path, name);
   if (text.trimStart().startsWith('{')) return planJsonUnits(extractPlanJson(text), name); // throws a precise reason
-  throw new ValidationError(
-    'The input is not Terraform: expected plan JSON (`terraform show -json`), plan text (`terraform plan`) or Terraform configuration',
-  );
+  throw new ValidationError('The input is not Terraform: expected plan JSON (`terraform show -json`), plan text (`terraform plan`) or Terraform configuration');
 }
 
 /**

@@ -43,7 +43,13 @@ interface CompanionLink {
 }
 
 const onBucket = (companion: string): CompanionLink => ({ target: 'aws_s3_bucket', companion, via: 'companion', path: ['bucket'], keys: ['bucket', 'id'] });
-const onGroup = (companion: string): CompanionLink => ({ target: 'aws_security_group', companion, via: 'companion', path: ['security_group_id'], keys: ['id'] });
+const onGroup = (companion: string): CompanionLink => ({
+  target: 'aws_security_group',
+  companion,
+  via: 'companion',
+  path: ['security_group_id'],
+  keys: ['id'],
+});
 
 /** Which resources configure which; one line per pair, in the order companions are listed. */
 export const COMPANION_LINKS: readonly CompanionLink[] = [
@@ -138,9 +144,12 @@ export function withPlanContext(plan: Record<string, unknown>, changes: readonly
   return units.map((unit, i) => {
     if (parsed[i] === null) return unit;
     const pairs = found.get(i);
-    const context = pairs === undefined ? [] : pairs
-      .sort((a, b) => a.link - b.link || compare(units[a.companion].name, units[b.companion].name))
-      .map(({ companion }) => companionOf(units[companion]));
+    const context =
+      pairs === undefined
+        ? []
+        : pairs
+            .sort((a, b) => a.link - b.link || compare(units[a.companion].name, units[b.companion].name))
+            .map(({ companion }) => companionOf(units[companion]));
     const metadata: Record<string, unknown> = { ...unit.metadata, context };
     if (context.length > 0) metadata.context_digest = contextDigest(context);
     return { ...unit, metadata };
@@ -152,14 +161,18 @@ export function withPlanContext(plan: Record<string, unknown>, changes: readonly
  * the same companions with the same values give the same digest in any plan.
  */
 export function contextDigest(context: readonly Companion[]): string {
-  return createHash('sha256').update(`planwarden-context/1\u0000${canonicalJson(context)}`, 'utf8').digest('hex');
+  return createHash('sha256')
+    .update(`planwarden-context/1\u0000${canonicalJson(context)}`, 'utf8')
+    .digest('hex');
 }
 
 /** JSON with object keys sorted at every depth (undefined members dropped, as JSON.stringify does). */
 function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : canonicalJson(v))).join(',')}]`;
   if (isRecord(value)) {
-    const keys = Object.keys(value).filter((k) => value[k] !== undefined).sort();
+    const keys = Object.keys(value)
+      .filter((k) => value[k] !== undefined)
+      .sort();
     return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
@@ -221,8 +234,9 @@ function linkedBy(referrer: Change, link: CompanionLink, referees: Referees, con
   const targets = refs.flatMap((ref) => resolve(ref, scope, config, 0));
   if (targets.length === 0) return [...new Set([...values].flatMap((v) => referees.byValue.get(v) ?? []))];
   const matched = targets.flatMap((t) => {
-    const candidates = (referees.byResource.get(`${t.modulePath}|${t.resource}`) ?? [])
-      .filter((c) => (t.instance === null || c.instance === t.instance) && (t.key === null || c.key === t.key));
+    const candidates = (referees.byResource.get(`${t.modulePath}|${t.resource}`) ?? []).filter(
+      (c) => (t.instance === null || c.instance === t.instance) && (t.key === null || c.key === t.key),
+    );
     return disambiguate(candidates, referrer, byValue);
   });
   return [...new Set(matched)];

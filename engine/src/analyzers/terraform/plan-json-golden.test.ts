@@ -61,7 +61,9 @@ function benchStylePlan(copies: number): Json {
     const { module_address: _m, index: _i, previous_address: _p, deposed: _d, ...rest } = rc;
     changes.push({ ...rest, address: mode === 'data' ? `data.${type}.${name}` : `${type}.${name}`, name, mode, type });
   }
-  return JSON.parse(JSON.stringify({ format_version: '1.2', terraform_version: '1.9.0', planned_values: { root_module: {} }, resource_changes: changes })) as Json;
+  return JSON.parse(
+    JSON.stringify({ format_version: '1.2', terraform_version: '1.9.0', planned_values: { root_module: {} }, resource_changes: changes }),
+  ) as Json;
 }
 
 function digest(units: unknown): string {
@@ -78,7 +80,11 @@ describe('plan-JSON units are byte-identical to the pre-issue-18 code', () => {
   });
 
   it('records a digest for every corpus plan', () => {
-    expect(Object.keys(GOLDEN).filter((k) => k.endsWith('.json')).sort()).toEqual(corpusPlans().map((p) => p.file));
+    expect(
+      Object.keys(GOLDEN)
+        .filter((k) => k.endsWith('.json'))
+        .sort(),
+    ).toEqual(corpusPlans().map((p) => p.file));
   });
 });
 
@@ -86,11 +92,16 @@ describe('secret-scan shortcuts let no secret through', () => {
   const URL_SECRET = 'hunter2-url-pass';
   const KEY_SECRET = 'hunter2-attribute';
   const change = (address: string, after: Json, extra: Json = {}): Json => ({
-    address, mode: 'managed', type: 'aws_db_instance', name: address.split('.')[1], provider_name: 'registry.terraform.io/hashicorp/aws',
+    address,
+    mode: 'managed',
+    type: 'aws_db_instance',
+    name: address.split('.')[1],
+    provider_name: 'registry.terraform.io/hashicorp/aws',
     change: { actions: ['create'], before: null, after, after_unknown: {}, before_sensitive: false, after_sensitive: {}, ...extra },
   });
   const units = (changes: Json[]) => planJsonUnits(JSON.parse(JSON.stringify({ format_version: '1.2', resource_changes: changes })) as Json, 'terraform');
-  const leaks = (u: { body: string; metadata: Json }): boolean => [u.body, JSON.stringify(u.metadata)].some((t) => t.includes(URL_SECRET) || t.includes(KEY_SECRET));
+  const leaks = (u: { body: string; metadata: Json }): boolean =>
+    [u.body, JSON.stringify(u.metadata)].some((t) => t.includes(URL_SECRET) || t.includes(KEY_SECRET));
 
   it('masks the same secret in every resource that repeats it (clean-string memo)', () => {
     const url = `postgres://admin:${URL_SECRET}@db.internal:5432/app`;
@@ -108,7 +119,11 @@ describe('secret-scan shortcuts let no secret through', () => {
     const proto = JSON.parse(`{"settings": {"__proto__": {"password": "${KEY_SECRET}"}, "url": "https://u:${URL_SECRET}@h.example/x"}}`) as Json;
     const out = units([
       change('aws_db_instance.p', proto),
-      change('aws_db_instance.m', { tags: { token: KEY_SECRET }, list: [`https://u:${URL_SECRET}@h.example/x`] }, { after_sensitive: { tags: [false], list: { 0: false } } }),
+      change(
+        'aws_db_instance.m',
+        { tags: { token: KEY_SECRET }, list: [`https://u:${URL_SECRET}@h.example/x`] },
+        { after_sensitive: { tags: [false], list: { 0: false } } },
+      ),
     ]);
     for (const u of out) expect(leaks(u)).toBe(false);
   });
@@ -136,7 +151,9 @@ describe('prepareChange values shortcut', () => {
     };
     let compared = 0;
     for (let n = 0; n < 3000; n += 1) {
-      const change = JSON.parse(JSON.stringify({ actions: ['update'], before: value(0), after: value(0), after_unknown: mask(0), before_sensitive: false, after_sensitive: false })) as Json;
+      const change = JSON.parse(
+        JSON.stringify({ actions: ['update'], before: value(0), after: value(0), after_unknown: mask(0), before_sensitive: false, after_sensitive: false }),
+      ) as Json;
       let prepared: ReturnType<typeof prepareChange>;
       try {
         prepared = prepareChange(change);

@@ -68,7 +68,9 @@ describe('terraform plan JSON: every corpus plan', () => {
       ...sensitiveLeaves(c.change.after, c.change.after_sensitive),
       ...sensitiveLeaves(c.change.before, c.change.after_sensitive),
     ]);
-    const text = ingestFile(file).map((u) => `${u.body}\n${JSON.stringify(u.metadata)}\n${u.name}\n${u.type}`).join('\n');
+    const text = ingestFile(file)
+      .map((u) => `${u.body}\n${JSON.stringify(u.metadata)}\n${u.name}\n${u.type}`)
+      .join('\n');
     for (const secret of secrets) expect(text).not.toContain(secret);
   });
 });
@@ -149,17 +151,22 @@ describe('terraform plan JSON: specific inputs', () => {
   it('masks nested sensitive values on both sides of an update, even when only one side marks them', () => {
     const plan = {
       format_version: '1.2',
-      resource_changes: [{
-        address: 'aws_db_instance.db', mode: 'managed', type: 'aws_db_instance', name: 'db',
-        change: {
-          actions: ['update'],
-          before: { password: 'old-Secret-1', users: [{ name: 'a', token: 'tok-Secret-2' }], tags: { env: 'dev' } },
-          after: { password: 'new-Secret-3', users: [{ name: 'a', token: 'tok-Secret-2' }], tags: { env: 'prod' } },
-          before_sensitive: false,
-          after_sensitive: { password: true, users: [{ token: true }], tags: {} },
-          after_unknown: {},
+      resource_changes: [
+        {
+          address: 'aws_db_instance.db',
+          mode: 'managed',
+          type: 'aws_db_instance',
+          name: 'db',
+          change: {
+            actions: ['update'],
+            before: { password: 'old-Secret-1', users: [{ name: 'a', token: 'tok-Secret-2' }], tags: { env: 'dev' } },
+            after: { password: 'new-Secret-3', users: [{ name: 'a', token: 'tok-Secret-2' }], tags: { env: 'prod' } },
+            before_sensitive: false,
+            after_sensitive: { password: true, users: [{ token: true }], tags: {} },
+            after_unknown: {},
+          },
         },
-      }],
+      ],
     };
     const [unit] = planJsonUnits(plan, 'terraform');
     for (const secret of ['old-Secret-1', 'tok-Secret-2', 'new-Secret-3']) expect(unit.body).not.toContain(secret);
@@ -200,10 +207,22 @@ describe('masks longer than their values', () => {
   it('renders the extra unknown entries as known after apply instead of failing', () => {
     const plan = {
       format_version: '1.2',
-      resource_changes: [{
-        address: 'aws_instance.x', type: 'aws_instance', name: 'x', mode: 'managed',
-        change: { actions: ['create'], before: null, after: { tags: ['a'] }, after_unknown: { tags: [false, { deep: [true, true] }, true] }, before_sensitive: false, after_sensitive: {} },
-      }],
+      resource_changes: [
+        {
+          address: 'aws_instance.x',
+          type: 'aws_instance',
+          name: 'x',
+          mode: 'managed',
+          change: {
+            actions: ['create'],
+            before: null,
+            after: { tags: ['a'] },
+            after_unknown: { tags: [false, { deep: [true, true] }, true] },
+            before_sensitive: false,
+            after_sensitive: {},
+          },
+        },
+      ],
     };
     const [unit] = terraformAnalyzer.ingest!(JSON.stringify(plan));
     expect(unit.body).toContain('+ "a",');

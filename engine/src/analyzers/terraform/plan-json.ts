@@ -44,7 +44,10 @@ export function extractPlanJson(text: string): Record<string, unknown> {
     const start = nextObjectStart(text, from);
     if (start < 0) break;
     const end = matchingBrace(text, start);
-    if (end < 0) { from = start + 1; continue; } // unbalanced (truncated, or a stray `{` in the noise)
+    if (end < 0) {
+      from = start + 1;
+      continue;
+    } // unbalanced (truncated, or a stray `{` in the noise)
     const slice = text.slice(start, end + 1);
     const parsed = tryParse(slice) ?? tryParse(unescapeWorkflowCommand(slice));
     if (isPlan(parsed)) return parsed;
@@ -117,16 +120,31 @@ function changeUnit(rc: unknown, index: number, analyzer: string, clean: Set<str
   const masked = maskPlanSecrets(change, clean); // plain-text secrets hidden before anything renders them
   const { before, after, values } = prepareChange(masked.change);
   const body = renderResourceChange({
-    address: rc.address, deposed, mode, type, name: typeof rc.name === 'string' ? rc.name : rc.address, actions,
-    actionReason, providerName, replacePaths: replacePaths(change.replace_paths),
+    address: rc.address,
+    deposed,
+    mode,
+    type,
+    name: typeof rc.name === 'string' ? rc.name : rc.address,
+    actions,
+    actionReason,
+    providerName,
+    replacePaths: replacePaths(change.replace_paths),
     previousAddress: typeof rc.previous_address === 'string' ? rc.previous_address : null,
     importingId: isRecord(change.importing) && typeof change.importing.id === 'string' ? change.importing.id : null,
-    before, after,
+    before,
+    after,
   });
   const name = deposed ? `${rc.address} (deposed object ${deposed})` : rc.address;
   const metadata: Record<string, unknown> = {
-    source: 'plan-json', address: rc.address, module_address: moduleAddress, mode, provider_name: providerName,
-    actions, action_reason: actionReason, deposed, replace,
+    source: 'plan-json',
+    address: rc.address,
+    module_address: moduleAddress,
+    mode,
+    provider_name: providerName,
+    actions,
+    action_reason: actionReason,
+    deposed,
+    replace,
   };
   if (masked.secrets.length > 0) metadata.plaintext_secrets = secretEvidence(body, masked.secrets);
   metadata.values = values; // planned values (plainValue(after)), masked like the body, for deterministic checks
@@ -136,9 +154,9 @@ function changeUnit(rc: unknown, index: number, analyzer: string, clean: Set<str
 /** `replace_paths` ([["a", 0, "b"], ...]) → ["a[0].b", ...]. */
 function replacePaths(value: unknown): string[] {
   if (!Array.isArray(value)) return [];
-  return value.filter(Array.isArray).map((path: unknown[]) =>
-    path.map((step, i) => (typeof step === 'number' ? `[${step}]` : i === 0 ? String(step) : `.${String(step)}`)).join(''),
-  );
+  return value
+    .filter(Array.isArray)
+    .map((path: unknown[]) => path.map((step, i) => (typeof step === 'number' ? `[${step}]` : i === 0 ? String(step) : `.${String(step)}`)).join(''));
 }
 
 function isPlan(value: unknown): value is Record<string, unknown> {

@@ -25,12 +25,18 @@ interface Found {
  * changes of one plan) remembers strings already found free of credential shapes, so a string
  * repeated on both sides of an update, or across the resources of a plan, is scanned once.
  */
-export function maskPlanSecrets(change: Record<string, unknown>, clean: Set<string> = new Set()): { change: Record<string, unknown>; secrets: Omit<SecretFinding, 'line'>[] } {
+export function maskPlanSecrets(
+  change: Record<string, unknown>,
+  clean: Set<string> = new Set(),
+): { change: Record<string, unknown>; secrets: Omit<SecretFinding, 'line'>[] } {
   // Common case first: one allocation-free walk per side proves nothing would be found. It may
   // answer "maybe" where the full pass below finds nothing (then the full pass decides), never
   // "no" where the full pass would find something.
-  if (!mayHoldSecret(change.before, change.before_sensitive, change.after_sensitive, clean)
-    && !mayHoldSecret(change.after, change.before_sensitive, change.after_sensitive, clean)) return { change, secrets: [] };
+  if (
+    !mayHoldSecret(change.before, change.before_sensitive, change.after_sensitive, clean) &&
+    !mayHoldSecret(change.after, change.before_sensitive, change.after_sensitive, clean)
+  )
+    return { change, secrets: [] };
   const planMask = unionMask(change.before_sensitive, change.after_sensitive);
   const found: Found[] = [];
   const keyMask = (value: unknown): unknown => credentialMask(value, planMask, [], found);
@@ -189,7 +195,10 @@ function dedupe(found: readonly Found[]): Found[] {
  * attribute's last key (`+ password = (sensitive value)`), else any line showing the marker.
  */
 export function secretEvidence(body: string, secrets: readonly Omit<SecretFinding, 'line'>[]): SecretFinding[] {
-  const lines = body.split('\n').map((l) => l.trim()).filter((l) => l.includes(SECRET_MARKER));
+  const lines = body
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.includes(SECRET_MARKER));
   return secrets.map((s) => {
     const leaf = /([^.[\]]+)(?:\[\d+\])*$/.exec(s.attribute)?.[1] ?? '';
     const line = (leaf && lines.find((l) => new RegExp(`^[+~\\- ]?\\s*"?${leaf.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"?\\s*=`).test(l))) || lines[0] || '';

@@ -26,9 +26,7 @@ const EXPECTED: Record<string, [string, string, boolean][]> = {
     ['aws_ecs_task_definition.sample_app', 'update', true],
     ['null_resource.promote_images', 'update', true],
   ],
-  'terraform-equivalence-fully-populated-complex-update.txt': [
-    ['tfcoremock_complex_resource.complex', 'update', false],
-  ],
+  'terraform-equivalence-fully-populated-complex-update.txt': [['tfcoremock_complex_resource.complex', 'update', false]],
 };
 EXPECTED['lifeomic-tf011-crlf-ansi.txt'] = EXPECTED['lifeomic-tf011-ansi-colors.txt'];
 

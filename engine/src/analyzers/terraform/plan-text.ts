@@ -19,8 +19,10 @@ import { parseAddress } from './address';
 
 // CSI sequences (colours, cursor) and OSC sequences terminated by BEL or ST.
 const ANSI_RE = /\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)/g;
-const MODERN_HEADER_RE = /^(\s*)# (.+?)(?: \(deposed object ([0-9A-Za-z]+)\))? (will be [a-z-]+(?: [a-z-]+)*.*|must be replaced.*|is tainted, so must be replaced.*|has moved to .+|will no longer be managed by Terraform.*)$/;
-const LEGACY_HEADER_RE = /^\s*(-\/\+|\+\/-|<=|\+|-|~)\s+((?:module\.[\w-]+(?:\[[^\]]*\])?\.)*(?:data\.)?[A-Za-z_][\w-]*\.[\w-]+(?:\[[^\]]*\]|\.\d+)?)(?:\s+\(.*\))?\s*$/;
+const MODERN_HEADER_RE =
+  /^(\s*)# (.+?)(?: \(deposed object ([0-9A-Za-z]+)\))? (will be [a-z-]+(?: [a-z-]+)*.*|must be replaced.*|is tainted, so must be replaced.*|has moved to .+|will no longer be managed by Terraform.*)$/;
+const LEGACY_HEADER_RE =
+  /^\s*(-\/\+|\+\/-|<=|\+|-|~)\s+((?:module\.[\w-]+(?:\[[^\]]*\])?\.)*(?:data\.)?[A-Za-z_][\w-]*\.[\w-]+(?:\[[^\]]*\]|\.\d+)?)(?:\s+\(.*\))?\s*$/;
 const ACTIONS_START_RE = /^\s*(Terraform will perform the following actions:|Terraform planned the following actions)/;
 const PLAN_END_RE = /^\s*(Plan: \d+ to |No changes\.|Changes to Outputs:)/;
 const OPENER_RE = /^(\s*)(?:[-+~<=/]+\s+)?(resource|data|ephemeral)\s+"/;
@@ -63,7 +65,12 @@ function modernBlocks(lines: readonly string[], gated: boolean): RawBlock[] {
   let planIndex = gated ? -1 : 0;
   let current: (RawBlock & { closeCol: number | null }) | null = null;
   for (const line of lines) {
-    if (ACTIONS_START_RE.test(line)) { inActions = true; planIndex += 1; current = null; continue; }
+    if (ACTIONS_START_RE.test(line)) {
+      inActions = true;
+      planIndex += 1;
+      current = null;
+      continue;
+    }
     if (!inActions) continue;
     const header = MODERN_HEADER_RE.exec(line);
     if (header) {
@@ -71,9 +78,16 @@ function modernBlocks(lines: readonly string[], gated: boolean): RawBlock[] {
       blocks.push(current);
       continue;
     }
-    if (PLAN_END_RE.test(line)) { inActions = !gated; current = null; continue; }
+    if (PLAN_END_RE.test(line)) {
+      inActions = !gated;
+      current = null;
+      continue;
+    }
     if (!current) continue;
-    if (/^\S/.test(line)) { current = null; continue; } // column-0 text: a block is always indented
+    if (/^\S/.test(line)) {
+      current = null;
+      continue;
+    } // column-0 text: a block is always indented
     current.lines.push(line);
     const opener = current.closeCol === null ? OPENER_RE.exec(line) : null;
     if (opener) current.closeCol = line.indexOf(opener[2]);
@@ -88,9 +102,18 @@ function legacyBlocks(lines: readonly string[], gated: boolean): RawBlock[] {
   let planIndex = gated ? -1 : 0;
   let current: RawBlock | null = null;
   for (const line of lines) {
-    if (ACTIONS_START_RE.test(line)) { inActions = true; planIndex += 1; current = null; continue; }
+    if (ACTIONS_START_RE.test(line)) {
+      inActions = true;
+      planIndex += 1;
+      current = null;
+      continue;
+    }
     if (!inActions) continue;
-    if (PLAN_END_RE.test(line)) { inActions = !gated; current = null; continue; }
+    if (PLAN_END_RE.test(line)) {
+      inActions = !gated;
+      current = null;
+      continue;
+    }
     const header = LEGACY_HEADER_RE.exec(line);
     if (header) {
       current = { address: header[2], deposed: null, verb: header[1], lines: [line], planIndex };
@@ -98,7 +121,10 @@ function legacyBlocks(lines: readonly string[], gated: boolean): RawBlock[] {
       continue;
     }
     if (!current) continue;
-    if (line.trim() === '' || /^\S/.test(line)) { current = null; continue; }
+    if (line.trim() === '' || /^\S/.test(line)) {
+      current = null;
+      continue;
+    }
     current.lines.push(line);
   }
   return blocks.map(trimBlock);
@@ -125,7 +151,13 @@ function toUnit(block: RawBlock, analyzer: string): AnalysisUnit {
   const name = block.deposed ? `${block.address} (deposed object ${block.deposed})` : block.address;
   const unit = { type: type || 'unknown', name, action, body: block.lines.join('\n') };
   return maskedTextUnit(analyzer, unit, {
-    source: 'plan-text', address: block.address, module_address: moduleAddress, mode,
-    deposed: block.deposed, replace, plan_index: block.planIndex, header: block.verb,
+    source: 'plan-text',
+    address: block.address,
+    module_address: moduleAddress,
+    mode,
+    deposed: block.deposed,
+    replace,
+    plan_index: block.planIndex,
+    header: block.verb,
   });
 }

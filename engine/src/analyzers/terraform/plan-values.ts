@@ -23,15 +23,7 @@ export class JsonText {
   constructor(readonly value: PlanValue) {}
 }
 
-export type PlanValue =
-  | null
-  | string
-  | number
-  | boolean
-  | Marker
-  | JsonText
-  | readonly PlanValue[]
-  | { readonly [key: string]: PlanValue };
+export type PlanValue = null | string | number | boolean | Marker | JsonText | readonly PlanValue[] | { readonly [key: string]: PlanValue };
 
 export type PlanObject = { readonly [key: string]: PlanValue };
 
@@ -247,7 +239,7 @@ function sharedPlanValue(value: unknown, created: Set<object>): PlanValue {
       if (v === undefined && !(i in value)) continue; // a hole stays a hole
       const c = sharedPlanValue(v, created);
       if (c === v) continue;
-      if (out === null) created.add(out = value.slice() as PlanValue[]);
+      if (out === null) created.add((out = value.slice() as PlanValue[]));
       out[i] = c;
     }
     return out ?? (value as PlanValue[]);
@@ -261,7 +253,7 @@ function sharedPlanValue(value: unknown, created: Set<object>): PlanValue {
       const v = value[k];
       const c = sharedPlanValue(v, created);
       if (out === null && c !== v) {
-        created.add(out = {});
+        created.add((out = {}));
         for (let j = 0; j < i; j += 1) out[keys[j]] = value[keys[j]] as PlanValue;
       }
       if (out !== null) out[k] = c;

@@ -71,13 +71,20 @@ function verb(actions: readonly string[]): string {
   if (a === 'create,delete') return 'must be replaced (create before destroy)';
   if (actions.includes('create') && actions.includes('forget')) return 'must be replaced (old object forgotten)';
   switch (a) {
-    case 'create': return 'will be created';
-    case 'delete': return 'will be destroyed';
-    case 'update': return 'will be updated in-place';
-    case 'read': return 'will be read during apply';
-    case 'no-op': return 'has no changes';
-    case 'forget': return 'will be removed from state without being destroyed';
-    default: return `will be changed (${a})`;
+    case 'create':
+      return 'will be created';
+    case 'delete':
+      return 'will be destroyed';
+    case 'update':
+      return 'will be updated in-place';
+    case 'read':
+      return 'will be read during apply';
+    case 'no-op':
+      return 'has no changes';
+    case 'forget':
+      return 'will be removed from state without being destroyed';
+    default:
+      return `will be changed (${a})`;
   }
 }
 
@@ -110,7 +117,7 @@ const LEADS = new Map<string, string[]>();
 /** `spaces(4 * level) + marker + ' '` (cached per marker and level). */
 function lead(level: number, marker: string): string {
   let byLevel = LEADS.get(marker);
-  if (byLevel === undefined) LEADS.set(marker, byLevel = []);
+  if (byLevel === undefined) LEADS.set(marker, (byLevel = []));
   let s = byLevel[level];
   if (s === undefined) byLevel[level] = s = spaces(4 * level) + marker + ' ';
   return s;
@@ -174,11 +181,26 @@ function objectBody(out: string[], before: PlanObject, after: PlanObject, level:
 
 /** Lines for one attribute/element, comparing before and after. */
 function diffValue(out: string[], prefix: string, b: PlanValue | undefined, a: PlanValue | undefined, level: number, suffix: string): void {
-  if (isAbsent(b) && isAbsent(a)) { out.push(line(level, ' ', `${prefix}null${suffix}`)); return; }
-  if (isAbsent(b)) { full(out, prefix, a!, '+', level, suffix); return; }
-  if (isAbsent(a)) { full(out, prefix, b!, '-', level, suffix); return; }
-  if (deepEqual(b!, a!)) { full(out, prefix, a!, ' ', level, suffix); return; }
-  if (b instanceof Marker && a instanceof Marker && b.label === a.label) { out.push(line(level, '~', `${prefix}${a.label}${suffix}`)); return; }
+  if (isAbsent(b) && isAbsent(a)) {
+    out.push(line(level, ' ', `${prefix}null${suffix}`));
+    return;
+  }
+  if (isAbsent(b)) {
+    full(out, prefix, a!, '+', level, suffix);
+    return;
+  }
+  if (isAbsent(a)) {
+    full(out, prefix, b!, '-', level, suffix);
+    return;
+  }
+  if (deepEqual(b!, a!)) {
+    full(out, prefix, a!, ' ', level, suffix);
+    return;
+  }
+  if (b instanceof Marker && a instanceof Marker && b.label === a.label) {
+    out.push(line(level, '~', `${prefix}${a.label}${suffix}`));
+    return;
+  }
   if (isRecord(b) && isRecord(a)) {
     out.push(line(level, '~', `${prefix}{`));
     objectBody(out, b, a, level + 1, false, false);
@@ -199,7 +221,10 @@ function diffValue(out: string[], prefix: string, b: PlanValue | undefined, a: P
   }
   const bs = inline(b!);
   const as = inline(a!);
-  if (bs !== null && as !== null) { out.push(line(level, '~', `${prefix}${bs} -> ${as}${suffix}`)); return; }
+  if (bs !== null && as !== null) {
+    out.push(line(level, '~', `${prefix}${bs} -> ${as}${suffix}`));
+    return;
+  }
   full(out, prefix, b!, '-', level, suffix);
   full(out, prefix, a!, '+', level, suffix);
 }
@@ -216,7 +241,11 @@ function arrayDiff(out: string[], b: readonly PlanValue[], a: readonly PlanValue
   for (const [pi, pj] of [...pairs, [b.length, a.length] as const]) {
     while (i < pi) full(out, '', b[i++], '-', level, ',');
     while (j < pj) full(out, '', a[j++], '+', level, ',');
-    if (pi < b.length) { full(out, '', a[pj], ' ', level, ','); i += 1; j += 1; }
+    if (pi < b.length) {
+      full(out, '', a[pj], ' ', level, ',');
+      i += 1;
+      j += 1;
+    }
   }
 }
 
@@ -234,7 +263,12 @@ function lcs(b: readonly PlanValue[], a: readonly PlanValue[]): (readonly [numbe
   let i = 0;
   let j = 0;
   while (i < b.length && j < a.length) {
-    if (deepEqual(b[i], a[j])) { pairs.push([i, j]); i += 1; j += 1; } else if (table[i + 1][j] >= table[i][j + 1]) i += 1; else j += 1;
+    if (deepEqual(b[i], a[j])) {
+      pairs.push([i, j]);
+      i += 1;
+      j += 1;
+    } else if (table[i + 1][j] >= table[i][j + 1]) i += 1;
+    else j += 1;
   }
   return pairs;
 }
@@ -249,7 +283,10 @@ function full(out: string[], prefix: string, v: PlanValue, marker: string, level
       return;
     }
     if (Array.isArray(v)) {
-      if (v.length === 0) { out.push(line(level, marker, prefix + '[]' + suffix)); return; }
+      if (v.length === 0) {
+        out.push(line(level, marker, prefix + '[]' + suffix));
+        return;
+      }
       out.push(line(level, marker, `${prefix}[`));
       for (let i = 0; i < v.length; i += 1) if (i in v) full(out, '', v[i], marker, level + 1, ','); // holes skipped
       out.push(close(level, `]${suffix}`));
@@ -260,7 +297,10 @@ function full(out: string[], prefix: string, v: PlanValue, marker: string, level
     const keys = Object.keys(obj);
     let shown = false;
     for (let i = 0; i < keys.length && !shown; i += 1) shown = !isAbsent(obj[keys[i]]);
-    if (!shown) { out.push(line(level, marker, prefix + '{}' + suffix)); return; }
+    if (!shown) {
+      out.push(line(level, marker, prefix + '{}' + suffix));
+      return;
+    }
     out.push(line(level, marker, `${prefix}{`));
     for (const k of sorted(keys)) {
       const child = obj[k];
@@ -270,7 +310,10 @@ function full(out: string[], prefix: string, v: PlanValue, marker: string, level
     return;
   }
   const single = inline(v);
-  if (single !== null) { out.push(line(level, marker, prefix + single + suffix)); return; }
+  if (single !== null) {
+    out.push(line(level, marker, prefix + single + suffix));
+    return;
+  }
   heredoc(out, prefix, v as string, marker, level, suffix); // only a multi-line string is not inline
 }
 

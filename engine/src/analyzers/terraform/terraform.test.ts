@@ -29,8 +29,10 @@ describe('terraform analyzer: sniff', () => {
   it('recognises HCL and nothing else in the corpus', () => {
     expect(terraformAnalyzer.sniff!('resource "aws_s3_bucket" "b" {\n}\n')).toEqual({ kind: 'terraform-hcl', confidence: 0.8 });
     for (const rel of [
-      'k8s-yaml/k8s-examples-guestbook-all-in-one.yaml', 'dockerfile/atlantis.Dockerfile',
-      'cfn-template/awslabs-static-website-s3buckets.json', 'gha-workflow/atlantis-image-build-push.yml',
+      'k8s-yaml/k8s-examples-guestbook-all-in-one.yaml',
+      'dockerfile/atlantis.Dockerfile',
+      'cfn-template/awslabs-static-website-s3buckets.json',
+      'gha-workflow/atlantis-image-build-push.yml',
     ]) {
       expect(terraformAnalyzer.sniff!(read(rel))).toBeNull();
     }
@@ -41,7 +43,10 @@ describe('terraform analyzer: ingest of configuration and bad input', () => {
   it('splits a configuration file into blocks (action create)', () => {
     const text = 'terraform {\n  required_version = ">= 1.0"\n}\n\nresource "aws_s3_bucket" "b" {\n  bucket = "x"\n}\n';
     const units = terraformAnalyzer.ingest!(text, { path: 'main.tf' });
-    expect(units.map((u) => [u.name, u.action])).toEqual([['terraform', 'create'], ['aws_s3_bucket.b', 'create']]);
+    expect(units.map((u) => [u.name, u.action])).toEqual([
+      ['terraform', 'create'],
+      ['aws_s3_bucket.b', 'create'],
+    ]);
     expect(units[1].body).toBe('# file: main.tf\nresource "aws_s3_bucket" "b" {\n  bucket = "x"\n}');
   });
 
@@ -64,8 +69,15 @@ describe('terraform analyzer: ingest of configuration and bad input', () => {
 describe('terraform analyzer: non-HCL files in diffs', () => {
   it('ingests an added plan JSON file whole and diffs a modified one as one unit', () => {
     const plan = read('tfplan-json/terraform-showjson-basic-delete.json').replace(/\n$/, '').split('\n');
-    const added = ['diff --git a/tfplan.json b/tfplan.json', 'new file mode 100644', '--- /dev/null', '+++ b/tfplan.json',
-      `@@ -0,0 +1,${plan.length} @@`, ...plan.map((l) => `+${l}`), ''].join('\n');
+    const added = [
+      'diff --git a/tfplan.json b/tfplan.json',
+      'new file mode 100644',
+      '--- /dev/null',
+      '+++ b/tfplan.json',
+      `@@ -0,0 +1,${plan.length} @@`,
+      ...plan.map((l) => `+${l}`),
+      '',
+    ].join('\n');
     expect(terraformAnalyzer.ingestDiffFile!(parseUnifiedDiff(added)[0]).map((u) => u.name)).toEqual(['test_instance.test', 'test_instance.test-delete']);
     const modified = ['diff --git a/x.tf.json b/x.tf.json', '--- a/x.tf.json', '+++ b/x.tf.json', '@@ -1 +1 @@', '-{}', '+{"resource": {}}', ''].join('\n');
     const units = terraformAnalyzer.ingestDiffFile!(parseUnifiedDiff(modified)[0]);

@@ -1,13 +1,7 @@
 /**
  * `anthropic` backend over the official `@anthropic-ai/sdk` (Messages API).
  */
-import Anthropic, {
-  AnthropicError,
-  APIConnectionError,
-  APIConnectionTimeoutError,
-  APIError,
-  APIUserAbortError,
-} from '@anthropic-ai/sdk';
+import Anthropic, { AnthropicError, APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
 import { isRetryableStatus, mapDeadlineError, timeoutMessage, withDeadline } from '../retry';
 import { ProviderError, type LlmProvider, type LlmRequest, type LlmResponse } from '../types';
 
@@ -51,7 +45,13 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): LlmP
               messages: [{ role: 'user', content: request.user }],
               ...(request.outputSchema
                 ? {
-                    tools: [{ name: request.outputSchema.name, description: request.outputSchema.description, input_schema: request.outputSchema.schema as Anthropic.Tool.InputSchema }],
+                    tools: [
+                      {
+                        name: request.outputSchema.name,
+                        description: request.outputSchema.description,
+                        input_schema: request.outputSchema.schema as Anthropic.Tool.InputSchema,
+                      },
+                    ],
                     tool_choice: { type: 'tool' as const, name: request.outputSchema.name },
                   }
                 : {}),
@@ -63,17 +63,15 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): LlmP
       );
       // With an output schema the payload is the forced tool call's input; else the text blocks.
       const tool = (message.content ?? []).find((block) => block.type === 'tool_use');
-      const text = tool && tool.type === 'tool_use'
-        ? JSON.stringify(tool.input)
-        : (message.content ?? []).map((block) => (block.type === 'text' ? block.text : '')).join('');
+      const text =
+        tool && tool.type === 'tool_use'
+          ? JSON.stringify(tool.input)
+          : (message.content ?? []).map((block) => (block.type === 'text' ? block.text : '')).join('');
       const usage = message.usage;
       const stop = message.stop_reason;
       return {
         text,
-        inputTokens:
-          (usage?.input_tokens ?? 0) +
-          (usage?.cache_creation_input_tokens ?? 0) +
-          (usage?.cache_read_input_tokens ?? 0),
+        inputTokens: (usage?.input_tokens ?? 0) + (usage?.cache_creation_input_tokens ?? 0) + (usage?.cache_read_input_tokens ?? 0),
         outputTokens: usage?.output_tokens ?? 0,
         stopReason:
           stop === 'end_turn' || stop === 'stop_sequence' || stop === 'tool_use'

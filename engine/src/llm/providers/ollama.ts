@@ -56,7 +56,9 @@ export function createOllamaProvider(options: OllamaProviderOptions): LlmProvide
         if (limit !== null && prompt + TEMPLATE_MARGIN_TOKENS > limit) {
           throw new ProviderError(
             `Prompt too large for Ollama model '${request.model}': ${prompt} prompt tokens (+${TEMPLATE_MARGIN_TOKENS} template margin) exceed its context length of ${limit} tokens`,
-            413, false, 'http',
+            413,
+            false,
+            'http',
           );
         }
         numCtx = limit === null ? wanted : Math.min(wanted, limit);
@@ -64,16 +66,17 @@ export function createOllamaProvider(options: OllamaProviderOptions): LlmProvide
       const response = await withDeadline(
         request.timeoutMs,
         request.signal,
-        (signal) => clientFor(signal).chat({
-          model: request.model,
-          messages: [
-            { role: 'system', content: request.system },
-            { role: 'user', content: request.user },
-          ],
-          stream: false,
-          format: request.outputSchema ? request.outputSchema.schema : 'json',
-          options: { num_predict: request.maxOutputTokens, ...(numCtx !== undefined ? { num_ctx: numCtx } : {}) },
-        }),
+        (signal) =>
+          clientFor(signal).chat({
+            model: request.model,
+            messages: [
+              { role: 'system', content: request.system },
+              { role: 'user', content: request.user },
+            ],
+            stream: false,
+            format: request.outputSchema ? request.outputSchema.schema : 'json',
+            options: { num_predict: request.maxOutputTokens, ...(numCtx !== undefined ? { num_ctx: numCtx } : {}) },
+          }),
         (err, state) => mapDeadlineError(err, state, request.timeoutMs) ?? mapOllamaError(err),
       );
       const evaluated = response.prompt_eval_count ?? 0;
@@ -84,7 +87,9 @@ export function createOllamaProvider(options: OllamaProviderOptions): LlmProvide
         if (evaluated < TRUNCATION_RATIO * expected) {
           throw new ProviderError(
             `Ollama model '${request.model}' evaluated ${evaluated} prompt tokens of the ${counted.system + counted.user} sent (num_ctx ${numCtx}): the prompt was truncated`,
-            null, true, 'http',
+            null,
+            true,
+            'http',
           );
         }
       }
@@ -103,9 +108,12 @@ export function createOllamaProvider(options: OllamaProviderOptions): LlmProvide
   function modelContextLength(request: LlmRequest): Promise<number | null> {
     let pending = contextLengths.get(request.model);
     if (!pending) {
-      pending = withDeadline(request.timeoutMs, request.signal, (signal) => clientFor(signal).show({ model: request.model }),
-        (err, state) => mapDeadlineError(err, state, request.timeoutMs) ?? mapOllamaError(err))
-        .then((show) => contextLengthOf(show.model_info as unknown));
+      pending = withDeadline(
+        request.timeoutMs,
+        request.signal,
+        (signal) => clientFor(signal).show({ model: request.model }),
+        (err, state) => mapDeadlineError(err, state, request.timeoutMs) ?? mapOllamaError(err),
+      ).then((show) => contextLengthOf(show.model_info as unknown));
       contextLengths.set(request.model, pending);
       pending.catch(() => contextLengths.delete(request.model)); // a failed look-up is retried by the next call
     }
@@ -114,7 +122,7 @@ export function createOllamaProvider(options: OllamaProviderOptions): LlmProvide
 }
 
 function contextLengthOf(info: unknown): number | null {
-  const entries: Record<string, unknown> = info instanceof Map ? Object.fromEntries(info) : (info as Record<string, unknown> | null) ?? {};
+  const entries: Record<string, unknown> = info instanceof Map ? Object.fromEntries(info) : ((info as Record<string, unknown> | null) ?? {});
   const arch = entries['general.architecture'];
   const direct = typeof arch === 'string' ? entries[`${arch}.context_length`] : undefined;
   const value = direct ?? Object.entries(entries).find(([k]) => k.endsWith('.context_length'))?.[1];

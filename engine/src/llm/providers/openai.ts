@@ -45,7 +45,15 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): LlmProvide
               ],
               max_completion_tokens: request.maxOutputTokens,
               response_format: request.outputSchema
-                ? { type: 'json_schema', json_schema: { name: request.outputSchema.name, description: request.outputSchema.description, strict: true, schema: request.outputSchema.schema } }
+                ? {
+                    type: 'json_schema',
+                    json_schema: {
+                      name: request.outputSchema.name,
+                      description: request.outputSchema.description,
+                      strict: true,
+                      schema: request.outputSchema.schema,
+                    },
+                  }
                 : { type: 'json_object' },
             },
             { signal, timeout: request.timeoutMs, maxRetries: 0 },

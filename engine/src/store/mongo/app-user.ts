@@ -16,7 +16,7 @@ export async function ensureAppUser(adminUri: string, database: string, username
   try {
     await client.connect();
     const db = client.db(database);
-    const info = await db.command({ usersInfo: { user: username, db: database } }) as { users?: unknown[] };
+    const info = (await db.command({ usersInfo: { user: username, db: database } })) as { users?: unknown[] };
     if ((info.users ?? []).length > 0) return false;
     await db.command({ createUser: username, pwd: password, roles: [{ role: 'readWrite', db: database }] });
     return true;

@@ -4,25 +4,8 @@
  * natively and atomically per document.
  */
 import type { Collection as MongoDriverCollection, Document, FindOptions as MongoFindOptions } from 'mongodb';
-import type {
-  Collection,
-  Doc,
-  Filter,
-  FindOneAndUpdateOptions,
-  FindOptions,
-  Update,
-  UpdateOptions,
-} from '../port';
-import {
-  assertDocument,
-  assertFieldPath,
-  assertFindOptions,
-  assertSort,
-  equalityFields,
-  parseFilter,
-  parseUpdate,
-  withId,
-} from '../query';
+import type { Collection, Doc, Filter, FindOneAndUpdateOptions, FindOptions, Update, UpdateOptions } from '../port';
+import { assertDocument, assertFieldPath, assertFindOptions, assertSort, equalityFields, parseFilter, parseUpdate, withId } from '../query';
 import { isDuplicateKey, mapMongoError } from './errors';
 import { mongoFilter } from './filter';
 import { stripShadows, withShadows } from './indexes';
@@ -75,7 +58,10 @@ export class MongoCollection<T extends Doc = Doc> implements Collection<T> {
     const stored = docs.map(withId);
     const ttl = await this.#ttlFields();
     try {
-      await this.#coll.insertMany(stored.map((d) => withShadows(d, ttl)), { ordered: true });
+      await this.#coll.insertMany(
+        stored.map((d) => withShadows(d, ttl)),
+        { ordered: true },
+      );
     } catch (err) {
       if (isDuplicateKey(err)) {
         const writeErrors = (err as { writeErrors?: { index: number } | { index: number }[] }).writeErrors;

@@ -72,9 +72,10 @@ export class MongoStore implements Store {
     assertIndexSpecs(indexes);
     try {
       const exists = await this.#db.listCollections({ name: collection }, { nameOnly: true }).hasNext();
-      if (!exists) await this.#db.createCollection(collection).catch((err: { code?: unknown }) => {
-        if (err.code !== 48) throw err; // NamespaceExists: another replica won the race
-      });
+      if (!exists)
+        await this.#db.createCollection(collection).catch((err: { code?: unknown }) => {
+          if (err.code !== 48) throw err; // NamespaceExists: another replica won the race
+        });
       await ensureMongoIndexes(this.#db.collection(collection), indexes);
     } catch (err) {
       throw mapMongoError(err, collection);

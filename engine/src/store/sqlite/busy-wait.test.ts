@@ -11,7 +11,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SqliteStore } from './store';
 
 const dirs: string[] = [];
-afterEach(() => { for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true }); });
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
 
 function tempFile(): string {
   const dir = mkdtempSync(join(tmpdir(), 'planwarden-busy-'));
@@ -34,7 +36,11 @@ describe('writes waiting for another connection’s lock', () => {
       // The event loop keeps turning while they wait (a sleeping busy handler would hold it).
       let ticks = 0;
       await new Promise<void>((resolve) => {
-        const tick = (): void => { ticks += 1; if (ticks < 20) setTimeout(tick, 1); else resolve(); };
+        const tick = (): void => {
+          ticks += 1;
+          if (ticks < 20) setTimeout(tick, 1);
+          else resolve();
+        };
         setTimeout(tick, 1);
       });
       expect(ticks).toBe(20);

@@ -7,7 +7,9 @@ import { WAL_CHECKPOINT_BYTES } from './checkpointer';
 import { SqliteConnection } from './connection';
 
 const dirs: string[] = [];
-afterEach(() => { for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true }); });
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
 
 describe('WAL checkpoints off the event loop', () => {
   it('no commit copies the WAL into the database; a worker thread does it once the WAL passes 4 MB', async () => {

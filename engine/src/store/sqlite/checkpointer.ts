@@ -61,7 +61,10 @@ export class WalCheckpointer {
     if (this.#failed || this.#running || this.#timer) return;
     const wait = CHECK_EVERY_MS - (performance.now() - this.#checkedAt);
     if (wait > 0) {
-      this.#timer = setTimeout(() => { this.#timer = null; this.#check(); }, wait);
+      this.#timer = setTimeout(() => {
+        this.#timer = null;
+        this.#check();
+      }, wait);
       this.#timer.unref();
       return;
     }
@@ -99,9 +102,13 @@ export class WalCheckpointer {
       const driver = createRequire(import.meta.url).resolve('better-sqlite3');
       const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { driver, file: this.#file } });
       worker.unref();
-      worker.on('message', () => { this.#running = false; });
+      worker.on('message', () => {
+        this.#running = false;
+      });
       worker.on('error', () => this.#fallBack());
-      worker.on('exit', () => { if (this.#worker === worker) this.#fallBack(); });
+      worker.on('exit', () => {
+        if (this.#worker === worker) this.#fallBack();
+      });
       this.#worker = worker;
       this.#setAutoCheckpoint(WAL_SAFETY_PAGES);
       return worker;

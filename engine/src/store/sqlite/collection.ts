@@ -5,16 +5,7 @@
  * synchronous IMMEDIATE transaction, so updates and findOneAndUpdate are atomic.
  */
 import { sql } from 'kysely';
-import type {
-  Collection,
-  Doc,
-  Filter,
-  FindOneAndUpdateOptions,
-  FindOptions,
-  SortSpec,
-  Update,
-  UpdateOptions,
-} from '../port';
+import type { Collection, Doc, Filter, FindOneAndUpdateOptions, FindOptions, SortSpec, Update, UpdateOptions } from '../port';
 import {
   assertDocument,
   assertFieldPath,

@@ -8,14 +8,7 @@
 import { closeSync, existsSync, openSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { WAL_CHECKPOINT_BYTES, WAL_SAFETY_PAGES, WalCheckpointer } from './checkpointer';
-import {
-  DummyDriver,
-  Kysely,
-  SqliteAdapter,
-  SqliteIntrospector,
-  SqliteQueryCompiler,
-  type RawBuilder,
-} from 'kysely';
+import { DummyDriver, Kysely, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler, type RawBuilder } from 'kysely';
 
 export type Sql = RawBuilder<unknown>;
 export type Row = Record<string, unknown>;
@@ -101,7 +94,9 @@ export class SqliteConnection {
       // connection starts the checkpoint worker after its next write.
       this.#db.pragma(`wal_autocheckpoint = ${WAL_SAFETY_PAGES}`);
       if (walCheckpoints === 'thread') {
-        this.#checkpointer = new WalCheckpointer(file, (pages) => { this.#db.pragma(`wal_autocheckpoint = ${pages}`); });
+        this.#checkpointer = new WalCheckpointer(file, (pages) => {
+          this.#db.pragma(`wal_autocheckpoint = ${pages}`);
+        });
       }
     }
     this.#db.pragma(`busy_timeout = ${BUSY_WAIT_MS}`);
@@ -219,8 +214,13 @@ export class SqliteConnection {
     }
     this.#waitingWrites += 1;
     const turn = this.#writeQueue.then(() => this.#waitForLock(fn));
-    this.#writeQueue = turn.then(() => {}, () => {});
-    return turn.finally(() => { this.#waitingWrites -= 1; });
+    this.#writeQueue = turn.then(
+      () => {},
+      () => {},
+    );
+    return turn.finally(() => {
+      this.#waitingWrites -= 1;
+    });
   }
 
   async #waitForLock<R>(fn: () => R): Promise<R> {
@@ -241,7 +241,13 @@ export class SqliteConnection {
     let began = false;
     this.#busyTimeoutOff.get();
     try {
-      return { done: true, value: this.tx(() => { began = true; return fn(); }) };
+      return {
+        done: true,
+        value: this.tx(() => {
+          began = true;
+          return fn();
+        }),
+      };
     } catch (err) {
       if (began || !isBusy(err)) return { done: true, error: err ?? new Error('write failed') };
       return { done: false, busy: err };

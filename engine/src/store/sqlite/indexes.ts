@@ -58,6 +58,9 @@ export function dropIndexDdl(table: string, index: string): Sql[] {
  */
 export function nullDuplicatesSql(table: string, spec: IndexSpec): Sql {
   const keys = Object.keys(spec.keys).map((k) => key(k));
-  const anyNull = sql.join(keys.map((k) => sql`${k} IS NULL`), sql.raw(' OR '));
+  const anyNull = sql.join(
+    keys.map((k) => sql`${k} IS NULL`),
+    sql.raw(' OR '),
+  );
   return sql`SELECT 1 AS dup FROM ${sql.id(table)} WHERE ${anyNull} GROUP BY ${sql.join(keys)} HAVING count(*) > 1 LIMIT 1`;
 }

@@ -39,7 +39,9 @@ function writeLegacyFile(file: string): void {
 
 describe('sqlite adapter: hot columns on an existing database', () => {
   let dir = '';
-  afterEach(() => { if (dir) rmSync(dir, { recursive: true, force: true }); });
+  afterEach(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
 
   it('adds and back-fills the columns, rebuilds the indexes on them, and keeps every document findable', async () => {
     dir = mkdtempSync(join(tmpdir(), 'planwarden-migrate-'));

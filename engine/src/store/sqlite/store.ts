@@ -36,9 +36,7 @@ class ArrayPaths implements ArrayPathRegistry {
 
   #load(): void {
     this.#paths = new Map();
-    const rows = this.#conn.all<{ collection: string; path: string }>(
-      sql`SELECT collection, path FROM _planwarden_array_paths`,
-    );
+    const rows = this.#conn.all<{ collection: string; path: string }>(sql`SELECT collection, path FROM _planwarden_array_paths`);
     for (const r of rows) this.#set(r.collection).add(r.path);
   }
 
@@ -155,12 +153,13 @@ export class SqliteStore implements Store {
 
   /** One collection's columns and indexes, inside the caller's transaction. */
   #ensureIndexesInTx(collection: string, indexes: readonly IndexSpec[]): void {
-    this.#columns.ensure(collection, indexes.flatMap((spec) => Object.keys(spec.keys)));
+    this.#columns.ensure(
+      collection,
+      indexes.flatMap((spec) => Object.keys(spec.keys)),
+    );
     for (const spec of indexes) {
       const wanted = normalizedSpec(spec);
-      const row = this.#conn.get<{ spec: string }>(
-        sql`SELECT spec FROM _planwarden_indexes WHERE collection = ${collection} AND name = ${spec.name}`,
-      );
+      const row = this.#conn.get<{ spec: string }>(sql`SELECT spec FROM _planwarden_indexes WHERE collection = ${collection} AND name = ${spec.name}`);
       const unchanged = row?.spec === wanted;
       if (row && !unchanged) dropIndexDdl(collection, spec.name).forEach((q) => this.#conn.exec(q));
       if (spec.unique && !unchanged && this.#conn.get(nullDuplicatesSql(collection, spec))) {
@@ -178,9 +177,7 @@ export class SqliteStore implements Store {
    * for every TTL index; returns how many. Non-string values never expire.
    */
   async purgeExpired(now: Date = new Date()): Promise<number> {
-    const rows = this.#conn.all<{ collection: string; spec: string }>(
-      sql`SELECT collection, spec FROM _planwarden_indexes`,
-    );
+    const rows = this.#conn.all<{ collection: string; spec: string }>(sql`SELECT collection, spec FROM _planwarden_indexes`);
     let deleted = 0;
     for (const row of rows) {
       const spec = JSON.parse(row.spec) as { keys: Record<string, number>; ttl: number | null };

@@ -24,7 +24,11 @@ export class TeamUnreachableError extends Error {
 /** The team server refused a sync step (any other status ≥ 400): logged, not retried. */
 export class SyncRefusedError extends Error {
   override name = 'SyncRefusedError';
-  constructor(readonly status: number, readonly detail: string, readonly step: string) {
+  constructor(
+    readonly status: number,
+    readonly detail: string,
+    readonly step: string,
+  ) {
     super(`${step}: HTTP ${status} ${detail}`);
   }
 }
@@ -69,8 +73,11 @@ export function teamApi(baseUrl: string, serviceKey: string, options: { timeoutM
       let res: Response;
       try {
         res = await doFetch(`${root}/api/v1${path}`, {
-          method, headers: { ...headers, 'x-api-key': serviceKey }, body: payload ?? undefined,
-          signal: AbortSignal.timeout(options.timeoutMs ?? 60_000), redirect: 'error',
+          method,
+          headers: { ...headers, 'x-api-key': serviceKey },
+          body: payload ?? undefined,
+          signal: AbortSignal.timeout(options.timeoutMs ?? 60_000),
+          redirect: 'error',
         });
       } catch (error) {
         throw new TeamUnreachableError(`The team server at ${root} cannot be reached: ${error instanceof Error ? error.message : String(error)}`);

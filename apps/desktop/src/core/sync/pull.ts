@@ -9,10 +9,22 @@ export interface PullCounts {
   readonly triage: MergeCounts;
 }
 
-interface Category { category_id: string; name: string; description: string }
+interface Category {
+  category_id: string;
+  name: string;
+  description: string;
+}
 interface Rule {
-  rule_id: string; title: string; description: string; category: string; severity: string;
-  analyzers: string[]; rule_type: string | null; enabled: boolean; requires_review: boolean; is_builtin_seed: boolean;
+  rule_id: string;
+  title: string;
+  description: string;
+  category: string;
+  severity: string;
+  analyzers: string[];
+  rule_type: string | null;
+  enabled: boolean;
+  requires_review: boolean;
+  is_builtin_seed: boolean;
 }
 
 const RULE_FIELDS = ['title', 'description', 'category', 'severity', 'analyzers', 'rule_type', 'enabled', 'requires_review'] as const;
@@ -40,7 +52,11 @@ export async function pullFromTeam(options: { readonly local: ApiClient; readonl
   let categoriesCreated = 0;
   for (const c of await get<Category>(team, `/orgs/${teamOrg}/rule-categories`, 'categories')) {
     if (localCategories.has(c.category_id)) continue;
-    expectStatus(await local.call('POST', `/orgs/${localOrg}/rule-categories`, { json: { name: c.name, description: c.description } }), [201], `create category ${c.category_id}`);
+    expectStatus(
+      await local.call('POST', `/orgs/${localOrg}/rule-categories`, { json: { name: c.name, description: c.description } }),
+      [201],
+      `create category ${c.category_id}`,
+    );
     categoriesCreated += 1;
   }
 
@@ -56,13 +72,20 @@ export async function pullFromTeam(options: { readonly local: ApiClient; readonl
       const answer = expectStatus(await local.call('POST', `/orgs/${localOrg}/rules`, { json: fields }), [201, 409], `create rule ${rule.rule_id}`);
       if (answer.status === 201) created += 1;
     } else if (RULE_FIELDS.some((f) => JSON.stringify(mine[f]) !== JSON.stringify(rule[f]))) {
-      expectStatus(await local.call('PATCH', `/orgs/${localOrg}/rules/${encodeURIComponent(rule.rule_id)}`, { json: fields }), [200], `update rule ${rule.rule_id}`);
+      expectStatus(
+        await local.call('PATCH', `/orgs/${localOrg}/rules/${encodeURIComponent(rule.rule_id)}`, { json: fields }),
+        [200],
+        `update rule ${rule.rule_id}`,
+      );
       updated += 1;
     }
   }
 
   const triage = await mergeTriage({
-    direction: 'pull', local, team, state,
+    direction: 'pull',
+    local,
+    team,
+    state,
     localRecords: await listAll<TriageRecord>(local, '/findings', 'findings'),
     teamRecords: await listAll<TriageRecord>(team, '/findings', 'findings'),
   });

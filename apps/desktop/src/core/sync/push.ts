@@ -14,7 +14,10 @@ export interface PushCounts {
   readonly triage: MergeCounts;
 }
 
-interface ResourceDoc { hash: string; analysis: unknown }
+interface ResourceDoc {
+  hash: string;
+  analysis: unknown;
+}
 
 /**
  * Pushes one namespace to the team org through its public API (docs/decisions.md "Desktop sync";
@@ -60,7 +63,10 @@ export async function pushNamespace(options: {
 
   const query = `/findings?namespace=${ns}`;
   const triage = await mergeTriage({
-    direction: 'push', local, team, state,
+    direction: 'push',
+    local,
+    team,
+    state,
     localRecords: await listAll<TriageRecord>(local, query, 'findings'),
     teamRecords: await listAll<TriageRecord>(team, query, 'findings'),
   });

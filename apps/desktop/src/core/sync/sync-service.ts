@@ -11,9 +11,7 @@ export interface TeamTarget {
   readonly api: ApiClient;
 }
 
-export type PushResult =
-  | { readonly status: 'done'; readonly namespaces: readonly PushCounts[] }
-  | { readonly status: 'queued'; readonly reason: string };
+export type PushResult = { readonly status: 'done'; readonly namespaces: readonly PushCounts[] } | { readonly status: 'queued'; readonly reason: string };
 
 export interface SyncServiceOptions {
   readonly local: ApiClient;
@@ -92,7 +90,14 @@ export class SyncService {
       const target = this.target();
       try {
         const counts = await pullFromTeam({ local: this.options.local, team: target.api, state: this.options.state });
-        this.write(target, 'pull', null, 'rules', 'done', `${count(counts.categories_created, 'category', 'categories')} and ${count(counts.rules_created, 'rule')} created, ${count(counts.rules_updated, 'rule')} updated`);
+        this.write(
+          target,
+          'pull',
+          null,
+          'rules',
+          'done',
+          `${count(counts.categories_created, 'category', 'categories')} and ${count(counts.rules_created, 'rule')} created, ${count(counts.rules_updated, 'rule')} updated`,
+        );
         this.write(target, 'pull', null, 'triage', 'done', describeMerge(counts.triage));
         return counts;
       } catch (error) {
@@ -108,12 +113,19 @@ export class SyncService {
       try {
         const c = await pushNamespace({ namespace, local: this.options.local, team: target.api, journal: this.options.journal, state: this.options.state });
         this.write(target, 'push', namespace, 'ingest', 'done', `${count(c.inputs, 'raw input')} ingested`);
-        this.write(target, 'push', namespace, 'analysis', c.analyses_submitted > 0 ? 'done' : 'skipped',
-          `${count(c.analyses_submitted, 'analysis', 'analyses')} submitted, ${c.analyses_skipped} already analysed on the team server`);
+        this.write(
+          target,
+          'push',
+          namespace,
+          'analysis',
+          c.analyses_submitted > 0 ? 'done' : 'skipped',
+          `${count(c.analyses_submitted, 'analysis', 'analyses')} submitted, ${c.analyses_skipped} already analysed on the team server`,
+        );
         this.write(target, 'push', namespace, 'triage', 'done', describeMerge(c.triage));
         results.push(c);
       } catch (error) {
-        if (!(error instanceof TeamUnreachableError)) this.write(target, 'push', namespace, 'push', 'failed', error instanceof Error ? error.message : String(error));
+        if (!(error instanceof TeamUnreachableError))
+          this.write(target, 'push', namespace, 'push', 'failed', error instanceof Error ? error.message : String(error));
         throw error;
       }
     }
@@ -126,7 +138,14 @@ export class SyncService {
     return target;
   }
 
-  private write(target: TeamTarget, direction: SyncLogEntry['direction'], namespace: string | null, what: string, outcome: SyncLogEntry['outcome'], detail: string): void {
+  private write(
+    target: TeamTarget,
+    direction: SyncLogEntry['direction'],
+    namespace: string | null,
+    what: string,
+    outcome: SyncLogEntry['outcome'],
+    detail: string,
+  ): void {
     this.options.state.append({ at: this.now().toISOString(), direction, target: target.url, namespace, what, outcome, detail });
   }
 
@@ -140,7 +159,10 @@ export class SyncService {
 
 function describeMerge(c: { patched: number; conflicts: number; kept_in_history: number }): string {
   if (c.patched === 0) return 'No triage decision to apply';
-  const conflicts = c.conflicts === 0 ? '' : `, ${count(c.conflicts, 'conflict')} resolved (later decision wins), ${count(c.kept_in_history, 'superseded decision')} kept in the feedback history`;
+  const conflicts =
+    c.conflicts === 0
+      ? ''
+      : `, ${count(c.conflicts, 'conflict')} resolved (later decision wins), ${count(c.kept_in_history, 'superseded decision')} kept in the feedback history`;
   return `${count(c.patched, 'triage decision')} applied${conflicts}`;
 }
 

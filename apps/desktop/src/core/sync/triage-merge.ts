@@ -26,7 +26,8 @@ export function decide(local: TriageRecord, team: TriageRecord, last: { local: s
   const localDecided = local.updated_at !== null && local.updated_at !== (last?.local ?? null);
   const teamDecided = team.updated_at !== null && team.updated_at !== (last?.team ?? null);
   if (local.status === team.status && (local.note ?? null) === (team.note ?? null)) return { kind: 'none' };
-  if (localDecided && teamDecided) return Date.parse(local.updated_at!) > Date.parse(team.updated_at!) ? { kind: 'local_wins', conflict: true } : { kind: 'team_wins', conflict: true };
+  if (localDecided && teamDecided)
+    return Date.parse(local.updated_at!) > Date.parse(team.updated_at!) ? { kind: 'local_wins', conflict: true } : { kind: 'team_wins', conflict: true };
   if (localDecided) return { kind: 'local_wins', conflict: false };
   if (teamDecided) return { kind: 'team_wins', conflict: false };
   return { kind: 'none' };
@@ -42,15 +43,24 @@ const VERDICT_OF: Record<string, string> = { acknowledged: 'confirmed', false_po
  */
 async function keepLoser(team: ApiClient, loser: TriageRecord, side: 'desktop' | 'team', winner: TriageRecord): Promise<boolean> {
   if (side === 'team' && VERDICT_STATUSES.has(loser.status)) return false;
-  const comment = `Superseded ${side} decision: status '${loser.status}' at ${loser.updated_at}${loser.note ? ` (note: ${loser.note})` : ''}; `
-    + `the later decision '${winner.status}' at ${winner.updated_at} stands (desktop sync, later decision wins).`;
-  expectStatus(await team.call('POST', '/feedback', {
-    json: { resource_hash: loser.resource_hash, rule_id: loser.rule_id, verdict: VERDICT_OF[loser.status] ?? 'unclear', comment: comment.slice(0, 4000) },
-  }), [201], 'keep the superseded decision');
+  const comment =
+    `Superseded ${side} decision: status '${loser.status}' at ${loser.updated_at}${loser.note ? ` (note: ${loser.note})` : ''}; ` +
+    `the later decision '${winner.status}' at ${winner.updated_at} stands (desktop sync, later decision wins).`;
+  expectStatus(
+    await team.call('POST', '/feedback', {
+      json: { resource_hash: loser.resource_hash, rule_id: loser.rule_id, verdict: VERDICT_OF[loser.status] ?? 'unclear', comment: comment.slice(0, 4000) },
+    }),
+    [201],
+    'keep the superseded decision',
+  );
   return true;
 }
 
-export interface MergeCounts { patched: number; conflicts: number; kept_in_history: number }
+export interface MergeCounts {
+  patched: number;
+  conflicts: number;
+  kept_in_history: number;
+}
 
 /**
  * Applies the merge to every pair present on both sides, in one direction: `push` PATCHes
@@ -75,12 +85,14 @@ export async function mergeTriage(options: {
     const outcome = decide(mine, theirs, state.pair(mine.resource_hash, mine.rule_id));
     const path = `/findings/${encodeURIComponent(mine.resource_hash)}/${encodeURIComponent(mine.rule_id)}`;
     if (outcome.kind === 'local_wins' && direction === 'push') {
-      const updated = expectStatus(await team.call('PATCH', path, { json: { status: mine.status, note: mine.note } }), [200], `PATCH ${path}`).body as TriageRecord;
-      if (outcome.conflict && await keepLoser(team, theirs, 'team', mine)) counts.kept_in_history += 1;
+      const updated = expectStatus(await team.call('PATCH', path, { json: { status: mine.status, note: mine.note } }), [200], `PATCH ${path}`)
+        .body as TriageRecord;
+      if (outcome.conflict && (await keepLoser(team, theirs, 'team', mine))) counts.kept_in_history += 1;
       state.setPair(mine.resource_hash, mine.rule_id, mine.updated_at, updated.updated_at);
     } else if (outcome.kind === 'team_wins' && direction === 'pull') {
-      const updated = expectStatus(await local.call('PATCH', path, { json: { status: theirs.status, note: theirs.note } }), [200], `local PATCH ${path}`).body as TriageRecord;
-      if (outcome.conflict && await keepLoser(team, mine, 'desktop', theirs)) counts.kept_in_history += 1;
+      const updated = expectStatus(await local.call('PATCH', path, { json: { status: theirs.status, note: theirs.note } }), [200], `local PATCH ${path}`)
+        .body as TriageRecord;
+      if (outcome.conflict && (await keepLoser(team, mine, 'desktop', theirs))) counts.kept_in_history += 1;
       state.setPair(mine.resource_hash, mine.rule_id, updated.updated_at, theirs.updated_at);
     } else {
       continue;
