@@ -18,7 +18,7 @@ import type { Principal, RequestContext } from './http/request-context';
 import { API_BASE, POLICIES, type RouteDef } from './http/route';
 import { sendStreamed } from './http/stream-reply';
 
-const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:\-]{1,128}$/;
+const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 const DEFAULT_JSON_LIMIT = 1024 * 1024;
 
 export interface AppOptions {
@@ -76,7 +76,7 @@ function requestSpans(engine: EngineContext) {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       const p = res.locals.principal as Principal | undefined;
-      if (!p || !p.orgId) return;
+      if (!p?.orgId) return;
       const { keyId, userId, authType } = spanActor(p);
       recordSpan(engine, {
         orgId: p.orgId,

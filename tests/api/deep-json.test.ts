@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/test-server';
 
 const DEPTH = 10_000;
-const deepObject = '{"a":'.repeat(DEPTH) + '1' + '}'.repeat(DEPTH);
+const deepObject = `${'{"a":'.repeat(DEPTH)}1${'}'.repeat(DEPTH)}`;
 /** A plan JSON whose one resource change carries a 10,000-deep `after` value. */
 const deepPlan =
   `{"format_version":"1.2","resource_changes":[{"address":"aws_s3_bucket.b","type":"aws_s3_bucket","name":"b","mode":"managed",` +

@@ -3,7 +3,7 @@ import { runAdminCommand } from '../../server/src/cli/admin';
 import { totpAt } from '../../server/src/auth/totp';
 import { sha256Hex } from '../../engine/src/identity/secrets';
 import { corpusFile, type TestServer } from '../helpers/test-server';
-import { arrayLogger, BOOTSTRAP_KEY, bootstrap, Client, FakeClock, memberOf, registerUser, startAuthServer } from '../helpers/identity';
+import { arrayLogger, BOOTSTRAP_KEY, Client, FakeClock, memberOf, registerUser, startAuthServer } from '../helpers/identity';
 
 describe('audit events, spans and metrics', () => {
   let server: TestServer;

@@ -9,7 +9,7 @@ afterAll(async () => {
   await server.close();
 });
 
-async function ingest(path: string, namespace: string, body: RequestInit['body']) {
+async function ingest(_path: string, namespace: string, body: RequestInit['body']) {
   return server.api(`/terraform/${namespace}/ingest`, { method: 'POST', body, headers: { 'content-type': 'text/plain' } });
 }
 

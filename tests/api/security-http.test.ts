@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allRoutes } from '../../server/src/routes/index';
 import type { TestServer } from '../helpers/test-server';
-import { bootstrap, BOOTSTRAP_KEY, Client, FakeClock, registerUser, startAuthServer } from '../helpers/identity';
+import { bootstrap, BOOTSTRAP_KEY, type Client, FakeClock, registerUser, startAuthServer } from '../helpers/identity';
 
 /**
  * Issue 14, HTTP hardening: a hostile page cannot change state through a signed-in browser

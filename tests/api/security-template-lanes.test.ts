@@ -11,7 +11,7 @@ import { Client, registerUser, startAuthServer } from '../helpers/identity';
 let server: TestServer;
 const PLAN = 'tfplan-json/terraform-showjson-basic-delete.json';
 // 5^14 loop iterations: LiquidJS stops it at its 3 s render limit (422).
-const SLOW = Array.from({ length: 14 }, (_, i) => `{% for s${i} in severities %}`).join('') + 'x' + '{% endfor %}'.repeat(14);
+const SLOW = `${Array.from({ length: 14 }, (_, i) => `{% for s${i} in severities %}`).join('')}x${'{% endfor %}'.repeat(14)}`;
 
 /** Ingests the plan into `namespace` with the given credential headers. */
 async function ingestPlan(namespace: string, headers: Record<string, string>): Promise<void> {

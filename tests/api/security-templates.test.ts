@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { corpusFile, type TestServer } from '../helpers/test-server';
-import { bootstrap, BOOTSTRAP_KEY, Client, registerUser, startAuthServer } from '../helpers/identity';
+import { bootstrap, BOOTSTRAP_KEY, type Client, registerUser, startAuthServer } from '../helpers/identity';
 
 /**
  * Issue 14, template fairness: one org flooding the template sandbox with slow previews must not
@@ -14,7 +14,7 @@ let orgB: Client;
 let orgBId: string;
 const PLAN = 'tfplan-json/terraform-showjson-basic-delete.json';
 // 5^14 loop iterations: LiquidJS stops it at its 3 s render limit (422).
-const SLOW = Array.from({ length: 14 }, (_, i) => `{% for s${i} in severities %}`).join('') + 'x' + '{% endfor %}'.repeat(14);
+const SLOW = `${Array.from({ length: 14 }, (_, i) => `{% for s${i} in severities %}`).join('')}x${'{% endfor %}'.repeat(14)}`;
 
 beforeAll(async () => {
   server = await startAuthServer({

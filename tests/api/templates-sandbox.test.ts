@@ -18,7 +18,7 @@ afterAll(async () => {
   await server.close();
 });
 
-const nested = (depth: number) => Array.from({ length: depth }, (_, i) => `{% for s${i} in severities %}`).join('') + 'x' + '{% endfor %}'.repeat(depth);
+const nested = (depth: number) => `${Array.from({ length: depth }, (_, i) => `{% for s${i} in severities %}`).join('')}x${'{% endfor %}'.repeat(depth)}`;
 
 const HOSTILE: Record<string, string> = {
   'prototype access': '{{ namespace.constructor.name }}',

@@ -20,16 +20,7 @@ import type { Page } from 'playwright-core';
 import type { DesktopApp } from '../../apps/desktop/src/core/desktop-app';
 import { unusedPort } from '../desktop/ports';
 import type { FakeProvider } from '../fakes/llm-provider-server';
-import {
-  analyseDropped,
-  desktopBrowserMissing,
-  dropCorpusPlan,
-  ORIGIN,
-  startDesktopWorld,
-  type DesktopHarness,
-  type DesktopWorld,
-  type TeamServer,
-} from './desktop-harness';
+import { desktopBrowserMissing, dropCorpusPlan, ORIGIN, startDesktopWorld, type DesktopHarness, type DesktopWorld, type TeamServer } from './desktop-harness';
 
 const PLAN = 'tfplan-json/checkov-aws-github-oidc-iam-modules.json';
 const NAMESPACE = 'laptop-iam';

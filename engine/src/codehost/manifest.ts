@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { BadRequestError, NotImplementedError } from '../core/errors';
-import type { CodehostDeps, CodehostSettings } from './client';
+import type { CodehostDeps, CodehostSettings, ManifestConversion } from './client';
 
 /**
  * The org's own GitHub App through the manifest flow (analysis-api.md "Code-hosting
@@ -66,7 +66,7 @@ export async function completeManifest(deps: CodehostDeps, code: string | undefi
   if (!code || !state) throw new BadRequestError('code and state are required');
   const taken = await ctx.stores.codehost.takeState(stateDigest(state), ctx.now().toISOString());
   if (!taken) throw new BadRequestError('Invalid, expired or already used state');
-  let app;
+  let app: ManifestConversion;
   try {
     app = await deps.convertManifest(code);
   } catch (error) {

@@ -48,7 +48,11 @@ function signatureMatches(secret: string, raw: Buffer, given: string | undefined
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }
 
-type Payload = Record<string, any>;
+/** A delivery's JSON object: the fields read before its event type is known; the rest stays unread. */
+interface Payload {
+  readonly action?: unknown;
+  readonly installation?: { readonly id?: unknown; readonly app_id?: unknown } | null;
+}
 
 function parse(raw: Buffer): Payload | null {
   try {
@@ -166,7 +170,7 @@ async function alreadyReceived(deps: CodehostDeps, orgId: string, isPull: boolea
 async function installationEvent(deps: CodehostDeps, integration: CodehostIntegrationDoc | null, payload: Payload): Promise<WebhookReply> {
   const { ctx } = deps.analysis;
   if (!integration) return ignored('installation not registered with any organization');
-  const installationId = /^\d{1,20}$/.test(String(payload.installation?.id ?? '')) ? String(payload.installation.id) : '';
+  const installationId = /^\d{1,20}$/.test(String(payload.installation?.id ?? '')) ? String(payload.installation?.id) : '';
   const orgId = integration.org_id;
   const bound = (await ctx.stores.codehost.installationOf(orgId))?.installation_id === installationId;
   if (payload.action === 'created' && installationId && (bound || integration.codehost_app)) {

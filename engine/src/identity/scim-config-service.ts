@@ -125,7 +125,7 @@ export async function deleteScimConfig(ctx: IdentityCtx, orgId: string): Promise
  */
 export async function authenticateScimToken(ctx: IdentityCtx, token: string | null, pathOrgId: string): Promise<ScimConfigDoc> {
   const config = token ? await ctx.engine.stores.scim.unsafeByTokenHash(sha256Hex(token)) : null;
-  if (!config || !config.enabled) throw new UnauthorizedError('Missing, invalid or disabled SCIM token');
+  if (!config?.enabled) throw new UnauthorizedError('Missing, invalid or disabled SCIM token');
   if (config.org_id !== pathOrgId) throw new ForbiddenError('This SCIM token belongs to another organization');
   return config;
 }

@@ -170,7 +170,7 @@ export async function discoverSso(ctx: IdentityCtx, email: string) {
 /** The org's enabled connection with its secret opened; NotFoundError when none or disabled. */
 export async function enabledConnection(ctx: IdentityCtx, orgId: string): Promise<{ connection: SsoConnectionDoc; clientSecret: string | null }> {
   const connection = await ctx.engine.stores.sso.get(orgId);
-  if (!connection || !connection.enabled) throw new NotFoundError('No enabled SSO connection for this organization');
+  if (!connection?.enabled) throw new NotFoundError('No enabled SSO connection for this organization');
   const sealed = connection.client_secret_sealed;
   return { connection, clientSecret: sealed ? ctx.engine.stores.box.open(sealed) : null };
 }

@@ -102,7 +102,7 @@ export function fireNeedsReview(ctx: EngineContext, orgId: string, finding: Revi
 
 async function deliver(ctx: EngineContext, orgId: string, finding: ReviewSubject, trigger: 'auto' | 'manual'): Promise<void> {
   const config = await ctx.stores.reviewWebhooks.get(orgId);
-  if (!config || !config.enabled) return;
+  if (!config?.enabled) return;
   const body = JSON.stringify({
     event: 'finding.needs_review',
     org_id: orgId,

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore } from '../store/open-store';
 import type { Store } from '../store/port';
 import { createStores, ensureSchema } from '../stores';
-import { type Stores } from '../context/engine-context';
+import type { Stores } from '../context/engine-context';
 import { SecretBox } from '../llm/secret-box';
 import { creatorLane, sandboxLane } from './template-sandbox-lane';
 

@@ -38,7 +38,7 @@ function lookFor(body: string): string {
 
 /** Counts `Compliant example:` / `Non-compliant example:` labels, each directly followed by a fence of `lang`. */
 function examples(body: string, lang: string | null) {
-  const fence = lang ? '```' + lang : '```[a-z]+';
+  const fence = lang ? `\`\`\`${lang}` : '```[a-z]+';
   const count = (label: string) => (body.match(new RegExp(`^${label} example:\\n${fence}\\n`, 'gm')) ?? []).length;
   return { compliant: count('Compliant'), nonCompliant: count('Non-compliant') };
 }

@@ -135,7 +135,7 @@ export async function myOrganizations(ctx: IdentityCtx) {
 export async function switchOrganization(ids: IdentityServices, ctx: IdentityCtx, orgId: string): Promise<SessionResult> {
   const user = await sessionUser(ctx);
   const m = await ctx.engine.stores.memberships.get(orgId, user.user_id);
-  if (!m || !m.is_active) throw new ForbiddenError('Not a member of that organization');
+  if (!m?.is_active) throw new ForbiddenError('Not a member of that organization');
   return mintSessionFor(ids, ctx, user, orgId);
 }
 

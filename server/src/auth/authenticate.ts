@@ -84,7 +84,7 @@ export class Authenticator {
     if (settings.apiKey !== null && timingSafeEqual(digest(key), digest(settings.apiKey))) return BOOTSTRAP;
     const doc = await this.deps.stores.apiKeys.unsafeByHash(sha256Hex(key));
     if (!doc) await this.deps.guard.fail('ip', source);
-    if (!doc || !doc.is_active) throw new UnauthorizedError('Invalid API key');
+    if (!doc?.is_active) throw new UnauthorizedError('Invalid API key');
     if (doc.ip_allowlist && !ipAllowed(ip, doc.ip_allowlist)) throw new ForbiddenError('This key may not be used from this address');
     return { kind: 'api_key', orgId: doc.org_id, role: doc.role, isSuperadmin: false, userId: null, keyId: doc.key_id };
   }
@@ -101,7 +101,7 @@ export class Authenticator {
     }
     const { session } = result;
     const user = await this.deps.stores.users.get(session.userId);
-    if (!user || !user.is_active || user.session_epoch !== session.epoch) throw new UnauthorizedError(SESSION_ENDED);
+    if (!user?.is_active || user.session_epoch !== session.epoch) throw new UnauthorizedError(SESSION_ENDED);
     if (await this.deps.stores.revokedTokens.isRevoked(session.sessionId)) throw new UnauthorizedError(SESSION_ENDED);
     return {
       kind: 'session',

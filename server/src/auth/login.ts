@@ -73,7 +73,7 @@ export async function secondFactorLogin(ids: IdentityServices, ctx: IdentityCtx,
   const user = await ids.guard.attempt([['ip', sourceKey(ctx.actor.ip)]], async (attempt) => {
     const claims = await ids.signer.verifyMfa(input.mfa_token);
     const found = claims ? await ctx.engine.stores.users.get(claims.userId) : null;
-    if (!claims || !found || !found.is_active || found.session_epoch !== claims.epoch || !found.two_factor.enabled) {
+    if (!claims || !found?.is_active || found.session_epoch !== claims.epoch || !found.two_factor.enabled) {
       await attempt.fail();
       throw new UnauthorizedError('The sign-in challenge expired or is invalid');
     }

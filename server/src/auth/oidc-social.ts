@@ -5,6 +5,7 @@ import { recordAudit } from '@planwarden/engine/audit/record';
 import type { IdentityCtx } from '@planwarden/engine/context/identity-context';
 import { connectionForEmail } from '@planwarden/engine/identity/sso-service';
 import { linkIdentity, resolveSocialAccount } from '@planwarden/engine/identity/social-service';
+import type { VerifiedIdentity } from '@planwarden/engine/identity/sso-sign-in';
 import type { Config } from '../config/config';
 import { mintSessionFor, type SessionResult } from './account-service';
 import { secureCookies, type IdentityServices } from './identity';
@@ -119,7 +120,7 @@ export async function finishSocial(
     return failure(ids, mode, provider, req.query.error === 'access_denied' ? 'cancelled' : 'provider_error', req.query.error);
   const { rp } = providerSettings(ids.config, provider);
   if (!rp) return failure(ids, mode, provider, 'not_configured');
-  let identity;
+  let identity: VerifiedIdentity;
   try {
     const config = await discoverProvider(rp, oidcTransport(ids.config, engine));
     try {
@@ -157,7 +158,7 @@ export async function finishSocial(
   }
   if (mode === 'link') {
     const user = typeof data.user === 'string' ? await ctx.engine.stores.users.get(data.user) : null;
-    if (!user || !user.is_active) return failure(ids, mode, provider, 'account_inactive');
+    if (!user?.is_active) return failure(ids, mode, provider, 'account_inactive');
     try {
       await linkIdentity(ctx, user, provider, identity);
     } catch {

@@ -30,7 +30,7 @@ export function effectiveRole(principal: Principal): Role {
 /** The membership of a session's account in `orgId` when it exists and is active, else null. */
 async function activeMembership(stores: Stores, orgId: string, userId: string): Promise<MembershipDoc | null> {
   const membership = await stores.memberships.get(orgId, userId);
-  return membership && membership.is_active ? membership : null;
+  return membership?.is_active ? membership : null;
 }
 
 /**

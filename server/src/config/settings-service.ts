@@ -127,7 +127,7 @@ export class SettingsService {
 
   #section(section: string): Section {
     const out: Section = {};
-    for (const [name, spec] of SETTING_FIELDS) if (spec.section === section) out[spec.field] = this.#resolve(spec).value;
+    for (const spec of SETTING_FIELDS.values()) if (spec.section === section) out[spec.field] = this.#resolve(spec).value;
     return out;
   }
 

@@ -217,7 +217,7 @@ export class JobRunner {
         shouldStop: async () => {
           if (this.stopped) return true;
           const current = await stores.jobs.get(job.org_id, job.job_id);
-          return !current || current.status !== 'running' || current.lease_owner !== this.owner;
+          return current?.status !== 'running' || current.lease_owner !== this.owner;
         },
         budgetExhausted: this.options.budgetExhausted ? () => this.options.budgetExhausted!(job.org_id) : undefined,
         sleep: this.options.sleep,

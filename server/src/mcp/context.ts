@@ -2,7 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { z, ZodError } from 'zod';
+import { type z, ZodError } from 'zod';
 import { AppError, UnauthorizedError } from '@planwarden/engine/core/errors';
 import type { Logger } from '@planwarden/engine/core/logger';
 import { authorizeRoute } from '../auth/policy';

@@ -20,8 +20,8 @@ export function reviewPlanText(namespace: string, analyzer: string | undefined, 
   return [
     `Review the infrastructure change in Planwarden namespace ${JSON.stringify(namespace)} for security problems, using the Planwarden tools.`,
     '',
-    '1. Call ' + rulesetCall + '. Keep the ruleset: it is the only source of rules and rule ids.',
-    '2. Call ' + ingestCall + '. Skip this step if the input is already ingested.',
+    `1. Call ${rulesetCall}. Keep the ruleset: it is the only source of rules and rule ids.`,
+    `2. Call ${ingestCall}. Skip this step if the input is already ingested.`,
     `3. Loop: call next_resource with namespace ${JSON.stringify(namespace)}${ruleType ? ` and rule_type ${JSON.stringify(ruleType)}` : ''} ` +
       '(include_rules false once you hold the ruleset). For the returned unit:',
     '   - Analyse ONLY the body between its fence lines, against the ruleset.',

@@ -9,7 +9,7 @@
  */
 process.resourcesPath = process.env.FAKE_ELECTRON_RESOURCES_PATH ?? '/nonexistent/resources';
 const schemes = [];
-const inert = new Proxy(function () {}, { get: () => inert, apply: () => inert, construct: () => inert });
+const inert = new Proxy(() => {}, { get: () => inert, apply: () => inert, construct: () => inert });
 
 export const app = {
   isPackaged: process.env.FAKE_ELECTRON_PACKAGED === '1',

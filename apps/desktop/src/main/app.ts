@@ -4,7 +4,7 @@
  * app://planwarden, answers the one IPC channel, opens plans given on the command line, by
  * File › Open, by the OS (open-file) or by drag-and-drop (the dashboard's own drop zone).
  */
-import { app, BrowserWindow, dialog, ipcMain, Menu, safeStorage } from 'electron';
+import { app, type BrowserWindow, dialog, ipcMain, Menu, safeStorage } from 'electron';
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { decodeText } from '@planwarden/engine/core/decode';

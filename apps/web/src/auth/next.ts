@@ -1,5 +1,5 @@
 /** The `next` query parameter when it is a path on this site (never `//host` or a URL): open-redirect guard. */
 export function safeNext(search: string, fallback = '/overview'): string {
   const next = new URLSearchParams(search).get('next');
-  return next && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\') ? next : fallback;
+  return next?.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\') ? next : fallback;
 }

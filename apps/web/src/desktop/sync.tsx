@@ -170,6 +170,7 @@ function SyncLog({ log }: { log: readonly SyncLogEntry[] }) {
           </thead>
           <tbody>
             {log.map((e, i) => (
+              // biome-ignore lint/suspicious/noArrayIndexKey: log entries have no id and can share a timestamp; the rows hold no state
               <tr key={`${e.at}-${i}`}>
                 <td>{when(e.at)}</td>
                 <td>{e.direction}</td>

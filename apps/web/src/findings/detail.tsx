@@ -23,8 +23,11 @@ export function evidenceLines(body: string, evidence: readonly string[]): Set<nu
 function UnitBody({ body, evidence }: { body: string; evidence: readonly string[] }) {
   const marks = evidenceLines(body, evidence);
   return (
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: scrollable code block, focusable so the keyboard can scroll it
+    // biome-ignore lint/a11y/useAriaPropsSupportedByRole: names the scrollable code block for screen readers
     <pre className="unit-body" tabIndex={0} aria-label="Unit body">
       {body.split('\n').map((line, i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: lines of a fixed text; the line number is their identity
         <span key={i} className={marks.has(i) ? 'evidence' : undefined}>
           <span className="ln" aria-hidden="true">
             {i + 1}

@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent } from 'react';
+import type { FormEvent } from 'react';
 import { api } from '../api/client';
 import { BACKENDS, ROLES, type ApiKey, type CreateKeyBody, type CreatedKey } from '../api/types';
 import { useSession } from '../auth/session';

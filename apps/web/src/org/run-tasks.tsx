@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent } from 'react';
+import type { FormEvent } from 'react';
 import { api } from '../api/client';
 import { fieldError, getOrNull } from '../api/optional';
 import { SEVERITIES, type RunTaskBody, type RunTaskConfig } from '../api/types';

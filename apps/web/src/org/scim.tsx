@@ -33,6 +33,7 @@ function MappingsEditor({ value, onChange }: { value: Mapping[]; onChange: (next
       <legend>Group → role mappings (first match wins)</legend>
       {value.length === 0 ? <p className="muted">No mapping: everyone gets the default role.</p> : null}
       {value.map((m, i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: mappings have no id and their pattern is edited in place; the row's position is its identity
         <div className="row" key={i}>
           <Field label={`Group pattern ${i + 1}`} hint={i === 0 ? 'A regular expression matched against the group names, e.g. ^platform-admins$' : undefined}>
             <input value={m.pattern} required maxLength={500} onChange={(e) => set(i, { pattern: e.target.value })} />

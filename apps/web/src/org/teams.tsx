@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent } from 'react';
+import type { FormEvent } from 'react';
 import { api } from '../api/client';
 import { useSession } from '../auth/session';
 import { Field } from '../ui/page';

@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent } from 'react';
+import type { FormEvent } from 'react';
 import { useSearchParams } from 'react-router';
 import { api } from '../api/client';
 import { detailIf, getOrNull } from '../api/optional';

@@ -134,6 +134,7 @@ export default function Findings() {
   const stateRef = useRef({ order, active, current });
   stateRef.current = { order, active, current };
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: resets the active row and the selection whenever the URL filters change
   useEffect(() => {
     setActiveId(null);
     setSelected(new Set());

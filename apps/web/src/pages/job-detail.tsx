@@ -92,7 +92,7 @@ export default function JobDetail() {
               <dt>Retry of</dt>
               <dd>{j.retry_of ? <Link to={`/jobs/${encodeURIComponent(j.retry_of)}`}>{j.retry_of.slice(0, 12)}</Link> : '—'}</dd>
             </dl>
-            {j.detections && j.detections.length ? (
+            {j.detections?.length ? (
               <>
                 <h2>Detections</h2>
                 <pre className="mono small">{JSON.stringify(j.detections, null, 2)}</pre>

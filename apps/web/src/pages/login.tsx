@@ -60,6 +60,7 @@ export default function Login() {
           <>
             <p>Your account uses two-factor authentication.</p>
             <Field label={useRecovery ? 'Recovery code' : 'Authenticator code'}>
+              {/* biome-ignore lint/a11y/noAutofocus: the only field of the two-factor step of the sign-in form */}
               <input name="code" required autoFocus autoComplete="one-time-code" inputMode={useRecovery ? 'text' : 'numeric'} />
             </Field>
             <button type="button" className="link" onClick={() => setUseRecovery(!useRecovery)}>
@@ -73,6 +74,7 @@ export default function Login() {
         ) : (
           <>
             <Field label="E-mail">
+              {/* biome-ignore lint/a11y/noAutofocus: the first field of the sign-in form */}
               <input name="email" type="email" required autoFocus autoComplete="username" />
             </Field>
             <Field label="Password">

@@ -62,6 +62,7 @@ export default function Register() {
         <form onSubmit={(e) => void submit(e)}>
           {invite ? <p>You are joining an organization by invitation.</p> : null}
           <Field label="E-mail">
+            {/* biome-ignore lint/a11y/noAutofocus: the first field of the registration form */}
             <input name="email" type="email" required autoFocus autoComplete="username" />
           </Field>
           <Field label="Name (optional)">

@@ -228,6 +228,7 @@ function Health() {
 function ProposalDiff({ proposal, rule }: { proposal: Proposal; rule: CustomRule | undefined }) {
   const { severity, description_amendment: amendment } = proposal.changes;
   return (
+    // biome-ignore lint/a11y/useAriaPropsSupportedByRole: names the diff block for screen readers (and the browser tests)
     <pre className="diff" aria-label={`Proposed change to ${proposal.rule_id}`}>
       {severity && rule ? <span className="del">{`- severity: ${rule.severity}\n`}</span> : null}
       {severity ? <span className="add">{`+ severity: ${severity}\n`}</span> : null}
@@ -236,9 +237,15 @@ function ProposalDiff({ proposal, rule }: { proposal: Proposal; rule: CustomRule
             .trimEnd()
             .split('\n')
             .slice(-3)
+            // biome-ignore lint/suspicious/noArrayIndexKey: lines of a fixed text; the line number is their identity
             .map((l, i) => <span key={`c${i}`} className="ctx">{`  ${l}\n`}</span>)
         : null}
-      {amendment ? amendment.split('\n').map((l, i) => <span key={i} className="add">{`+ ${l}\n`}</span>) : null}
+      {amendment
+        ? amendment.split('\n').map((l, i) => (
+            // biome-ignore lint/suspicious/noArrayIndexKey: lines of a fixed text; the line number is their identity
+            <span key={i} className="add">{`+ ${l}\n`}</span>
+          ))
+        : null}
     </pre>
   );
 }
@@ -299,6 +306,7 @@ function Proposals() {
                     </p>
                     <ul aria-labelledby={`notes-${p.proposal_id}`}>
                       {p.reviewer_quotes.map((q, i) => (
+                        // biome-ignore lint/suspicious/noArrayIndexKey: quotes have no id and may repeat; the list is fixed per proposal
                         <li key={i}>{q}</li>
                       ))}
                     </ul>

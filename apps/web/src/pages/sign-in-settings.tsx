@@ -1,6 +1,6 @@
 import * as Tabs from '@radix-ui/react-tabs';
 import { useMutation, useQuery, useQueryClient, type UseMutationResult } from '@tanstack/react-query';
-import { type FormEvent, type ReactNode } from 'react';
+import type { FormEvent, ReactNode } from 'react';
 import { useSearchParams } from 'react-router';
 import { api, apiUrl, isDesktop } from '../api/client';
 import type { SettingsDocument } from '../api/types';

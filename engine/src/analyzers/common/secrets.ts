@@ -38,7 +38,7 @@ export interface SecretFinding {
 }
 
 const CREDENTIAL_KEY_RE =
-  /(?:^|[_.\-])(?:password|passwd|passphrase|secret|token|private_key|privatekey|access_key|accesskey|secret_key|secretkey|api_key|apikey|client_secret|connection_string|sas_token|auth_token|credentials?|secret_string)$/i;
+  /(?:^|[_.-])(?:password|passwd|passphrase|secret|token|private_key|privatekey|access_key|accesskey|secret_key|secretkey|api_key|apikey|client_secret|connection_string|sas_token|auth_token|credentials?|secret_string)$/i;
 /** Credential-looking names that hold no secret (idempotency tokens, flags handled by type). */
 const NOT_CREDENTIAL_KEY_RE = /^(?:creation_token|client_token|idempotency_token|token_type|secret_type)$/i;
 
@@ -86,7 +86,7 @@ const SHELL_ASSIGNMENT_RE = /\b([A-Za-z_][A-Za-z0-9_]*)=(?:(['"])((?:(?!\2)[^\n]
 
 function maskShellAssignments(text: string, kinds: SecretKind[]): string {
   if (!text.includes('=')) return text;
-  return text.replace(SHELL_ASSIGNMENT_RE, (whole, name: string, quote: string | undefined, quoted: string | undefined, bare: string | undefined) => {
+  return text.replace(SHELL_ASSIGNMENT_RE, (whole, name: string, _quote: string | undefined, quoted: string | undefined, bare: string | undefined) => {
     const value = quoted ?? bare ?? '';
     if (!isCredentialKey(name) || value.startsWith('$') || !isSecretLiteral(value) || value === SECRET_MARKER) return whole;
     kinds.push('credential-assignment');
@@ -164,7 +164,7 @@ function maskJsonValue(value: unknown, path: (string | number)[], paths: (string
   return out;
 }
 
-const ASSIGNMENT_RE = /^(\s*(?:[+~-]|-\/\+|\+\/-)?\s*)("?)([A-Za-z0-9_.\-]+)\2(\s*[=:]\s*)(.*)$/;
+const ASSIGNMENT_RE = /^(\s*(?:[+~-]|-\/\+|\+\/-)?\s*)("?)([A-Za-z0-9_.-]+)\2(\s*[=:]\s*)(.*)$/;
 const QUOTED_RE = /"(?:[^"\\]|\\.)*"/g;
 
 /**
@@ -195,7 +195,7 @@ export function maskTextSecrets(body: string): { body: string; secrets: SecretFi
   if (shaped.kinds.length > 0) {
     const before = new Set(joined.split('\n'));
     const changed = shaped.text.split('\n').filter((l) => !before.has(l) && l.includes(SECRET_MARKER));
-    shaped.kinds.forEach((kind, i) => secrets.push({ attribute: '', kind, line: (changed[i] ?? changed[0] ?? '').trim() }));
+    for (const [i, kind] of shaped.kinds.entries()) secrets.push({ attribute: '', kind, line: (changed[i] ?? changed[0] ?? '').trim() });
   }
   return { body: shaped.text, secrets };
 }

@@ -12,7 +12,7 @@ describe('dockerfile analyzer', () => {
     const text = corpusFile(rel).toString('utf8');
     const froms = fromLines(text);
     const units = expectCorpusUnits(dockerfileAnalyzer, rel, froms.length);
-    units.forEach((u, i) => expect(u.body.split('\n')).toContain(froms[i]));
+    for (const [i, u] of units.entries()) expect(u.body.split('\n')).toContain(froms[i]);
     expect(dockerfileAnalyzer.sniff!(text)).toMatchObject({ kind: 'dockerfile' });
   });
 

@@ -51,7 +51,7 @@ const HEREDOC_RE = /<<(-?)(["']?)([A-Za-z_][\w-]*)\2/g;
 /** Splits a Dockerfile into instructions. Never throws; judge the result with `unknownAt`. */
 export function readInstructions(text: string): DockerfileStructure {
   const lines = text.replace(/\r\n?/g, '\n').split('\n');
-  const escape = escapeChar(lines);
+  const escapeCh = escapeChar(lines);
   const instructions: Instruction[] = [];
   let unknownAt: number | null = null;
   let i = 0;
@@ -62,13 +62,13 @@ export function readInstructions(text: string): DockerfileStructure {
       continue;
     }
     const start = i;
-    const parts = [stripEscape(line, escape)];
-    let open = endsWithEscape(line, escape);
+    const parts = [stripEscape(line, escapeCh)];
+    let open = endsWithEscape(line, escapeCh);
     while (open && i + 1 < lines.length) {
       i += 1;
       if (isBlankOrComment(lines[i])) continue;
-      parts.push(stripEscape(lines[i], escape));
-      open = endsWithEscape(lines[i], escape);
+      parts.push(stripEscape(lines[i], escapeCh));
+      open = endsWithEscape(lines[i], escapeCh);
     }
     const joined = parts.join(' ').trim();
     const keyword = (/^\S+/.exec(joined)?.[0] ?? '').toUpperCase();
@@ -105,11 +105,11 @@ function isBlankOrComment(line: string): boolean {
   return t === '' || t.startsWith('#');
 }
 
-function endsWithEscape(line: string, escape: string): boolean {
-  return line.trimEnd().endsWith(escape);
+function endsWithEscape(line: string, escapeCh: string): boolean {
+  return line.trimEnd().endsWith(escapeCh);
 }
 
-function stripEscape(line: string, escape: string): string {
+function stripEscape(line: string, escapeCh: string): string {
   const t = line.trimEnd();
-  return t.endsWith(escape) ? t.slice(0, -1) : t;
+  return t.endsWith(escapeCh) ? t.slice(0, -1) : t;
 }

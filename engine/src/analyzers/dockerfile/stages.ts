@@ -81,7 +81,7 @@ function checkedStructure(text: string): DockerfileStructure {
     throw new ValidationError(`The input is not a Dockerfile: unknown instruction at line ${structure.unknownAt}`);
   }
   const first = structure.instructions.find((ins: Instruction) => ins.keyword !== 'ARG');
-  if (!first || first.keyword !== 'FROM') {
+  if (first?.keyword !== 'FROM') {
     throw new ValidationError('The input is not a Dockerfile: the first instruction other than ARG must be FROM');
   }
   return structure;

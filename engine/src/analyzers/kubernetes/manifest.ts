@@ -53,7 +53,7 @@ export function manifestUnits(text: string, path: string | undefined, analyzer: 
     const span = documentSpan(source, doc);
     const value: unknown = doc.toJS({ maxAliasCount: 1000 });
     const info = objectInfo(value);
-    const items = info && info.kind.endsWith('List') && isMap(doc.contents) ? doc.contents.get('items') : null;
+    const items = info?.kind.endsWith('List') && isMap(doc.contents) ? doc.contents.get('items') : null;
     if (info && isSeq(items)) {
       const plain = (value as { items?: unknown }).items;
       items.items.forEach((item, i) => {

@@ -52,7 +52,7 @@ export function terraformDiffUnits(file: DiffFile, analyzer: string): AnalysisUn
     const action: UnitAction = twin ? 'update' : 'create';
     const changed = changedIn(items, span, twin ? null : '+');
     if (changed.length === 0) continue;
-    changed.forEach((i) => covered.add(i));
+    for (const i of changed) covered.add(i);
     units.push(blockUnit(file, items, block, span, action, analyzer));
   }
   for (const block of oldBlocks) {
@@ -60,7 +60,7 @@ export function terraformDiffUnits(file: DiffFile, analyzer: string): AnalysisUn
     if (newByName.get(block.opener.name)?.some((n) => overlaps(n, block))) continue; // shown by its twin
     const changed = changedIn(items, block, '-');
     if (changed.length === 0) continue;
-    changed.forEach((i) => covered.add(i));
+    for (const i of changed) covered.add(i);
     units.push(blockUnit(file, items, block, block, 'destroy', analyzer));
   }
   const fragment = fragmentUnit(file, items, covered, analyzer);

@@ -38,7 +38,7 @@ function sensitiveLeaves(value: unknown, mask: unknown, out: string[] = []): str
     };
     walk(value);
   } else if (Array.isArray(mask) && Array.isArray(value)) {
-    mask.forEach((m, i) => sensitiveLeaves(value[i], m, out));
+    for (const [i, m] of mask.entries()) sensitiveLeaves(value[i], m, out);
   } else if (mask && typeof mask === 'object' && value && typeof value === 'object') {
     for (const [k, m] of Object.entries(mask)) sensitiveLeaves((value as Json)[k], m, out);
   }

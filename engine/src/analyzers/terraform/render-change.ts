@@ -119,7 +119,7 @@ function lead(level: number, marker: string): string {
   let byLevel = LEADS.get(marker);
   if (byLevel === undefined) LEADS.set(marker, (byLevel = []));
   let s = byLevel[level];
-  if (s === undefined) byLevel[level] = s = spaces(4 * level) + marker + ' ';
+  if (s === undefined) byLevel[level] = s = `${spaces(4 * level) + marker} `;
   return s;
 }
 
@@ -284,7 +284,7 @@ function full(out: string[], prefix: string, v: PlanValue, marker: string, level
     }
     if (Array.isArray(v)) {
       if (v.length === 0) {
-        out.push(line(level, marker, prefix + '[]' + suffix));
+        out.push(line(level, marker, `${prefix}[]${suffix}`));
         return;
       }
       out.push(line(level, marker, `${prefix}[`));
@@ -298,7 +298,7 @@ function full(out: string[], prefix: string, v: PlanValue, marker: string, level
     let shown = false;
     for (let i = 0; i < keys.length && !shown; i += 1) shown = !isAbsent(obj[keys[i]]);
     if (!shown) {
-      out.push(line(level, marker, prefix + '{}' + suffix));
+      out.push(line(level, marker, `${prefix}{}${suffix}`));
       return;
     }
     out.push(line(level, marker, `${prefix}{`));
@@ -335,7 +335,7 @@ const NEEDS_ESCAPE_RE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /** JSON.stringify(text), without the serialiser's overhead when nothing needs escaping. */
 function quoted(text: string): string {
-  return NEEDS_ESCAPE_RE.test(text) ? JSON.stringify(text) : '"' + text + '"';
+  return NEEDS_ESCAPE_RE.test(text) ? JSON.stringify(text) : `"${text}"`;
 }
 
 function heredoc(out: string[], prefix: string, text: string, marker: string, level: number, suffix: string): void {

@@ -161,11 +161,13 @@ export class SqliteStore implements Store {
       const wanted = normalizedSpec(spec);
       const row = this.#conn.get<{ spec: string }>(sql`SELECT spec FROM _planwarden_indexes WHERE collection = ${collection} AND name = ${spec.name}`);
       const unchanged = row?.spec === wanted;
-      if (row && !unchanged) dropIndexDdl(collection, spec.name).forEach((q) => this.#conn.exec(q));
+      if (row && !unchanged) {
+        for (const q of dropIndexDdl(collection, spec.name)) this.#conn.exec(q);
+      }
       if (spec.unique && !unchanged && this.#conn.get(nullDuplicatesSql(collection, spec))) {
         throw new ConflictError(`Duplicate key in ${collection}`);
       }
-      createIndexDdl(collection, spec).forEach((q) => this.#conn.exec(q)); // IF NOT EXISTS: a no-op when built
+      for (const q of createIndexDdl(collection, spec)) this.#conn.exec(q); // IF NOT EXISTS: a no-op when built
       if (unchanged) continue;
       this.#conn.run(sql`INSERT INTO _planwarden_indexes (collection, name, spec) VALUES (${collection}, ${spec.name}, ${wanted})
         ON CONFLICT (collection, name) DO UPDATE SET spec = excluded.spec`);

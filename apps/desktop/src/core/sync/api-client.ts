@@ -3,6 +3,7 @@ import type { Bridge } from '../bridge';
 /** One answer of the public API: status and parsed body (JSON, else the text). */
 export interface ApiAnswer {
   readonly status: number;
+  // biome-ignore lint/suspicious/noExplicitAny: parsed JSON of any endpoint (or text); callers cast it to the shape they asked for
   readonly body: any;
 }
 
