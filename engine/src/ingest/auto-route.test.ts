@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../core/errors';
 import { createAnalyzerRegistry } from '../analyzers/registry';
 import type { Analyzer } from '../core/unit';
-import { autoRoute, REASON_DISABLED, REASON_UNRECOGNISED } from './auto-route';
+import { autoRoute, MAX_GLOB_PATH_LENGTH, REASON_DISABLED, REASON_UNRECOGNISED } from './auto-route';
 import { CORPUS } from '../../../tests/corpus';
 
 const read = (rel: string): string => readFileSync(fileURLToPath(new URL(rel, CORPUS)), 'utf8');
@@ -160,6 +160,14 @@ describe('autoRoute: globs and sniffing of diff files', () => {
       ['build/web.containerfile.txt', 'dockerfile', 0.85],
       ['docs/README.md', 'blackhole', 0.1],
     ]);
+  });
+
+  it('tries no glob on a path longer than PATH_MAX (an author-chosen path must not stall routing), and still routes it by content', () => {
+    const deep = `${'k8s/'.repeat(20_000)}web.yml`;
+    const manifest = ['apiVersion: v1', 'kind: Pod', 'metadata:', '  name: p', 'spec:', '  hostNetwork: true'];
+    const result = autoRoute(added(deep, manifest), analyzers, all);
+    expect(deep.length).toBeGreaterThan(MAX_GLOB_PATH_LENGTH);
+    expect(result.detections.map((d) => [d.analyzer, d.confidence])).toEqual([['kubernetes', 0.9]]);
   });
 });
 

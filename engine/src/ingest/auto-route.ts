@@ -188,10 +188,18 @@ function specific(ctx: Ctx): Analyzer[] {
 }
 
 /**
+ * The longest path a glob is tried on: PATH_MAX on Linux. A pull request's paths are the
+ * author's, and micromatch's `**` patterns slow down with the path's length (an 80 KB path took
+ * seconds on the event loop), so a longer path matches no glob and is routed by content alone.
+ */
+export const MAX_GLOB_PATH_LENGTH = 4096;
+
+/**
  * Basename matching applies to slash-less globs only: micromatch's `matchBase` would otherwise
  * match every glob against the basename, so a glob naming a directory (`k8s/` anywhere in the path) never matched.
  */
 function matchesGlobs(path: string, analyzer: Analyzer): boolean {
+  if (path.length > MAX_GLOB_PATH_LENGTH) return false;
   return analyzer.fileGlobs.some((glob) => micromatch.isMatch(path, glob, glob.includes('/') ? PATH_GLOB_OPTIONS : BASENAME_GLOB_OPTIONS));
 }
 
