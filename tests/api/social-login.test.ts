@@ -160,6 +160,11 @@ describe('social sign-in (google, microsoft)', () => {
     expect(joined.session).not.toBeNull();
     const me = await Object.assign(new Client(server), { cookie: joined.session }).get('/auth/me');
     expect(me.body).toMatchObject({ org_id: owner.orgId, role: 'member' });
+    // The inviting org created the account, so it administers it (stewardship follows provenance);
+    // a password reset still answers 400: the account has no local password.
+    const reset2fa = await owner.client.post(`/orgs/${owner.orgId}/members/${me.body.user.user_id}/reset-2fa`);
+    expect(reset2fa.status).toBe(200);
+    expect((await owner.client.post(`/orgs/${owner.orgId}/members/${me.body.user.user_id}/reset-password`)).status).toBe(400);
 
     server.config.registration.terms_version = 'v2';
     server.config.registration.terms_url = 'https://example.com/terms';

@@ -46,6 +46,8 @@ export async function resolveSocialAccount(
   if (claimedBy) return { kind: 'sso', orgId: claimedBy.org_id };
   const linked = await socialIdentities.bySubject(provider, identity.subject);
   let user = linked ? await users.get(linked.user_id) : null;
+  // An account this sign-in creates is the inviting org's to administer (docs/decisions.md "Org stewardship follows provenance").
+  let createdAccount = false;
   if (!user) {
     user = await users.byEmail(identity.email);
     if (user) {
@@ -57,6 +59,7 @@ export async function resolveSocialAccount(
       if (policy.termsVersion !== null && extras.acceptedTerms !== policy.termsVersion) return { kind: 'error', code: 'terms_required' };
       try {
         user = await createExternalUser(ctx, identity.email, identity.name, 'social');
+        createdAccount = true;
       } catch (error) {
         if (error instanceof ConflictError) return { kind: 'error', code: 'account_exists' }; // created meanwhile
         throw error;
@@ -74,7 +77,8 @@ export async function resolveSocialAccount(
   let orgId: string | null = null;
   if (extras.invite) {
     try {
-      orgId = (await acceptInviteToken({ ...ctx, actor: { ...ctx.actor, userId: user.user_id, email: user.email } }, extras.invite, user)).org_id;
+      orgId = (await acceptInviteToken({ ...ctx, actor: { ...ctx.actor, userId: user.user_id, email: user.email } }, extras.invite, user, { createdAccount }))
+        .org_id;
     } catch {
       return { kind: 'error', code: 'invite_invalid' };
     }
