@@ -2,7 +2,7 @@
  * `npm run bench` (issue 6): every benchmark in turn, each figure beside its same-run baseline
  * and target with PASS/MISS, then the run appended to bench/RESULTS.md (date, machine, figures).
  * `npm run bench -- report prompt` runs only the named ones (ingest, health, findings, jobs,
- * prompt, report, web). Never part of `npm test`. Servers listen on 127.0.0.1 and are stopped before exit.
+ * prompt, report, startup, cli, web). Never part of `npm test`. Servers listen on 127.0.0.1 and are stopped before exit.
  */
 import { execSync } from 'node:child_process';
 import { appendFileSync, existsSync, writeFileSync } from 'node:fs';
@@ -51,6 +51,7 @@ async function main(): Promise<void> {
     return result.rows;
   });
   await step('prompt', '5 prompt', () => benchPrompt(requests, log));
+  await step('progress', '29 job progress', async () => (await import('./job-progress.bench')).benchJobProgress(log));
   await step('ingest', '1 ingest', async () => {
     const result = await benchIngest(log);
     const b = await ingestBreakdown();
@@ -65,7 +66,9 @@ async function main(): Promise<void> {
   });
   await step('health', '18 no stalls', () => benchHealthUnderIngest(log));
   await step('findings', '2 findings list', () => benchFindingsList(log));
+  await step('aggregates', '31 aggregates', async () => (await import('./aggregates.bench')).benchAggregates(log));
   await step('startup', '18 start-up', () => benchStartup(log));
+  await step('cli', '29 CLI process', async () => (await import('./cli.bench')).benchCli(log));
   await step('web', '9 dashboard', () => benchWeb(log));
 
   printTable(rows);
@@ -99,7 +102,7 @@ function record(rows: readonly BenchRow[], notes: readonly string[], only: reado
     '',
     `## ${new Date().toISOString()}${only.length ? ` (only: ${only.join(', ')})` : ''}`,
     '',
-    `- nproc: ${sh('nproc')} (${cpus()[0]?.model ?? 'unknown CPU'}); node ${process.version}; git ${sh('git -C "' + REPO_DIR + '" rev-parse --short HEAD')} (+ working tree)`,
+    `- nproc: ${sh('nproc')} (${cpus()[0]?.model ?? 'unknown CPU'}); node ${process.version}; git ${sh(`git -C "${REPO_DIR}" rev-parse --short HEAD`)} (+ working tree)`,
     '- free -h:',
     '',
     '```',

@@ -66,7 +66,7 @@ export async function resolveApiKey(ctx: EngineContext, orgId: string, backend: 
 /** The enabled catalogue row for (backend, model). Throws BadRequestError (400) when absent or disabled. */
 export async function requireCatalogueModel(ctx: EngineContext, backend: string, model: string) {
   const row = await ctx.stores.models.get(backend, model);
-  if (!row || !row.enabled) throw new BadRequestError(`Model '${model}' of backend '${backend}' is not on the allowed-models catalogue`);
+  if (!row?.enabled) throw new BadRequestError(`Model '${model}' of backend '${backend}' is not on the allowed-models catalogue`);
   return row;
 }
 

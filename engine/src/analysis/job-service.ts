@@ -3,11 +3,12 @@ import type { EngineContext } from '../context/engine-context';
 import { ConflictError, NotFoundError, ValidationError } from '../core/errors';
 import type { AnalysisDeps } from './analyze-service';
 import { CHECKS_ONLY_BACKEND, requireCatalogueModel, resolveApiKey } from './analyze-service';
-import { TERMINAL_JOB_STATUSES, type JobDoc, type JobStatus } from './job-store';
+import { TERMINAL_JOB_STATUSES, type JobDoc, type JobStatus, type JobSummary } from './job-store';
 import type { LlmBackend } from '../llm/types';
+import { lacksModelReview, type ResourceDoc } from '../ingest/resource-store';
 
 /** analysis-api.md "Job" (the full shape of GET /jobs/{job_id}). */
-export function presentJob(job: JobDoc) {
+export function presentJob(job: JobSummary) {
   return {
     job_id: job.job_id,
     org_id: job.org_id,
@@ -36,7 +37,7 @@ export function presentJob(job: JobDoc) {
 }
 
 /** The list item omits analyzers_used, detections, processed_count, total_count and current_resource. */
-export function presentJobListItem(job: JobDoc) {
+export function presentJobListItem(job: JobSummary) {
   const { analyzers_used, detections, processed_count, total_count, current_resource, ...rest } = presentJob(job);
   void analyzers_used;
   void detections;
@@ -82,7 +83,8 @@ async function assertNoRetryInFlight(ctx: EngineContext, job: JobDoc): Promise<v
 }
 
 /**
- * POST /jobs/{job_id}/retry: a new async job over the original's still-unanalysed resources.
+ * POST /jobs/{job_id}/retry: a new async job over the original's still-unanalysed resources,
+ * including those holding only their checks' findings because the model's review failed.
  * At most one retry of a job is in flight (queued or running): the new job's id is reserved on
  * the original by an atomic compare-and-set before it is created, so of two concurrent retries
  * exactly one answers 202 and the other 409, and no unit is analysed (or billed) twice.
@@ -97,12 +99,15 @@ export async function retryJob(deps: AnalysisDeps, orgId: string, jobId: string,
   if (!resumable) throw new ConflictError(`Job is ${job.status}: nothing to resume`);
   if (!Array.isArray(job.hashes) || job.hashes.length === 0) throw new ValidationError('Nothing was ingested by this job');
   await assertNoRetryInFlight(ctx, job);
-  const resources = await ctx.stores.resources.getMany(orgId, job.hashes);
-  const pending = new Set(resources.filter((r) => r.analysis === null).map((r) => r.hash));
-  const hashes = job.hashes.filter((h) => pending.has(h));
-  if (hashes.length === 0) throw new ConflictError('Nothing left to analyse');
   // A checks-only job (no model) is retried as one: no catalogue model, no key, no budget.
   const checksOnly = job.llm_backend === CHECKS_ONLY_BACKEND;
+  const resources = await ctx.stores.resources.getMany(orgId, job.hashes);
+  // Units whose checks' findings are stored but whose model's review failed count as unanalysed:
+  // the retry runs only their model part (docs/decisions.md "Analysis layers").
+  const unanalysed = (r: ResourceDoc) => r.analysis === null || (!checksOnly && lacksModelReview(r));
+  const pending = new Set(resources.filter(unanalysed).map((r) => r.hash));
+  const hashes = job.hashes.filter((h) => pending.has(h));
+  if (hashes.length === 0) throw new ConflictError('Nothing left to analyse');
   if (!checksOnly) await requireCatalogueModel(ctx, job.llm_backend, job.model);
   const key = checksOnly ? { apiKey: null, source: 'none' as const } : await resolveApiKey(ctx, orgId, job.llm_backend as LlmBackend, inlineKey);
   if (!checksOnly) await deps.assertBudget?.(orgId);

@@ -56,12 +56,29 @@ export interface JobDoc {
   active_retry?: string | null;
 }
 
+/**
+ * A job without its unit hashes: what job lists and the namespace's latest-job look-up read. The
+ * `jobs` collection stores this shape; the hashes live in `job_units`, written once when the job
+ * is created, so a progress step rewrites a document of constant size whatever the number of units
+ * (docs/decisions.md "Job progress"). Jobs stored before that split still hold `hashes` inline.
+ */
+export type JobSummary = Omit<JobDoc, 'hashes'> & { hashes?: string[] };
+
+/** The unit hashes of one job, in order (one document per job, never updated). */
+interface JobUnitsDoc {
+  _id?: string;
+  org_id: string;
+  job_id: string;
+  hashes: string[];
+}
+
 export const JOB_INDEXES: Record<string, IndexSpec[]> = {
   jobs: [
     { name: 'job_id', keys: { job_id: 1 }, unique: true },
     { name: 'org_created', keys: { org_id: 1, created_at: -1 } },
     { name: 'status_lease', keys: { status: 1, lease_expires_at: 1 } },
   ],
+  job_units: [{ name: 'job_id', keys: { job_id: 1 }, unique: true }],
 };
 
 export type NewJob = Omit<
@@ -81,17 +98,50 @@ export type NewJob = Omit<
   | 'active_retry'
 > & { status?: JobStatus /** A job id reserved beforehand (a retry's); default a fresh UUID. */; job_id?: string };
 
+/** How many jobs' unit hash lists a JobStore keeps in memory (a few concurrent runs' worth). */
+const RECENT_HASH_LISTS = 16;
+
 /** Typed store for jobs. Tenant methods take the org first; cross-tenant runner methods are `unsafe*`. */
 export class JobStore {
-  private readonly jobs: Collection<JobDoc>;
+  private readonly jobs: Collection<JobSummary>;
+  private readonly units: Collection<JobUnitsDoc>;
+  /** Unit hash lists of recently read jobs, least recently used first (see withHashes). */
+  private readonly recentHashes = new Map<string, string[]>();
 
   constructor(store: Store) {
-    this.jobs = store.collection<JobDoc>('jobs');
+    this.jobs = store.collection<JobSummary>('jobs');
+    this.units = store.collection<JobUnitsDoc>('job_units');
   }
 
+  /**
+   * The job with its unit hashes (from `job_units`, or inline on a job stored before the split);
+   * null stays null. A job's hashes never change once written, so the last few jobs' lists are
+   * kept here (frozen, shared): the runner reads its job before every unit, and that read must not
+   * parse the whole list each time.
+   */
+  private async withHashes(job: JobSummary | null): Promise<JobDoc | null> {
+    if (!job) return null;
+    if (Array.isArray(job.hashes)) return job as JobDoc;
+    const key = `${job.org_id}\u0000${job.job_id}`;
+    let hashes = this.recentHashes.get(key);
+    if (hashes) {
+      this.recentHashes.delete(key); // re-inserted below: most recently used last
+    } else {
+      const units = await this.units.findOne({ org_id: job.org_id, job_id: job.job_id });
+      // A job without its units document (none written yet) is not cached: it may appear.
+      if (!units) return { ...job, hashes: [] };
+      hashes = Object.freeze([...units.hashes]) as string[];
+    }
+    this.recentHashes.set(key, hashes);
+    if (this.recentHashes.size > RECENT_HASH_LISTS) this.recentHashes.delete(this.recentHashes.keys().next().value as string);
+    return { ...job, hashes };
+  }
+
+  /** Inserts the job: its hashes first (a job is never visible without them), then the job document. */
   async create(job: NewJob, now: string): Promise<JobDoc> {
-    const doc: JobDoc = {
-      ...job,
+    const { hashes, ...rest } = job;
+    const summary: JobSummary = {
+      ...rest,
       job_id: job.job_id ?? randomUUID(),
       status: job.status ?? 'queued',
       created_at: now,
@@ -104,15 +154,22 @@ export class JobStore {
       lease_owner: null,
       lease_expires_at: '',
     };
-    await this.jobs.insertOne(doc);
-    return doc;
+    await this.units.insertOne({ org_id: summary.org_id, job_id: summary.job_id, hashes: [...hashes] });
+    try {
+      await this.jobs.insertOne(summary);
+    } catch (error) {
+      await this.units.deleteOne({ org_id: summary.org_id, job_id: summary.job_id });
+      throw error;
+    }
+    return { ...summary, hashes: [...hashes] };
   }
 
-  get(orgId: string, jobId: string): Promise<JobDoc | null> {
-    return this.jobs.findOne({ org_id: orgId, job_id: jobId });
+  async get(orgId: string, jobId: string): Promise<JobDoc | null> {
+    return this.withHashes(await this.jobs.findOne({ org_id: orgId, job_id: jobId }));
   }
 
-  async list(orgId: string, status: JobStatus | undefined, page: { limit: number; offset: number }): Promise<{ jobs: JobDoc[]; total: number }> {
+  /** A page of the org's jobs, newest first, without their unit hashes. */
+  async list(orgId: string, status: JobStatus | undefined, page: { limit: number; offset: number }): Promise<{ jobs: JobSummary[]; total: number }> {
     const filter: Filter = { org_id: orgId };
     if (status) filter.status = status;
     const [jobs, total] = await Promise.all([
@@ -122,14 +179,19 @@ export class JobStore {
     return { jobs, total };
   }
 
-  /** The newest job of a namespace, or null. */
-  latestForNamespace(orgId: string, namespace: string): Promise<JobDoc | null> {
+  /** The newest job of a namespace without its unit hashes, or null. */
+  latestForNamespace(orgId: string, namespace: string): Promise<JobSummary | null> {
     return this.jobs.findOne({ org_id: orgId, namespace }, { sort: { created_at: -1 } });
   }
 
   /** Applies `changes` when the job is still in one of `fromStatuses`; returns the new doc or null. */
-  transition(orgId: string, jobId: string, fromStatuses: readonly JobStatus[], changes: Partial<JobDoc>): Promise<JobDoc | null> {
-    return this.jobs.findOneAndUpdate({ org_id: orgId, job_id: jobId, status: { $in: fromStatuses } }, { $set: changes }, { returnDocument: 'after' });
+  async transition(orgId: string, jobId: string, fromStatuses: readonly JobStatus[], changes: Partial<JobSummary>): Promise<JobDoc | null> {
+    const after = await this.jobs.findOneAndUpdate(
+      { org_id: orgId, job_id: jobId, status: { $in: fromStatuses } },
+      { $set: changes },
+      { returnDocument: 'after' },
+    );
+    return this.withHashes(after);
   }
 
   /**
@@ -148,9 +210,13 @@ export class JobStore {
     await this.jobs.updateOne({ org_id: orgId, job_id: jobId, active_retry: retryId }, { $set: { active_retry: null } });
   }
 
-  /** Progress report: stamps updated_at (the stuck sweep reads it). */
-  progress(orgId: string, jobId: string, changes: Partial<JobDoc>, now: string): Promise<JobDoc | null> {
-    return this.jobs.findOneAndUpdate({ org_id: orgId, job_id: jobId }, { $set: { ...changes, updated_at: now } }, { returnDocument: 'after' });
+  /**
+   * Progress report: sets the counters and stamps updated_at (the stuck sweep reads it). One
+   * update of the job document, which holds no unit hashes: its cost does not grow with the job's
+   * number of units (docs/decisions.md "Job progress"). Returns nothing (no read back).
+   */
+  async progress(orgId: string, jobId: string, changes: Pick<Partial<JobSummary>, 'processed_count' | 'current_resource'>, now: string): Promise<void> {
+    await this.jobs.updateOne({ org_id: orgId, job_id: jobId }, { $set: { ...changes, updated_at: now } });
   }
 
   /**
@@ -158,17 +224,18 @@ export class JobStore {
    * queued, or running with an expired lease (its replica died), among those matching `where`
    * (extra equality/operator conditions). Returns null when there is none.
    */
-  unsafeClaimNext(owner: string, now: string, leaseUntil: string, where: Filter = {}): Promise<JobDoc | null> {
+  async unsafeClaimNext(owner: string, now: string, leaseUntil: string, where: Filter = {}): Promise<JobDoc | null> {
     // An unleased job holds lease_expires_at '' which sorts before every timestamp.
-    return this.jobs.findOneAndUpdate(
+    const claimed = await this.jobs.findOneAndUpdate(
       { ...where, mode: 'async', status: { $in: ['queued', 'running'] }, lease_expires_at: { $lt: now } },
       { $set: { lease_owner: owner, lease_expires_at: leaseUntil, updated_at: now } },
       { sort: { created_at: 1 }, returnDocument: 'after' },
     );
+    return this.withHashes(claimed);
   }
 
-  /** Cross-tenant (the runner at start): unfinished async jobs that hold a lease. */
-  unsafeLeased(): Promise<JobDoc[]> {
+  /** Cross-tenant (the runner at start): unfinished async jobs that hold a lease, without their unit hashes. */
+  unsafeLeased(): Promise<JobSummary[]> {
     return this.jobs.find({ mode: 'async', status: { $in: ['queued', 'running'] }, lease_owner: { $exists: true } });
   }
 
@@ -176,7 +243,7 @@ export class JobStore {
    * Cross-tenant (the runner): gives back a lease just claimed and keeps the job unclaimable
    * until `until` (ISO), e.g. a retry whose original still finishes its units in flight.
    */
-  unsafeDeferClaim(jobId: string, owner: string, until: string): Promise<JobDoc | null> {
+  unsafeDeferClaim(jobId: string, owner: string, until: string): Promise<JobSummary | null> {
     return this.jobs.findOneAndUpdate({ job_id: jobId, lease_owner: owner }, { $set: { lease_owner: null, lease_expires_at: until } });
   }
 
@@ -184,12 +251,12 @@ export class JobStore {
    * Releases a lease (the run here ended): the job is claimable at once. lease_owner keeps the
    * last runner, which tells the others an inline-key job's key holder has let go of it.
    */
-  unsafeReleaseLease(jobId: string, owner: string): Promise<JobDoc | null> {
+  unsafeReleaseLease(jobId: string, owner: string): Promise<JobSummary | null> {
     return this.jobs.findOneAndUpdate({ job_id: jobId, lease_owner: owner }, { $set: { lease_expires_at: '' } });
   }
 
   /** Cross-tenant (the runner): extends a lease it holds; null when it lost it. */
-  unsafeRenewLease(jobId: string, owner: string, leaseUntil: string): Promise<JobDoc | null> {
+  unsafeRenewLease(jobId: string, owner: string, leaseUntil: string): Promise<JobSummary | null> {
     return this.jobs.findOneAndUpdate({ job_id: jobId, lease_owner: owner }, { $set: { lease_expires_at: leaseUntil } });
   }
 

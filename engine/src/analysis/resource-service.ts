@@ -5,7 +5,7 @@ import { recordTriage } from '../findings/triage';
 import { assertNamespace } from './ingest-service';
 import { requireAnalyzer } from './analyzer-access';
 import { AnalysisPayloadSchema, type AnalysisPayload } from '../core/payload';
-import type { ResourceDoc } from '../ingest/resource-store';
+import type { AnalysisLayers, ResourceDoc } from '../ingest/resource-store';
 import { analyzerRuleIds, assertKnownRuleType, resolveRuleset, resourceRuleset, unitRuleVariant } from './ruleset-service';
 import { unknownRuleIds, verifyEvidence } from '../llm/parse-output';
 import { contextLines } from '../llm/prompt-context';
@@ -102,9 +102,22 @@ export function analysisDigest(rulesetDigest: string, metadata: Readonly<Record<
   return createHash('sha256').update(`planwarden-analysis/1\u0000${rulesetDigest}\u0000${context}`, 'utf8').digest('hex');
 }
 
+/** What the server's run loop adds when it stores an analysis (run-job.ts). */
+export interface ServerSaveOptions {
+  /** The layers the analysis holds (docs/decisions.md "Analysis layers"); default null (a client's analysis). */
+  readonly layers?: AnalysisLayers | null;
+  /**
+   * The findings whose triage records are created or refreshed; default the whole payload. The
+   * model's part added to check findings stored earlier passes only the new findings, so the
+   * checks' records are not counted twice.
+   */
+  readonly triage?: AnalysisPayload;
+}
+
 /**
  * Stores a validated analysis and its triage records; shared by the client and server paths.
  * `reviewRules`: the org's requires_review rule ids when the caller holds them (findings/triage.ts recordTriage).
+ * Returns the presented resource; throws NotFoundError when the resource is gone.
  */
 export async function saveAnalysis(
   ctx: EngineContext,
@@ -114,11 +127,12 @@ export async function saveAnalysis(
   source: 'client' | 'server',
   digest: string | null,
   reviewRules?: ReadonlySet<string>,
+  options: ServerSaveOptions = {},
 ) {
   const now = ctx.now().toISOString();
-  const saved = await ctx.stores.resources.saveAnalysis(orgId, resource.hash, payload, { rulesetDigest: digest, source, now });
+  const saved = await ctx.stores.resources.saveAnalysis(orgId, resource.hash, payload, { rulesetDigest: digest, source, now, layers: options.layers ?? null });
   if (!saved) throw new NotFoundError('Resource not found');
-  await recordTriage(ctx, orgId, resource.hash, payload, now, reviewRules);
+  await recordTriage(ctx, orgId, resource.hash, options.triage ?? payload, now, reviewRules);
   return presentResource(saved);
 }
 

@@ -7,7 +7,7 @@ import type { AnalysisPayload } from '../core/payload';
 import type { JobDoc } from './job-store';
 import type { ResourceDoc } from '../ingest/resource-store';
 import { calibrationText, DEFAULT_RULE_HEALTH_SETTINGS, type RuleHealthSettings } from '../findings/rule-health';
-import { analysisDigest, saveAnalysis } from './resource-service';
+import { analysisDigest, saveAnalysis, type ServerSaveOptions } from './resource-service';
 import { meterUnitCalls } from '../usage/meter-unit';
 import { resolveRuleset, resourceRuleset, unitRuleVariant, type ResolvedRuleset } from './ruleset-service';
 import { factsText, runChecks } from '../checks/run-checks';
@@ -38,15 +38,20 @@ export interface RunJobOptions {
   readonly random?: () => number;
 }
 
-type Outcome = { kind: 'ok' } | { kind: 'failed'; message: string };
+/** `checks-only`: the unit's checks were stored without a model call, after another unit's model call failed. */
+type Outcome = { kind: 'ok' } | { kind: 'checks-only' } | { kind: 'failed'; message: string };
 
 /**
  * Runs the analysis loop of one job (analysis-api.md "Job status"): every resource of
  * `job.hashes` not yet analysed with the current ruleset and plan-context digest
- * (resource-service.ts analysisDigest) is sent to the model, at most
- * `max_concurrent_units` at a time; each success is stored with its triage records and
- * reported as progress (processed_count, current_resource); each call is metered, and a
- * unit at most once per job (usage/meter-unit.ts).
+ * (resource-service.ts analysisDigest) gets the rules' deterministic checks and is sent to the
+ * model, at most `max_concurrent_units` at a time; each success is stored with its triage
+ * records and reported as progress (processed_count, current_resource); each call is metered,
+ * and a unit at most once per job (usage/meter-unit.ts).
+ *
+ * A unit whose model call fails keeps its checks' findings (stored with layers `model: failed`),
+ * and so does every unit after it, without a model call (`model: pending`); those are not counted
+ * as processed, and a retry of the job runs only their model part (docs/decisions.md "Analysis layers").
  *
  * Ends the job `done` (all processed, or quota_exceeded), `failed` (a unit failed after its
  * attempts: `error` holds the provider's message) or leaves it as the canceller set it.
@@ -72,8 +77,8 @@ export async function runJob(ctx: EngineContext, job: JobDoc, options: RunJobOpt
   const calibration = await calibrationText(ctx, orgId, options.settings.rule_health ?? DEFAULT_RULE_HEALTH_SETTINGS);
   // The org's requires_review rules, read once per run like the rulesets (not per unit; docs/decisions.md "Job runner costs").
   let reviewRules: Promise<ReadonlySet<string>> | null = null;
-  const save = async (resource: ResourceDoc, payload: AnalysisPayload, digest: string) =>
-    saveAnalysis(ctx, orgId, resource, payload, 'server', digest, await (reviewRules ??= requiresReviewRuleIds(ctx, orgId)));
+  const save = async (resource: ResourceDoc, payload: AnalysisPayload, digest: string, saveOptions: ServerSaveOptions) =>
+    saveAnalysis(ctx, orgId, resource, payload, 'server', digest, await (reviewRules ??= requiresReviewRuleIds(ctx, orgId)), saveOptions);
   const rulesetFor = (resource: ResourceDoc): Promise<ResolvedRuleset> => {
     const analyzer = ctx.analyzers.get(resource.analyzer);
     if (!analyzer) return Promise.reject(new AppError(404, `Unknown analyzer '${resource.analyzer}'`));
@@ -107,7 +112,8 @@ export async function runJob(ctx: EngineContext, job: JobDoc, options: RunJobOpt
       return { kind: 'failed', message: error instanceof Error ? error.message : String(error) };
     }
     // The unit's plan context is part of the key: changed companions mean a new analysis.
-    const digest = analysisDigest(options.provider ? ruleset.digest : checksOnlyDigest(ruleset.digest), resource.metadata);
+    const checksDigest = analysisDigest(checksOnlyDigest(ruleset.digest), resource.metadata);
+    const digest = options.provider ? analysisDigest(ruleset.digest, resource.metadata) : checksDigest;
     if (resource.analysis && resource.ruleset_digest === digest) {
       await reportProgress(resource);
       return { kind: 'ok' };
@@ -115,11 +121,28 @@ export async function runJob(ctx: EngineContext, job: JobDoc, options: RunJobOpt
     const unit = toUnit(resource);
     // Deterministic checks first: proven findings without a model, and known facts for it.
     const matches = runChecks(ruleset.rules, unit);
+    const checked = ruleset.rules.filter((r) => r.check !== null).length;
     if (!options.provider) {
-      const checked = ruleset.rules.filter((r) => r.check !== null).length;
-      await save(resource, deterministicPayload(matches, unit, checked), digest);
+      await save(resource, deterministicPayload(matches, unit, checked), digest, { layers: { checks: 'done', model: 'none' } });
       await reportProgress(resource);
       return { kind: 'ok' };
+    }
+    // The checks' findings of this ruleset are stored already (an earlier run's model part failed):
+    // only the model's part runs now (docs/decisions.md "Analysis layers").
+    const checksStored = resource.ruleset_digest === checksDigest && resource.layers?.checks === 'done';
+    // A model's earlier review (of an older ruleset) is not replaced by checks alone.
+    const replaceable = resource.analysis === null || (resource.layers?.checks === 'done' && resource.layers.model !== 'done');
+    const keepChecks = async (model: 'failed' | 'pending', message: string | null) => {
+      if (!replaceable) return;
+      const payload = checksOnlyPayload(deterministicPayload(matches, unit, checked), matches.length, checked, unit.name, model);
+      // Stored again only to say why the review is missing; the checks' triage records exist already.
+      const triage = checksStored ? { ...payload, findings: [] } : payload;
+      await save(resource, payload, checksDigest, { layers: { checks: 'done', model, model_error: message }, triage });
+    };
+    // After a model failure the job fails, but every unit still gets its checks' findings.
+    if (failure !== null) {
+      await keepChecks('pending', null);
+      return { kind: 'checks-only' };
     }
     const s = options.settings;
     try {
@@ -142,12 +165,17 @@ export async function runJob(ctx: EngineContext, job: JobDoc, options: RunJobOpt
       // Metered before saving: a crash in between re-analyses the unit on resume, and
       // meterUnitCalls then bills it no second time.
       await meterUnitCalls(ctx, job, resource.hash, calls, options.pricing);
-      await save(resource, mergeFindings(modelPayload, matches, unit), digest);
+      const merged = mergeFindings(modelPayload, matches, unit);
+      // The checks' triage records exist already when their findings were stored: only the model's are new.
+      const proven = new Set(matches.map((m) => m.rule.rule_id));
+      const triage = checksStored ? { ...merged, findings: merged.findings.filter((f) => !proven.has(f.rule_id)) } : merged;
+      await save(resource, merged, digest, { layers: { checks: 'done', model: 'done' }, triage });
       await reportProgress(resource);
       return { kind: 'ok' };
     } catch (error) {
       if (error instanceof UnitAnalysisError) {
         await meterUnitCalls(ctx, job, resource.hash, error.calls, options.pricing);
+        await keepChecks('failed', error.message);
         return { kind: 'failed', message: error.message };
       }
       throw error;
@@ -156,16 +184,17 @@ export async function runJob(ctx: EngineContext, job: JobDoc, options: RunJobOpt
 
   let next = 0;
   const worker = async () => {
-    while (next < queue.length && failure === null && !stopped && !quotaExceeded) {
+    while (next < queue.length && !stopped && !quotaExceeded) {
       if (options.shouldStop && (await options.shouldStop())) {
         stopped = true;
         break;
       }
-      if (options.budgetExhausted && (await options.budgetExhausted())) {
+      // No model call follows a failure, so the cap no longer applies to the checks that remain.
+      if (failure === null && options.budgetExhausted && (await options.budgetExhausted())) {
         quotaExceeded = true;
         break;
       }
-      if (next >= queue.length || failure !== null) break;
+      if (next >= queue.length) break;
       const resource = queue[next];
       next += 1;
       const outcome = await analyseOne(resource);
@@ -186,6 +215,16 @@ export async function runJob(ctx: EngineContext, job: JobDoc, options: RunJobOpt
     final = await stores.jobs.transition(orgId, job.job_id, ['running'], { status: 'done', finished_at: now, updated_at: now });
   }
   return final ?? (await stores.jobs.get(orgId, job.job_id)) ?? job;
+}
+
+/**
+ * The stored analysis of a unit whose model's review is missing (docs/decisions.md "Analysis
+ * layers"): the checks' findings (or their all-clear) with a summary that says the review is
+ * missing and how to add it.
+ */
+function checksOnlyPayload(base: AnalysisPayload, matched: number, checked: number, name: string, model: 'failed' | 'pending'): AnalysisPayload {
+  const why = model === 'failed' ? "The model's review failed" : "The model's review did not run (an earlier unit's model call failed the job)";
+  return { ...base, summary: `Deterministic checks: ${matched} of ${checked} applicable check(s) matched ${name}. ${why}; retry the job to add it.` };
 }
 
 function toUnit(resource: ResourceDoc): AnalysisUnit {

@@ -5,6 +5,24 @@ import type { Collection, IndexSpec, Store } from '../store/port';
 import type { AnalysisPayload } from '../core/payload';
 
 /**
+ * Which layers of a unit's stored analysis completed (docs/decisions.md "Analysis layers"): the
+ * checks always run; the model's review is `done`, `failed` (its call failed after its attempts),
+ * `pending` (a model was asked for but not called: an earlier unit's model call had failed the job)
+ * or `none` (no model asked for: a checks-only run). Internal: never part of a response.
+ */
+export interface AnalysisLayers {
+  readonly checks: 'done';
+  readonly model: 'done' | 'failed' | 'pending' | 'none';
+  /** The provider's message when `model` is `failed`. */
+  readonly model_error?: string | null;
+}
+
+/** True when the stored analysis holds the checks' findings but a model's review that was asked for is missing. */
+export function lacksModelReview(resource: Pick<ResourceDoc, 'analysis' | 'layers'>): boolean {
+  return resource.analysis !== null && (resource.layers?.model === 'failed' || resource.layers?.model === 'pending');
+}
+
+/**
  * Stored resources (analysis-api.md "Stored resource"). A resource is identified by
  * (org_id, hash): the same unit ingested into two namespaces is one resource, analysed once.
  * Namespace membership is kept separately (`namespace_resources`), in ingest order.
@@ -22,6 +40,8 @@ export interface ResourceDoc {
   analysis_source: 'client' | 'server' | null;
   analyzed_at: string | null;
   created_at: string;
+  /** The layers the stored analysis holds; absent or null for a client's analysis and for analyses stored before layers. */
+  layers?: AnalysisLayers | null;
 }
 
 export interface NamespaceResourceDoc {
@@ -127,7 +147,7 @@ export class ResourceStore {
     const hashes = batch.map((u) => u.hash);
     const existing = await this.resources.find({ org_id: orgId, hash: { $in: hashes } });
     const stale = await this.refreshContext(orgId, existing, batch);
-    const analysed = new Map(existing.map((r) => [r.hash, r.analysis !== null && !stale.has(r.hash)]));
+    const analysed = new Map(existing.map((r) => [r.hash, r.analysis !== null && !lacksModelReview(r) && !stale.has(r.hash)]));
     const fresh = batch.filter((u) => !analysed.has(u.hash));
     if (fresh.length > 0) await this.resources.insertMany(fresh.map((u) => newResource(orgId, u, now)));
     const members = await this.members.find({ org_id: orgId, namespace, hash: { $in: hashes } });
@@ -173,7 +193,7 @@ export class ResourceStore {
       void _ma;
       await this.members.updateOne(
         { org_id: orgId, namespace, hash: unit.hash },
-        { $setOnInsert: member, $set: { analyzed: Boolean(resource?.analysis) && !stale.has(unit.hash) } },
+        { $setOnInsert: member, $set: { analyzed: Boolean(resource?.analysis) && !lacksModelReview(resource!) && !stale.has(unit.hash) } },
         { upsert: true },
       );
     }
@@ -212,19 +232,24 @@ export class ResourceStore {
     return rows.map((r) => r.namespace);
   }
 
-  /** Stores an analysis and marks the resource analysed in every namespace holding it. */
+  /**
+   * Stores an analysis with the layers it holds (`meta.layers`, default null: a client's analysis)
+   * and marks the resource analysed in every namespace holding it, unless it still lacks a model's
+   * review that was asked for (then GET /{namespace}/resource/next still serves it).
+   */
   async saveAnalysis(
     orgId: string,
     hash: string,
     analysis: AnalysisPayload,
-    meta: { rulesetDigest: string | null; source: 'client' | 'server'; now: string },
+    meta: { rulesetDigest: string | null; source: 'client' | 'server'; now: string; layers?: AnalysisLayers | null },
   ): Promise<ResourceDoc | null> {
+    const layers = meta.layers ?? null;
     const updated = await this.resources.findOneAndUpdate(
       { org_id: orgId, hash },
-      { $set: { analysis, ruleset_digest: meta.rulesetDigest, analysis_source: meta.source, analyzed_at: meta.now } },
+      { $set: { analysis, ruleset_digest: meta.rulesetDigest, analysis_source: meta.source, analyzed_at: meta.now, layers } },
       { returnDocument: 'after' },
     );
-    if (updated) await this.members.updateMany({ org_id: orgId, hash }, { $set: { analyzed: true } });
+    if (updated) await this.members.updateMany({ org_id: orgId, hash }, { $set: { analyzed: !lacksModelReview({ analysis, layers }) } });
     return updated;
   }
 }

@@ -14,7 +14,10 @@ import type { ReportFinding, ReportModel, ReportResource } from './model';
  */
 
 /** SHA-256 (hex) of the html.liquid this renderer reproduces. */
-export const HTML_TEMPLATE_SHA256 = '4e46f32561f4feff84c4b8d412bf3abc933d7c73ba2835fb5c145bfaf6fedd55';
+export const HTML_TEMPLATE_SHA256 = 'dede7207ffab5ddef70cf2f81b03356702c114de77b22bf27cf4d46855853cda';
+
+/** html.liquid lists at most this many resources that lack the model's review (`limit: 20`). */
+const UNREVIEWED_LISTED = 20;
 
 const AMP = /&/g;
 const LT = /</g;
@@ -76,6 +79,13 @@ function renderHtml(m: ReportModel, beforeTitle: string, afterTitle: string): st
       `\n<p class="notice"><strong>Partial report:</strong> the monthly LLM spend cap was reached before every resource was analysed; ${out(m.resource_counts.pending)} resource(s) are still pending.</p>`,
     );
   }
+  if (m.unreviewed_resources.length > 0) {
+    const listed = m.unreviewed_resources.slice(0, UNREVIEWED_LISTED).map((r) => `<code>${esc(r.address)}</code>`);
+    const more = m.unreviewed_resources.length > UNREVIEWED_LISTED ? ', …' : '';
+    push(
+      `\n<p class="notice"><strong>${out(m.unreviewed_resources.length)} resource(s) lack the model's review</strong> (the model failed; only their deterministic checks' findings are shown): ${listed.join(', ')}${more}. Retry the job to add the review.</p>`,
+    );
+  }
   if (truthy(m.report_html_url) || truthy(m.dashboard_url)) {
     push('\n<p>');
     if (truthy(m.report_html_url)) push(`<a href="${esc(m.report_html_url)}">Open the full report</a>`);
@@ -98,7 +108,7 @@ function renderHtml(m: ReportModel, beforeTitle: string, afterTitle: string): st
     push(
       `\n<table class="findings">\n<thead><tr><th>#</th><th>Severity</th><th>Rule</th><th>Resource</th><th>Title</th><th>Status</th>${multi ? '<th>Analyzer</th>' : ''}</tr></thead>\n<tbody>`,
     );
-    m.findings.forEach((f, i) => push(findingRow(f, i + 1, multi)));
+    for (const [i, f] of m.findings.entries()) push(findingRow(f, i + 1, multi));
     push('\n</tbody>\n</table>');
     for (const g of m.groups) {
       if (multi) push(`\n<h3>Analyzer: ${esc(g.analyzer)}</h3>`);

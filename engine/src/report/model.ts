@@ -48,6 +48,8 @@ export interface ReportInputResource {
   /** Analysis summary; null while the resource is not analysed yet. */
   summary: string | null;
   findings: readonly ReportInputFinding[];
+  /** Only the checks' findings are stored: the model's review was asked for and failed (docs/decisions.md "Analysis layers"). */
+  lacks_model_review?: boolean;
 }
 
 export interface ReportInput {
@@ -115,6 +117,8 @@ export interface ReportResource {
   analyzer: string;
   summary: string | null;
   analysed: boolean;
+  /** Analysed by the checks alone: the model's review failed (docs/decisions.md "Analysis layers"). */
+  lacks_model_review: boolean;
   /** Findings shown in this report. */
   finding_count: number;
   /** Real findings hidden by their triage status. */
@@ -151,6 +155,17 @@ export interface ReportModel {
   /** Analysed resources with no real finding (none, or only the NO-FINDINGS all-clear). */
   clean_resources: ReportResource[];
   pending_resources: ReportResource[];
+  /** Analysed resources that hold only their checks' findings because the model's review failed. */
+  unreviewed_resources: ReportResource[];
+}
+
+/**
+ * A resource's address: its name when the name is already an address of that type (a Terraform
+ * unit is named `azurerm_public_ip.example`, or `module.net.azurerm_public_ip.example`), else
+ * `type.name` (a unit named by its file or object only).
+ */
+function resourceAddress(type: string, name: string): string {
+  return name.startsWith(`${type}.`) || name.includes(`.${type}.`) ? name : `${type}.${name}`;
 }
 
 /**
@@ -179,7 +194,7 @@ export function buildReportModel(input: ReportInput): ReportModel {
   for (const r of input.resources) {
     const analyzer = r.analyzer?.trim() ? r.analyzer : UNKNOWN_ANALYZER;
     analyzerSet.add(analyzer);
-    const address = `${r.type}.${r.name}`;
+    const address = resourceAddress(r.type, r.name);
     const real = r.findings.filter((f) => !isAllClear(f));
     let shown = 0;
     let hidden = 0;
@@ -228,6 +243,7 @@ export function buildReportModel(input: ReportInput): ReportModel {
       analyzer,
       summary: r.summary,
       analysed: r.summary !== null || r.findings.length > 0,
+      lacks_model_review: r.lacks_model_review === true,
       finding_count: shown,
       hidden_count: hidden,
     });
@@ -278,6 +294,7 @@ export function buildReportModel(input: ReportInput): ReportModel {
     resources,
     clean_resources: clean,
     pending_resources: pending,
+    unreviewed_resources: resources.filter((r) => r.analysed && r.lacks_model_review),
   };
 }
 

@@ -3,7 +3,7 @@ import { NotFoundError } from '../core/errors';
 import type { FindingDoc } from '../findings/finding-store';
 import type { ReportInput } from './model';
 import { assertNamespace } from '../analysis/ingest-service';
-import type { ResourceDoc } from '../ingest/resource-store';
+import { lacksModelReview, type ResourceDoc } from '../ingest/resource-store';
 
 export interface ReportInputOptions {
   readonly includeSuppressed: boolean;
@@ -68,6 +68,7 @@ export async function loadNamespaceReportData(ctx: EngineContext, orgId: string,
             ...f,
             status: triageByKey.get(triageKey(r.hash, f.rule_id))?.status ?? 'open',
           })),
+          lacks_model_review: lacksModelReview(r),
         },
       ];
     }),
