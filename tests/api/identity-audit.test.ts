@@ -147,7 +147,8 @@ describe('default admin account', () => {
     const server = await startAuthServer({ overrides: { auth: { default_admin_email: 'root@example.com', default_admin_password: 'root-password' } } });
     try {
       const login = await new Client(server).post('/auth/session', { email: 'root@example.com', password: 'root-password' });
-      expect(login.body).toMatchObject({ is_superadmin: true, org_id: null });
+      // The configured administrator owns the default organization (docs/decisions.md, first run of a team server).
+      expect(login.body).toMatchObject({ is_superadmin: true, org_id: 'default', role: 'owner' });
     } finally {
       await server.close();
     }

@@ -1,7 +1,8 @@
 import { BadRequestError, ConflictError, ForbiddenError } from '../core/errors';
 import { isoNow, type IdentityCtx } from '../context/identity-context';
 import { resolveInviteToken, redeemInvite } from './invite-service';
-import { createOrganization } from './org-service';
+import { DEFAULT_ORG_ID } from '../orgs/org-store';
+import { createOrganization, joinOrganization } from './org-service';
 import { hashPassword, randomId } from './secrets';
 import type { OrgRole, UserDoc } from './types';
 
@@ -105,20 +106,42 @@ export async function register(
 }
 
 /**
- * Creates the configured default admin once (identity-api.md "Superadmin bootstrap"): skipped
- * when the password is shorter than 8 characters or the e-mail already exists. Returns whether
- * an account was created.
+ * The configured default admin (identity-api.md "Superadmin bootstrap"), run at every start:
+ * creates the superadmin account once (skipped when e-mail or password is unset, the password is
+ * shorter than 8 characters, or the e-mail already exists), then makes that account, when it is
+ * a superadmin, owner of the default organization while that org has no active owner, so the
+ * first administrator can sign in and create keys there on any store (docs/decisions.md "The
+ * configured admin owns the default organization"). A membership already present, or another
+ * active owner, is left as it is: a restart never undoes a role change made since. Safe to run
+ * on several replicas at once. Returns whether this call created the account.
  */
 export async function ensureDefaultAdmin(ctx: IdentityCtx, email: string | null, password: string | null): Promise<boolean> {
   if (!email || !password || password.length < 8) return false;
-  if (await ctx.engine.stores.users.byEmail(email)) return false;
-  try {
-    await createLocalUser(ctx, { email, password, name: null, isSuperadmin: true });
-    return true;
-  } catch (error) {
-    if (error instanceof ConflictError) return false;
-    throw error;
+  let created = false;
+  let user = await ctx.engine.stores.users.byEmail(email);
+  if (!user) {
+    try {
+      user = await createLocalUser(ctx, { email, password, name: null, isSuperadmin: true });
+      created = true;
+    } catch (error) {
+      // Another replica created it meanwhile.
+      if (!(error instanceof ConflictError)) throw error;
+      user = await ctx.engine.stores.users.byEmail(email);
+    }
   }
+  // Only the superadmin this bootstrap made (or one made since): an account someone registered
+  // under the configured e-mail beforehand gains nothing.
+  if (user?.is_superadmin) await ownDefaultOrgWhenOwnerless(ctx, user);
+  return created;
+}
+
+/** Joins `user` to the default org as owner when it exists, has no active owner and no membership of theirs. */
+async function ownDefaultOrgWhenOwnerless(ctx: IdentityCtx, user: UserDoc): Promise<void> {
+  const { orgs, memberships } = ctx.engine.stores;
+  if (!(await orgs.get(DEFAULT_ORG_ID))) return;
+  if (await memberships.get(DEFAULT_ORG_ID, user.user_id)) return;
+  if ((await memberships.countActiveOwners(DEFAULT_ORG_ID)) > 0) return;
+  await joinOrganization(ctx, DEFAULT_ORG_ID, user.user_id, 'owner');
 }
 
 /** Makes an account superadmin (or not) and ends its sessions. Returns null when unknown. */
