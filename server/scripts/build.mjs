@@ -10,7 +10,9 @@
 //
 //   node server/scripts/build.mjs            build (`npm run build:server`)
 //   node server/scripts/build.mjs --if-stale build only when a source is newer than the bundle
-// `npm start` (start.mjs) makes the same staleness check, then runs the bundle in its process.
+// `npm start` (start.mjs) makes the same staleness check, then runs the bundle in its process;
+// the `planwarden` command (server/bin/planwarden.js) does the same with its own entry
+// (server/src/cli/bin.ts) into server/dist/cli.
 //
 // Concurrency-safe (two test files or two `npm start` may run it at once): each run writes to
 // its own temporary folder, then renames the files into place, content-hashed chunks first and
@@ -25,6 +27,9 @@ const root = resolve(import.meta.dirname, '../..');
 export const SERVER_DIST = join(root, 'server/dist/app');
 /** The compiled `npm start` entry. */
 export const SERVER_MAIN = join(SERVER_DIST, 'main.js');
+/** The compiled `planwarden` command (server/bin/planwarden.js runs it): the same build, its own entry. */
+export const CLI_DIST = join(root, 'server/dist/cli');
+export const CLI_MAIN = join(CLI_DIST, 'main.js');
 
 /**
  * Packages left in node_modules: native addons and drivers (better-sqlite3, mongodb and its
@@ -63,10 +68,13 @@ function newest(path) {
   return max;
 }
 
-/** True when the bundle is missing or older than any source (the entry's mtime is the build's start). */
-export function isStale() {
-  if (!existsSync(SERVER_MAIN)) return true;
-  const built = statSync(SERVER_MAIN).mtimeMs;
+/**
+ * True when the bundle whose entry is `main` (default the server's) is missing or older than any
+ * source (the entry's mtime is the build's start).
+ */
+export function isStale(main = SERVER_MAIN) {
+  if (!existsSync(main)) return true;
+  const built = statSync(main).mtimeMs;
   return SOURCES.some((p) => newest(join(root, p)) > built);
 }
 
@@ -76,6 +84,11 @@ export function isStale() {
  */
 export function buildServer() {
   return buildBundle({ outdir: SERVER_DIST, main: join(root, 'server/src/main.ts') });
+}
+
+/** Builds the `planwarden` command into CLI_DIST, as buildServer does the server. */
+export function buildCli() {
+  return buildBundle({ outdir: CLI_DIST, main: join(root, 'server/src/cli/bin.ts') });
 }
 
 /**

@@ -40,7 +40,7 @@ const runBin = (args: string[], env: Record<string, string> = {}) => runBinIn(ar
 
 const corpusArg = (file: string) => join(CORPUS_DIR, file);
 
-// A child process compiles the TypeScript sources through tsx on start: seconds on a busy machine.
+// A child process rebuilds the compiled command first when a source changed: seconds on a busy machine.
 const CHILD = { timeout: 120_000 };
 
 describe('planwarden analyze --server (child process)', CHILD, () => {
@@ -162,7 +162,7 @@ describe('planwarden analyze --server (child process)', CHILD, () => {
 
 describe('planwarden usage, input and service errors exit 2', () => {
   it.each([
-    ['a missing --backend', ['analyze', corpusArg(SMALL_PLAN), '--model', 'm'], /required option '--backend/],
+    ['--model without --backend', ['analyze', corpusArg(SMALL_PLAN), '--model', 'm'], /--backend and --model go together/],
     ['an unknown --fail-on', ['analyze', corpusArg(SMALL_PLAN), ...OLLAMA, '--fail-on', 'severe'], /--fail-on/],
     ['an unknown --format', ['analyze', corpusArg(SMALL_PLAN), ...OLLAMA, '--format', 'pdf'], /--format/],
     [

@@ -76,7 +76,6 @@ class PoolWorker {
       workerData: { impl: COMPILED_IMPL },
       resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB, maxYoungGenerationSizeMb: WORKER_YOUNG_MB },
     });
-    this.#thread.unref();
     this.#ready = new Promise((resolve, reject) => {
       this.#thread.on('message', (msg: IngestReply | { type: 'ready' }) => {
         if (msg.type === 'ready') resolve();
@@ -89,6 +88,10 @@ class PoolWorker {
       this.#thread.on('exit', (code) => this.#die(new Error(`ingest worker stopped (exit code ${code})`)));
     });
     this.#ready.catch(() => {}); // failures reach the job through #die
+    // Held only while a job is in flight (run / #receive): an idle thread never keeps the process
+    // alive, so a command exits once its work is done instead of when IDLE_MS ends. Set after the
+    // listeners, since adding a 'message' listener holds the thread's port again.
+    this.#thread.unref();
   }
 
   get busy(): boolean {
@@ -101,6 +104,7 @@ class PoolWorker {
       this.#idle = null;
     }
     const id = this.#nextId++;
+    this.#thread.ref();
     this.#current = { resolve: pending.resolve, reject: pending.reject, id, units: [], json: [] };
     const { job } = pending;
     // Bytes move to the thread (transferred, not copied): the event loop no longer holds them.
@@ -128,6 +132,7 @@ class PoolWorker {
       return;
     }
     this.#current = null;
+    this.#thread.unref();
     this.#idle = setTimeout(() => this.onIdleTimeout(this), IDLE_MS);
     this.#idle.unref();
     if (reply.ok) {

@@ -5,7 +5,7 @@ import { AnalyzeAnswerSchema, describeIssues, JobSchema, SarifLogSchema, type Jo
 /**
  * The few calls of the Planwarden API the `planwarden` command makes (analysis-api.md
  * "Server-side analysis", "Jobs", "Reports and report links"), over fetch with `X-API-Key`.
- * Every failure becomes a CliError carrying the server's `{detail}`, so the command can print
+ * Every failure becomes a CliError (HttpError for a non-2xx answer) carrying the server's `{detail}`, so the command can print
  * one line and exit 2; so does an answer that is not JSON or not of the expected shape
  * (answers.ts: the command fails closed).
  */
@@ -15,14 +15,25 @@ export class CliError extends Error {
   readonly exitCode = 2;
 }
 
+/** A request the server answered with a non-2xx status (kept, so the command can tell a model failure from a refusal). */
+export class HttpError extends CliError {
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+  }
+}
+
 /** A request cut short because the command's `--timeout` expired (the caller says what it waited for). */
 export class TimeoutError extends CliError {}
 
 export type { JobView };
 
+/** The analyze request; no `llm_backend`/`model` = the deterministic checks only (docs/decisions.md "Checks only"). */
 export interface AnalyzeBody {
-  readonly llm_backend: string;
-  readonly model: string;
+  readonly llm_backend?: string;
+  readonly model?: string;
   readonly raw_input: string;
   readonly api_key?: string;
   readonly rule_type?: string;
@@ -109,7 +120,7 @@ export class ApiClient {
     } catch {
       // not JSON: keep the text
     }
-    throw new CliError(`${what} answered ${res.status}: ${detail || res.statusText}`);
+    throw new HttpError(`${what} answered ${res.status}: ${detail || res.statusText}`, res.status);
   }
 }
 

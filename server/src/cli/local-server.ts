@@ -25,7 +25,7 @@ const PASSED_VARIABLES = /^(OPENAI_BASE_URL|ANTHROPIC_BASE_URL|OLLAMA_HOST|PLANW
  * (kept, so a re-run skips units already analysed) or in a throwaway directory removed on
  * close; 127.0.0.1 on a free port; auth on with a random bootstrap key, so no other local
  * process can use it while it runs; every analysis queued as a job (sync threshold 0) so the
- * command can show progress; `backend`/`model` added to its own model catalogue when missing
+ * command can show progress; the `model` asked for (none: checks only) added to its own model catalogue when missing
  * (local runs are not limited to the curated models; prices unknown → 0).
  *
  * Configuration files are not read (`planwarden.config.*` in the working directory may belong
@@ -34,7 +34,11 @@ const PASSED_VARIABLES = /^(OPENAI_BASE_URL|ANTHROPIC_BASE_URL|OLLAMA_HOST|PLANW
  * (terminalSafe).
  * Throws what startServer throws (e.g. an unwritable data dir).
  */
-export async function startLocalServer(options: { dataDir: string | null; env: NodeJS.ProcessEnv; backend: LlmBackend; model: string }): Promise<LocalServer> {
+export async function startLocalServer(options: {
+  dataDir: string | null;
+  env: NodeJS.ProcessEnv;
+  model: { backend: LlmBackend; model: string } | null;
+}): Promise<LocalServer> {
   const scratch = await mkdtemp(join(tmpdir(), 'planwarden-'));
   const apiKey = randomBytes(32).toString('base64url');
   const env = Object.fromEntries(Object.entries(options.env).filter(([name]) => PASSED_VARIABLES.test(name)));
@@ -62,11 +66,12 @@ export async function startLocalServer(options: { dataDir: string | null; env: N
       },
     );
     const server = await startServer(config, { log, pollIntervalMs: 500 });
-    const now = new Date().toISOString();
-    await server.services.engine.stores.models.seed(
-      [{ llm_backend: options.backend, model: options.model, input_price_per_1m_usd: 0, output_price_per_1m_usd: 0 }],
-      now,
-    );
+    if (options.model) {
+      await server.services.engine.stores.models.seed(
+        [{ llm_backend: options.model.backend, model: options.model.model, input_price_per_1m_usd: 0, output_price_per_1m_usd: 0 }],
+        new Date().toISOString(),
+      );
+    }
     return {
       url: server.url,
       apiKey,

@@ -17,6 +17,8 @@ export interface OutcomeFinding {
   readonly severity: Severity;
   readonly status: string;
   readonly suppressed: boolean;
+  /** Accepted in the `--baseline` file (baseline.ts): suppressed, and not counted by the gate. */
+  readonly baseline: boolean;
   readonly resource_address: string | null;
   readonly resource_hash: string | null;
   readonly path: string | null;
@@ -46,6 +48,7 @@ export function readFindings(log: Sarif.Log): OutcomeFinding[] {
       severity: asSeverity(props.severity),
       status: typeof props.status === 'string' ? props.status : 'open',
       suppressed: (r.suppressions ?? []).length > 0,
+      baseline: props.baseline === true,
       resource_address: typeof props.resource_address === 'string' ? props.resource_address : null,
       resource_hash: typeof props.resource_hash === 'string' ? props.resource_hash : null,
       path: physical?.artifactLocation?.uri ? decodeURIComponent(physical.artifactLocation.uri) : null,
@@ -89,29 +92,62 @@ export function jsonDocument(log: Sarif.Log, outcome: Outcome, facts: { namespac
   };
 }
 
-/** 1-based line of the first line of `text` naming `address` as plan JSON or plan text does; null when none does. */
-export function addressLine(text: string, address: string): number | null {
-  const lines = text.split(/\r?\n/);
-  const patterns = [`"address": "${address}"`, `"address":"${address}"`, `# ${address} `];
-  for (const pattern of patterns) {
-    const i = lines.findIndex((l) => l.includes(pattern));
-    if (i !== -1) return i + 1;
+const JSON_ADDRESS = /"address":( ?)"((?:[^"\\]|\\.)*)"/g;
+/** Candidates taken from one plan-text heading line (spaces inside an address are rare). */
+const PLAN_TEXT_CANDIDATES = 8;
+
+/**
+ * The lines of `text` that name a resource address as plan JSON (`"address": "…"`, with or
+ * without the space) or plan text (`# <address> …`) does, read in one pass: a lookup
+ * `address → 1-based line of its first mention` (JSON with a space first, then without, then
+ * plan text), or null when no line names it. Building costs O(input), each lookup O(1), so
+ * locating every result of a large plan stays linear.
+ */
+export function addressIndex(text: string): (address: string) => number | null {
+  const spaced = new Map<string, number>();
+  const tight = new Map<string, number>();
+  const planText = new Map<string, number>();
+  let lineNo = 0;
+  for (const line of text.split(/\r?\n/)) {
+    lineNo += 1;
+    if (line.includes('"address":')) {
+      for (const m of line.matchAll(JSON_ADDRESS)) {
+        const map = m[1] === ' ' ? spaced : tight;
+        if (!map.has(m[2])) map.set(m[2], lineNo);
+      }
+    }
+    // Plan text heads a change with `  # <address> will be …`: each run of the text after `# `
+    // up to a space is a candidate (an address may hold spaces inside `["…"]`), a few at most.
+    const at = line.search(/\S/);
+    if (at !== -1 && line.startsWith('# ', at)) {
+      let end = line.indexOf(' ', at + 2);
+      for (let n = 0; end !== -1 && n < PLAN_TEXT_CANDIDATES; n += 1, end = line.indexOf(' ', end + 1)) {
+        const key = line.slice(at + 2, end);
+        if (!planText.has(key)) planText.set(key, lineNo);
+      }
+    }
   }
-  return null;
+  return (address) => {
+    const escaped = JSON.stringify(address).slice(1, -1);
+    return spaced.get(address) ?? spaced.get(escaped) ?? tight.get(address) ?? tight.get(escaped) ?? planText.get(address) ?? null;
+  };
 }
 
 /**
  * Gives every result without a file of its own (plan units, single blobs) the analysed input
  * as its physical location: `uri` (relative to the working directory, `/`-separated) and the
  * line naming the resource address (else line 1), since GitHub code scanning shows only
- * results with a file and line. Mutates and returns `log`.
+ * results with a file and line. The input is indexed once (addressIndex), whatever the number
+ * of results. Mutates and returns `log`.
  */
 export function locateInInput(log: Sarif.Log, input: { uri: string; text: string }): Sarif.Log {
+  let lineOf: ((address: string) => number | null) | null = null;
   for (const result of log.runs[0]?.results ?? []) {
     const location = result.locations?.[0];
     if (!location || location.physicalLocation) continue;
     const address = location.logicalLocations?.[0]?.fullyQualifiedName;
-    const line = (address ? addressLine(input.text, address) : null) ?? 1;
+    lineOf ??= addressIndex(input.text);
+    const line = (address ? lineOf(address) : null) ?? 1;
     location.physicalLocation = { artifactLocation: { uri: pathToUri(input.uri) }, region: { startLine: line } };
   }
   return log;

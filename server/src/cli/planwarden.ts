@@ -1,14 +1,14 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { LLM_BACKENDS, type LlmBackend } from '@planwarden/engine/llm/types';
-import { runAnalyze, type AnalyzeOptions, type CliIo } from './analyze';
+import type { AnalyzeOptions, CliIo } from './analyze';
 import { CliError } from './api-client';
 import { parseDuration } from './duration';
 import { FAIL_ON_VALUES, type FailOn } from './outcome';
 import { terminalSafe } from './terminal-safe';
 
 /**
- * The `planwarden` command (server/bin/planwarden.js runs `main`): `planwarden analyze FILE ...`
- * for pipelines. Exit codes: 0 nothing open at or above --fail-on, 1 something is,
+ * The `planwarden` command (server/bin/planwarden.js runs `main`): `planwarden analyze FILE|DIR ...`
+ * for pipelines: the deterministic checks, plus a model with `--backend`/`--model`. Exit codes: 0 nothing open at or above --fail-on, 1 something is,
  * 2 usage, input or service errors, an answer the command cannot read, or --timeout passed
  * (one message line on stderr). docs/ci.md.
  */
@@ -31,8 +31,8 @@ interface RawOptions {
   server?: string;
   apiKey?: string;
   analyzer: string;
-  backend: LlmBackend;
-  model: string;
+  backend?: LlmBackend;
+  model?: string;
   ruleType?: string;
   namespace?: string;
   format: AnalyzeOptions['format'];
@@ -42,6 +42,15 @@ interface RawOptions {
   llmKey: boolean;
   pollInterval: number;
   timeout: number;
+  baseline?: string;
+  writeBaseline?: string;
+}
+
+/** The model of `--backend`/`--model` (both or neither); null = checks only. */
+function modelOf(raw: RawOptions): AnalyzeOptions['model'] {
+  if (raw.backend && raw.model) return { backend: raw.backend, model: raw.model };
+  if (raw.backend || raw.model) throw new CliError('--backend and --model go together: give both to add a model to the checks, or neither for the checks only');
+  return null;
 }
 
 function buildProgram(io: CliIo, done: (code: number) => void): Command {
@@ -54,18 +63,22 @@ function buildProgram(io: CliIo, done: (code: number) => void): Command {
     });
   program
     .command('analyze')
-    .description('Analyse a plan, diff or file and report the findings (exit 1 when findings at or above --fail-on are open).')
-    .argument('<file>', 'the input: terraform show -json output, a plan text, a unified diff, or a single file')
+    .description(
+      'Analyse a plan, diff, file or directory with the deterministic checks (and a model with --backend/--model) and report the findings (exit 1 when findings at or above --fail-on are open).',
+    )
+    .argument('<path>', 'terraform show -json output, a plan text, a unified diff, a single file, or a directory (every file an analyzer reads)')
     .addOption(new Option('--server <url>', 'Planwarden server to use (default: run the engine locally)'))
     .addOption(new Option('--api-key <key>', 'API key for --server (default: $PLANWARDEN_API_KEY)'))
     .addOption(new Option('--analyzer <name>', 'analyzer name, or auto to route by content').default('auto'))
-    .addOption(new Option('--backend <backend>', 'LLM backend').choices(LLM_BACKENDS).makeOptionMandatory())
-    .addOption(new Option('--model <model>', "LLM model (on the server's allowed-models catalogue)").makeOptionMandatory())
+    .addOption(new Option('--backend <backend>', 'LLM backend to add to the checks (with --model; default: checks only)').choices(LLM_BACKENDS))
+    .addOption(new Option('--model <model>', "LLM model (with --backend; on the server's allowed-models catalogue)"))
     .addOption(new Option('--rule-type <variant>', 'rule variant for an explicit --analyzer (e.g. aws)'))
     .addOption(new Option('--namespace <ns>', 'namespace to analyse into (default: a new one per run)'))
     .addOption(new Option('--format <format>', 'report format').choices(FORMATS).default('markdown'))
     .addOption(new Option('--output <file>', 'write the report to this file instead of stdout'))
     .addOption(new Option('--fail-on <severity>', 'exit 1 when an open finding is at or above this severity').choices(FAIL_ON_VALUES).default('high'))
+    .addOption(new Option('--baseline <file>', 'findings accepted in this baseline file do not fail the run'))
+    .addOption(new Option('--write-baseline <file>', "write this run's open findings to a baseline file"))
     .addOption(new Option('--data-dir <dir>', "local mode: keep the engine's data here (default: a throwaway directory)"))
     .addOption(new Option('--no-llm-key', 'do not send OPENAI_API_KEY / ANTHROPIC_API_KEY; the server uses its stored credential'))
     .addOption(
@@ -76,6 +89,9 @@ function buildProgram(io: CliIo, done: (code: number) => void): Command {
     .addOption(new Option('--poll-interval <ms>', 'job polling interval').argParser(positiveInt).default(1000).hideHelp())
     .action(async (file: string, raw: RawOptions) => {
       if (raw.server && raw.dataDir) throw new CliError('--data-dir is for local mode; it cannot be combined with --server');
+      const model = modelOf(raw);
+      // Loaded here: `--help` and usage errors never load the engine.
+      const { runAnalyze } = await import('./analyze');
       done(
         await runAnalyze(
           {
@@ -83,8 +99,7 @@ function buildProgram(io: CliIo, done: (code: number) => void): Command {
             server: raw.server ?? null,
             apiKey: raw.apiKey ?? (io.env.PLANWARDEN_API_KEY?.trim() || null),
             analyzer: raw.analyzer,
-            backend: raw.backend,
-            model: raw.model,
+            model,
             ruleType: raw.ruleType ?? null,
             namespace: raw.namespace ?? null,
             format: raw.format,
@@ -94,6 +109,8 @@ function buildProgram(io: CliIo, done: (code: number) => void): Command {
             llmKey: raw.llmKey,
             pollMs: raw.pollInterval,
             timeoutMs: raw.timeout,
+            baseline: raw.baseline ?? null,
+            writeBaseline: raw.writeBaseline ?? null,
           },
           io,
         ),

@@ -16,14 +16,24 @@ export interface ProgressStream extends NodeJS.WritableStream {
   readonly isTTY?: boolean;
 }
 
+/** How progress names its work: the bar's label, what it counts, and the verb of a plain line. */
+export interface ProgressWords {
+  readonly label: string;
+  readonly noun: string;
+  readonly verb: string;
+}
+
+const UNITS: ProgressWords = { label: 'Analysing', noun: 'units', verb: 'analysed' };
+
 /**
  * A cli-progress bar when `stream` is a terminal; otherwise plain lines, one per change
- * (`progress: 3/10 units analysed (aws_s3_bucket.logs)`), which CI logs keep readable.
+ * (`progress: 3/10 units analysed (aws_s3_bucket.logs)`, or in `words`: `3/10 files read`),
+ * which CI logs keep readable.
  * Notes and resource addresses come from the server: both pass through terminalSafe as one
  * line (the bar's own cursor sequences are written by cli-progress, after that).
  */
-export function createProgress(stream: ProgressStream): Progress {
-  const shown = stream.isTTY ? terminalProgress(stream) : lineProgress(stream);
+export function createProgress(stream: ProgressStream, words: ProgressWords = UNITS): Progress {
+  const shown = stream.isTTY ? terminalProgress(stream, words) : lineProgress(stream, words);
   return {
     note: (message) => shown.note(terminalSafe(message, 'line')),
     update: (processed, total, current) => shown.update(processed, total, current === null ? null : terminalSafe(current, 'line')),
@@ -31,7 +41,7 @@ export function createProgress(stream: ProgressStream): Progress {
   };
 }
 
-function lineProgress(stream: ProgressStream): Progress {
+function lineProgress(stream: ProgressStream, words: ProgressWords): Progress {
   let last = '';
   return {
     note: (message) => {
@@ -41,17 +51,17 @@ function lineProgress(stream: ProgressStream): Progress {
       const key = `${processed}/${total}`;
       if (key === last) return;
       last = key;
-      stream.write(`progress: ${processed}/${total} units analysed${current ? ` (${current})` : ''}\n`);
+      stream.write(`progress: ${processed}/${total} ${words.noun} ${words.verb}${current ? ` (${current})` : ''}\n`);
     },
     stop() {},
   };
 }
 
-function terminalProgress(stream: ProgressStream): Progress {
+function terminalProgress(stream: ProgressStream, words: ProgressWords): Progress {
   const bar = new SingleBar(
     {
       stream,
-      format: 'Analysing [{bar}] {value}/{total} units {resource}',
+      format: `${words.label} [{bar}] {value}/{total} ${words.noun} {resource}`,
       hideCursor: true,
       clearOnComplete: false,
     },
