@@ -2,13 +2,16 @@
  * Evaluation of the deterministic checks (`Check (CEL):`) of the Terraform rulesets (issue 15)
  * against the hand labels of tests/fixtures/eval/terraform.json: every unit of every corpus plan
  * (tfplan-json, tfplan-text) and every Terraform unit of the corpus diffs (diff-tf, and the
- * Terraform files of diff-mixed), plus small synthetic plans and a synthetic `.tf` diff giving the
- * checks positives and compliant counterparts the corpus lacks.
+ * Terraform files of diff-mixed), plus small synthetic plans, a synthetic `.tf` diff and a synthetic
+ * `.tf` file (tf-gap-rules.tf: one failing and one passing block per rule added for the gaps seen
+ * against Checkov, judged on the values of its literals, analyzers/terraform/hcl-values.ts) giving
+ * the checks positives and compliant counterparts the corpus lacks.
  *
  * The label file must cover exactly the units the terraform analyzer produces from each labelled
  * file, name only rule ids of the Terraform rulesets, and every labelled positive of a rule that
- * has a check must be found on the units the checks can judge (those with planned values; on
- * plan text and diff blocks, the rules whose checks read only `lines` and `unit`) or be
+ * has a check must be found on the units the checks can judge (those with planned or parsed
+ * values; on plan text and diff blocks shown only in part, the rules whose checks read only
+ * `lines` and `unit`) or be
  * listed as a known miss with its reason: a rule change that loses a finding fails here. The
  * per-rule table is printed (the full run with a model is `npm run eval`, bench/eval.ts).
  */

@@ -18,11 +18,18 @@
  * diff-tf/tf-aws-eks-de8c550d changes only a `locals` map of security-group rules).
  * Changed lines outside any recognised block (`.tfvars` assignments, blocks whose header is
  * unknown) go to one fragment unit per file so no change is silently dropped.
+ *
+ * Values (hcl-values.ts): a created or updated `resource` block whose post-image lies whole inside
+ * one hunk carries the `values` of that post-image, in a plan unit's shape. A block only partly
+ * shown carries none (what the hunks leave out is not known), nor does a removed block: its
+ * removal may be a rename with a `moved` block elsewhere, which only a plan tells apart. The
+ * checks that read values are skipped on those, as before.
  */
 import { maskedTextUnit } from './masked-unit';
 import { renderHunks, type DiffLine } from '../../core/diff';
 import type { AnalysisUnit, DiffFile, UnitAction } from '../../core/unit';
 import { findTopLevelBlocks, type BlockSpan, type LineSegment } from './hcl-blocks';
+import { hclBlocksValues } from './hcl-values';
 
 interface Item extends DiffLine {
   readonly hunk: number;
@@ -37,7 +44,7 @@ export function terraformDiffUnits(file: DiffFile, analyzer: string): AnalysisUn
   const items: Item[] = file.hunks.flatMap((h, hunk) => h.lines.map((l) => ({ ...l, hunk })));
   const newBlocks = file.status === 'deleted' ? [] : imageBlocks(file, items, 'new');
   const oldBlocks = file.status === 'added' ? [] : imageBlocks(file, items, 'old');
-  const units: AnalysisUnit[] = [];
+  const pending: { block: ImageBlock; span: { start: number; end: number }; action: UnitAction }[] = [];
   const covered = new Set<number>();
   const matchedOld = new Set<ImageBlock>();
 
@@ -53,7 +60,7 @@ export function terraformDiffUnits(file: DiffFile, analyzer: string): AnalysisUn
     const changed = changedIn(items, span, twin ? null : '+');
     if (changed.length === 0) continue;
     for (const i of changed) covered.add(i);
-    units.push(blockUnit(file, items, block, span, action, analyzer));
+    pending.push({ block, span, action });
   }
   for (const block of oldBlocks) {
     if (!block.opener || matchedOld.has(block)) continue;
@@ -61,11 +68,29 @@ export function terraformDiffUnits(file: DiffFile, analyzer: string): AnalysisUn
     const changed = changedIn(items, block, '-');
     if (changed.length === 0) continue;
     for (const i of changed) covered.add(i);
-    units.push(blockUnit(file, items, block, block, 'destroy', analyzer));
+    pending.push({ block, span: block, action: 'destroy' });
   }
+  const values = hclBlocksValues(pending.map(({ block, action }) => postImage(items, block, action)));
+  const units = pending.map(({ block, span, action }, i) => blockUnit(file, items, block, span, action, analyzer, values[i]));
   const fragment = fragmentUnit(file, items, covered, analyzer);
   if (fragment) units.push(fragment);
   return units;
+}
+
+/**
+ * The post-image of a created or updated block as configuration text, when the hunks show it
+ * whole (its opener, its closing bracket, no gap between hunks); otherwise no kind, so no values.
+ */
+function postImage(items: readonly Item[], block: ImageBlock, action: UnitAction): { kind: string; labels: readonly string[]; text: string } {
+  const opener = block.opener;
+  const whole = action !== 'destroy' && opener !== null && block.closed && !block.inferred && items[block.start].hunk === items[block.end].hunk;
+  if (!whole) return { kind: '', labels: [], text: '' };
+  const text = items
+    .slice(block.start, block.end + 1)
+    .filter((item) => item.marker !== '-')
+    .map((item) => item.text)
+    .join('\n');
+  return { kind: opener.kind, labels: opener.labels, text };
 }
 
 function byName(blocks: readonly ImageBlock[]): Map<string, ImageBlock[]> {
@@ -123,6 +148,7 @@ function blockUnit(
   span: { start: number; end: number },
   action: UnitAction,
   analyzer: string,
+  values: Record<string, unknown> | undefined,
 ): AnalysisUnit {
   const opener = block.opener!;
   // create shows the post-image, destroy the pre-image, update both (diff-like).
@@ -160,6 +186,7 @@ function blockUnit(
     new_start: firstNumber(lineNos.map((l) => l.newLine)),
     old_start: firstNumber(lineNos.map((l) => l.oldLine)),
     partial,
+    ...(values !== undefined ? { values } : {}),
   };
   const unit = { type: opener.type, name: opener.name, action, body };
   return maskedTextUnit(analyzer, unit, metadata);

@@ -3,11 +3,13 @@
  * top-level block, body = the block verbatim. There is no plan, so the action is `create`:
  * reviewing a configuration file means reviewing what applying it would create.
  * Lines outside any recognised block that are not blank or comments (`.tfvars` assignments)
- * become one fragment unit.
+ * become one fragment unit. A `resource` block that parses carries `values` in the shape
+ * of a plan unit's (hcl-values.ts), so the deterministic checks judge it.
  */
 import { maskedTextUnit } from './masked-unit';
 import type { AnalysisUnit } from '../../core/unit';
 import { findTopLevelBlocks } from './hcl-blocks';
+import { hclBlocksValues } from './hcl-values';
 
 /** Units for a configuration file; `path` (optional) is shown in each body. Never throws. */
 export function hclFileUnits(text: string, path: string | undefined, analyzer: string): AnalysisUnit[] {
@@ -16,15 +18,19 @@ export function hclFileUnits(text: string, path: string | undefined, analyzer: s
   const head = path ? [`# file: ${path}`] : [];
   const covered = new Set<number>();
   const units: AnalysisUnit[] = [];
-  for (const block of blocks) {
+  const valued = hclBlocksValues(
+    blocks.map((b) => ({
+      kind: b.closed && b.opener ? b.opener.kind : '',
+      labels: b.opener?.labels ?? [],
+      text: lines.slice(b.start, b.end + 1).join('\n'),
+    })),
+  );
+  for (const [n, block] of blocks.entries()) {
     for (let i = block.start; i <= block.end; i += 1) covered.add(i);
     if (!block.opener) continue;
-    const unit = {
-      type: block.opener.type,
-      name: block.opener.name,
-      action: 'create' as const,
-      body: [...head, ...lines.slice(block.start, block.end + 1)].join('\n'),
-    };
+    const source = lines.slice(block.start, block.end + 1).join('\n');
+    const unit = { type: block.opener.type, name: block.opener.name, action: 'create' as const, body: [...head, source].join('\n') };
+    const values = valued[n];
     units.push(
       maskedTextUnit(analyzer, unit, {
         source: 'hcl',
@@ -33,6 +39,7 @@ export function hclFileUnits(text: string, path: string | undefined, analyzer: s
         address: block.opener.name,
         start_line: block.start + 1,
         end_line: block.end + 1,
+        ...(values !== undefined ? { values } : {}),
       }),
     );
   }

@@ -1,0 +1,70 @@
+/**
+ * docs/coverage.md is generated (bench/coverage-table.ts) and must equal the generator's output,
+ * so it cannot drift from the rules' `Applies to:` and `Maps to:` lines. A rule whose check can
+ * never be true for a type it names on `Applies to:` fails, except the pairs recorded below:
+ * there the check covers a subset of the rule's types and the model judges the others (listed as
+ * "partial" in the document); fixing one means removing it here.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { builtinRules, COVERAGE_DOC, coverageTable, untestedTypes } from '../bench/coverage-table';
+
+/** Rule id → the types its check never tests (judged by the model only). */
+const PARTIAL: Record<string, readonly string[]> = {
+  'CFN-LOGGING-DISABLED': ['AWS::ApiGateway::Stage', 'AWS::CloudFront::Distribution', 'AWS::EC2::VPC'],
+  'CFN-STORAGE-UNENCRYPTED': ['AWS::DynamoDB::Table', 'AWS::EC2::LaunchTemplate', 'AWS::SNS::Topic', 'AWS::SQS::Queue'],
+  'K8S-SERVICE-EXPOSED': ['Ingress'],
+  'TF-AWS-EC2-IMDSV1-ALLOWED': ['aws_ec2_instance_metadata_defaults'],
+  'TF-AWS-IAM-TRUST-WILDCARD': ['aws_iam_policy_document'],
+  'TF-AWS-RESOURCE-POLICY-PUBLIC': [
+    'aws_ecr_repository_policy',
+    'aws_kms_key',
+    'aws_opensearch_domain_policy',
+    'aws_secretsmanager_secret_policy',
+    'aws_sns_topic',
+    'aws_sns_topic_policy',
+    'aws_sqs_queue',
+    'aws_sqs_queue_policy',
+  ],
+  'TF-AWS-SERVICE-ENCRYPTION-OFF': ['aws_sns_topic'],
+  'TF-AWS-SG-ADMIN-PORTS-OPEN': ['aws_network_acl', 'aws_network_acl_rule', 'aws_vpc_security_group_ingress_rule'],
+  'TF-AWS-TLS-POLICY-OUTDATED': ['aws_elasticsearch_domain', 'aws_opensearch_domain'],
+  'TF-AWS-VPC-FLOW-LOGS-OFF': ['module'],
+  'TF-AZURE-PRIVILEGED-ROLE-AT-SUBSCRIPTION': ['azurerm_role_definition'],
+  'TF-GCP-AUDIT-LOGGING-OFF': ['google_logging_project_bucket_config', 'google_logging_project_exclusion'],
+  'TF-GCP-FIREWALL-ADMIN-PORTS-OPEN': ['google_compute_firewall_policy_rule', 'google_compute_network_firewall_policy_rule'],
+  'TF-GCP-FIREWALL-ALL-PORTS-OPEN': ['google_compute_firewall_policy_rule', 'google_compute_network_firewall_policy_rule'],
+  'TF-GCP-FIREWALL-DATA-PORTS-OPEN': ['google_compute_firewall_policy_rule', 'google_compute_network_firewall_policy_rule'],
+  'TF-GCP-TLS-WEAK': ['google_compute_target_http_proxy', 'google_compute_target_https_proxy', 'google_compute_url_map'],
+  'TF-GEN-BACKUP-DISABLED': ['azurerm_mssql_database', 'azurerm_mysql_flexible_server', 'azurerm_postgresql_flexible_server', 'google_sql_database_instance'],
+  'TF-GEN-DELETION-PROTECTION-OFF': ['google_compute_instance', 'google_firestore_database'],
+  'TF-GEN-KEY-ROTATION-DISABLED': ['azurerm_key_vault_key', 'google_kms_crypto_key'],
+  'TF-GEN-VERSIONING-DISABLED': ['azurerm_storage_account'],
+};
+
+describe('docs/coverage.md', () => {
+  const rules = builtinRules();
+
+  it('equals the output of bench/coverage-table.ts (regenerate with `npx tsx bench/coverage-table.ts --write`)', () => {
+    expect(readFileSync(COVERAGE_DOC, 'utf8')).toBe(coverageTable(rules));
+  });
+
+  it('has no rule naming a type its check never tests, beyond the recorded partial checks', () => {
+    const untested = Object.fromEntries(rules.map(({ rule }) => [rule.rule_id, untestedTypes(rule).sort()]).filter(([, types]) => types.length > 0));
+    expect(untested).toEqual(PARTIAL);
+  });
+
+  it('tests aws_launch_configuration in the EBS encryption and IMDS checks that name it', () => {
+    for (const id of ['TF-AWS-EBS-ENCRYPTION-OFF', 'TF-AWS-EC2-IMDSV1-ALLOWED']) {
+      const rule = rules.find((r) => r.rule.rule_id === id)!.rule;
+      expect(rule.applies_to).toContain('aws_launch_configuration');
+      expect(untestedTypes(rule)).not.toContain('aws_launch_configuration');
+    }
+  });
+
+  it('lists every rule that maps to a peer check id with that id', () => {
+    const doc = readFileSync(COVERAGE_DOC, 'utf8');
+    for (const { rule, peers } of rules) for (const id of peers) expect(doc, rule.rule_id).toContain(id);
+    expect(doc).toContain('| `aws_launch_configuration` | CKV_AWS_79');
+  });
+});
