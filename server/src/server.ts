@@ -156,15 +156,43 @@ export async function buildServer(baseConfig: Config, options: StartOptions = {}
   return { app, services, routes, store, runner, log, mcp, settings: settingsService };
 }
 
-/** Builds and starts the server on config.server.host:port (port 0 = a free port). */
+/**
+ * Why the server could not listen on host:port, naming the address and the setting to change
+ * (server.port / PLANWARDEN_PORT, server.host / PLANWARDEN_HOST); other errors unchanged.
+ */
+export function listenError(error: unknown, host: string, port: number): Error {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  const where = `${host}:${port}`;
+  if (code === 'EADDRINUSE')
+    return new Error(
+      `${where} is already in use by another process: stop it, or set PLANWARDEN_PORT (server.port) to a free port, e.g. PLANWARDEN_PORT=8001 npm start`,
+    );
+  if (code === 'EACCES') return new Error(`no permission to listen on ${where}: set PLANWARDEN_PORT (server.port) to a port above 1023`);
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND')
+    return new Error(`${host} is not an address of this machine: set PLANWARDEN_HOST (server.host), e.g. 127.0.0.1`);
+  return error instanceof Error ? error : new Error(String(error));
+}
+
+/** Builds and starts the server on config.server.host:port (port 0 = a free port). Throws listenError's message when it cannot listen. */
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const built = await buildServer(config, options);
   await built.runner.start();
   const platformTasks = startPlatformTasks(built.services, built.log);
-  const server: Server = await new Promise((resolvePromise, reject) => {
-    const s = built.app.listen(config.server.port, config.server.host, () => resolvePromise(s));
-    s.once('error', reject);
-  });
+  let server: Server;
+  try {
+    server = await new Promise((resolvePromise, reject) => {
+      // Express 5 hands a listen error to this callback (and the server emits it): either way, reject.
+      const s = built.app.listen(config.server.port, config.server.host, (error?: Error) => (error ? reject(error) : resolvePromise(s)));
+      s.once('error', reject);
+    });
+  } catch (error) {
+    platformTasks.stop();
+    await built.runner.stop();
+    await built.mcp.close();
+    built.services.identity.guard.shutdown();
+    await built.store.close();
+    throw listenError(error, config.server.host, config.server.port);
+  }
   const { port } = server.address() as AddressInfo;
   const url = `http://${config.server.host}:${port}`;
   return {

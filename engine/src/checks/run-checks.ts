@@ -28,6 +28,7 @@ import type { Finding } from '../core/payload';
 import type { AnalysisUnit } from '../core/unit';
 import type { RuleDef } from '../rules/ruleset';
 import { celPattern, parseCel, type CelProgram } from './cel-regex';
+import { checkFindingText, withoutCompanionCalls } from './finding-text';
 
 const compiled = new Map<string, CelProgram | Error>();
 
@@ -152,30 +153,6 @@ function evidenceFor(check: string, body: string, secretLines: readonly string[]
 
 const RESOURCE_LINE_RE = /^(?:[+~-]|-\/\+|\+\/-)?\s*(?:resource|data) "/;
 
-/** `check` without its `companions.<macro>(...)` calls (balanced parentheses, string literals skipped). */
-function withoutCompanionCalls(check: string): string {
-  let out = '';
-  let i = 0;
-  const call = /companions\s*\.\s*[A-Za-z_]\w*\s*\(/g;
-  for (let m = call.exec(check); m !== null; m = call.exec(check)) {
-    out += check.slice(i, m.index);
-    let depth = 1;
-    let j = m.index + m[0].length;
-    for (let quote = ''; j < check.length && depth > 0; j += 1) {
-      const c = check[j];
-      if (quote) {
-        if (c === '\\') j += 1;
-        else if (c === quote) quote = '';
-      } else if (c === '"' || c === "'") quote = c;
-      else if (c === '(') depth += 1;
-      else if (c === ')') depth -= 1;
-    }
-    i = j;
-    call.lastIndex = j;
-  }
-  return out + check.slice(i);
-}
-
 /**
  * The patterns of `.matches("...")` calls in an expression (CEL string literals, JSON-compatible
  * escapes) as line tests, on the same linear-time engine as the check (cel-regex.ts); a pattern
@@ -192,20 +169,9 @@ function matchPatterns(expression: string): { test(line: string): boolean }[] {
   });
 }
 
-/** A deterministic finding for a match (analysis-api.md "Analysis payload" finding shape). */
+/** A deterministic finding for a match, its text drawn from the rule (finding-text.ts). */
 export function checkFinding(match: CheckMatch, unit: AnalysisUnit): Finding {
-  return {
-    title: match.rule.title,
-    severity: match.rule.severity,
-    rule_id: match.rule.rule_id,
-    risk: `Deterministic check of rule ${match.rule.rule_id} matched this unit: ${match.rule.check}`,
-    why_it_matters: `${match.rule.title}. See rule ${match.rule.rule_id} for the consequences and the compliant form.`,
-    suggested_next_step: `Change the unit so that rule ${match.rule.rule_id} no longer applies (see the rule's compliant example).`,
-    confidence: 'HIGH',
-    evidence: [...match.evidence],
-    resource_address: unit.name,
-    tags: ['deterministic'],
-  };
+  return checkFindingText(match.rule, unit, match.evidence);
 }
 
 /** The matches as known facts for the prompt (prompt.ts `facts`): one line per rule; '' when none. */

@@ -1,12 +1,18 @@
-import { useMutation, useQuery } from '@tanstack/react-query';
-import { useState, type DragEvent, type FormEvent } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useState, type DragEvent, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { api } from '../api/client';
-import type { AllowedModel, AnalyzeBody, LlmBackend } from '../api/types';
+import { api, isDesktop } from '../api/client';
+import { analysisProblem, modelReadiness, type ModelFacts } from '../api/model-availability';
+import type { AllowedModel, AnalyzeBody } from '../api/types';
 import { useSession } from '../auth/session';
+import { desktopApi } from '../desktop/api';
 import { decodePlanBytes } from '../ui/decode';
+import { CHECKS_ONLY, ModelChoice, splitModelKey } from '../ui/model-select';
 import { Field, Page } from '../ui/page';
-import { ActionResult, ErrorBox, Loading } from '../ui/states';
+import { ActionResult } from '../ui/states';
+
+/** The model suggested in every "how to add a local model" line (as the desktop's Ollama panel does). */
+const SUGGESTED_OLLAMA_MODEL = 'llama3.1:8b';
 
 const NAMESPACE_PATTERN = '[A-Za-z0-9][A-Za-z0-9._-]{0,127}';
 
@@ -16,9 +22,106 @@ function defaultNamespace(): string {
 }
 
 /**
+ * What the page knows about usable models: the org's stored credentials (admins may list them),
+ * the desktop's Ollama discovery (which also adds the installed models to the catalogue, so the
+ * catalogue is fetched again after it). `inlineKey` is false: the page adds the typed key.
+ */
+function useModelFacts(): ModelFacts {
+  const session = useSession();
+  const client = useQueryClient();
+  const admin = session.can('admin');
+  const credentials = useQuery({
+    queryKey: ['credentials', session.org_id],
+    queryFn: () => api.get<{ credentials: { provider: string }[] }>(`/orgs/${encodeURIComponent(session.org_id!)}/llm-credentials`),
+    enabled: admin && Boolean(session.org_id),
+    retry: false,
+  });
+  const ollama = useQuery({ queryKey: ['desktop', 'ollama'], queryFn: desktopApi.ollama, enabled: isDesktop(), retry: false });
+  useEffect(() => {
+    if (ollama.data?.status === 'ready') void client.invalidateQueries({ queryKey: ['models'] });
+  }, [ollama.data, client]);
+  return {
+    storedProviders: credentials.data ? credentials.data.credentials.map((c) => c.provider) : null,
+    ollamaModels: ollama.data ? (ollama.data.status === 'ready' ? ollama.data.models.map((m) => m.name) : []) : null,
+    inlineKey: false,
+  };
+}
+
+/** The one line under the model choice: what runs, and how to add a model when none is usable. */
+function ChoiceNote({ choice, models, facts }: { choice: string; models: readonly AllowedModel[]; facts: ModelFacts }) {
+  const session = useSession();
+  const anyUsable = models.some((m) => modelReadiness(m, facts) === 'usable');
+  const credentialsLink = <Link to="/organization?tab=credentials">Organization → Credentials</Link>;
+  const ollamaStep = isDesktop() ? (
+    <>
+      <code>ollama pull {SUGGESTED_OLLAMA_MODEL}</code> (<Link to="/desktop">Desktop settings</Link>)
+    </>
+  ) : (
+    <>
+      <code>ollama pull {SUGGESTED_OLLAMA_MODEL}</code> on the server
+    </>
+  );
+  if (choice === CHECKS_ONLY)
+    return (
+      <p className="muted" data-testid="choice-note">
+        {anyUsable ? (
+          "The rules' deterministic checks run alone: no model, no cost, findings in seconds."
+        ) : (
+          <>
+            No model is set up, so the checks run alone. Add one: {session.can('admin') ? 'a provider key under ' : 'ask an admin for a key under '}
+            {credentialsLink}, or {ollamaStep}.
+          </>
+        )}
+      </p>
+    );
+  const { llm_backend, model } = splitModelKey(choice);
+  const readiness = modelReadiness({ llm_backend, model }, facts);
+  if (readiness === 'missing')
+    return (
+      <p className="state unavailable" role="status" data-testid="choice-note">
+        {llm_backend === 'ollama' ? (
+          <>
+            {model} is not installed in Ollama: run <code>ollama pull {model}</code>, or choose "Deterministic checks only".
+          </>
+        ) : (
+          <>
+            No key is stored for {llm_backend}: enter one below for this run, store one under {credentialsLink}, or choose "Deterministic checks only".
+          </>
+        )}
+      </p>
+    );
+  return (
+    <p className="muted" data-testid="choice-note">
+      The checks run first; {llm_backend} · {model} then reviews every unit against the rules.
+    </p>
+  );
+}
+
+/** An analysis error the user can fix, named with its fix (analysisProblem); anything else as an unexpected error. */
+function RunError({ error }: { error: unknown }) {
+  const problem = analysisProblem(error);
+  if (!problem) return <ActionResult error={error} />;
+  return (
+    <div className="state unavailable" role="alert">
+      <p>
+        <strong>{problem.title}</strong> {problem.fix}
+      </p>
+      {problem.jobId ? (
+        <p>
+          <Link to={`/jobs/${encodeURIComponent(problem.jobId)}`}>Open the job</Link> to see what was kept.
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+/**
  * Analyse: drop or pick a plan (JSON or text, UTF-16 included) or paste a diff, choose the
- * analyzer (or auto), the model (GET /models) and the credential (stored, or a key used once),
- * then run (POST /{ns}/analyze/auto or /{analyzer}/{ns}/analyze) and follow the job.
+ * analyzer (or auto) and the analysis: "Deterministic checks only" (the request names no model:
+ * analysis-api.md "Server-side analysis") or checks plus a catalogue model (GET /models) with
+ * its key (stored, or one used once). The default is the first model known to be usable, else
+ * checks only (docs/decisions.md "Checks first, a model on top"). Runs POST /{ns}/analyze/auto
+ * or /{analyzer}/{ns}/analyze and follows the job.
  */
 export default function Analyse() {
   const session = useSession();
@@ -30,8 +133,14 @@ export default function Analyse() {
   const [dragging, setDragging] = useState(false);
   const [namespace, setNamespace] = useState(defaultNamespace);
   const [analyzer, setAnalyzer] = useState('auto');
-  const [model, setModel] = useState('');
+  const [picked, setPicked] = useState<string | null>(null);
   const [apiKey, setApiKey] = useState('');
+  const facts = useModelFacts();
+  const shown = { ...facts, inlineKey: apiKey !== '' };
+  const firstUsable = models.data?.models.find((m) => modelReadiness(m, facts) === 'usable');
+  // Until the user picks, the choice follows what is known: a usable model, else checks only.
+  const choice = picked ?? (firstUsable ? `${firstUsable.llm_backend}/${firstUsable.model}` : CHECKS_ONLY);
+  const choiceTakesKey = choice !== CHECKS_ONLY && splitModelKey(choice).llm_backend !== 'ollama';
 
   const readFile = async (file: File | undefined) => {
     if (!file) return;
@@ -46,14 +155,10 @@ export default function Analyse() {
 
   const run = useMutation({
     mutationFn: async () => {
-      const chosen = models.data?.models.find((m) => `${m.llm_backend}/${m.model}` === model) ?? models.data?.models[0];
-      if (!chosen) throw new Error('No model is enabled on this server');
-      const body: AnalyzeBody = {
-        llm_backend: chosen.llm_backend as LlmBackend,
-        model: chosen.model,
-        raw_input: input,
-        ...(apiKey ? { api_key: apiKey } : {}),
-      };
+      const body: AnalyzeBody =
+        choice === CHECKS_ONLY
+          ? { raw_input: input }
+          : { ...splitModelKey(choice), raw_input: input, ...(apiKey && choiceTakesKey ? { api_key: apiKey } : {}) };
       const path =
         analyzer === 'auto' ? `/${encodeURIComponent(namespace)}/analyze/auto` : `/${encodeURIComponent(analyzer)}/${encodeURIComponent(namespace)}/analyze`;
       return api.post<{ job_id: string }>(path, body);
@@ -125,32 +230,18 @@ export default function Analyse() {
               ))}
             </select>
           </Field>
-          <Field label="Model">
-            {models.isPending ? (
-              <Loading what="Loading models" />
-            ) : models.isError ? (
-              <ErrorBox error={models.error} />
-            ) : (
-              <select value={model} onChange={(e) => setModel(e.target.value)}>
-                {models.data.models.map((m) => (
-                  <option key={`${m.llm_backend}/${m.model}`} value={`${m.llm_backend}/${m.model}`}>
-                    {m.llm_backend} · {m.model}
-                  </option>
-                ))}
-              </select>
-            )}
-          </Field>
-          <Field label="API key (optional)" hint="Used for this run only, never stored. Empty: the organization's stored credential.">
-            <input type="password" value={apiKey} onChange={(e) => setApiKey(e.target.value)} autoComplete="off" />
-          </Field>
+          <ModelChoice models={models} facts={shown} value={choice} onChange={setPicked} />
+          {choiceTakesKey ? (
+            <Field label="API key (optional)" hint="Used for this run only, never stored. Empty: the organization's stored credential.">
+              <input type="password" value={apiKey} onChange={(e) => setApiKey(e.target.value)} autoComplete="off" />
+            </Field>
+          ) : null}
         </div>
-        <p className="muted">
-          Store a provider credential once under <Link to="/organization?tab=credentials">Organization → Credentials</Link>.
-        </p>
+        {models.data ? <ChoiceNote choice={choice} models={models.data.models} facts={shown} /> : null}
         <button type="submit" disabled={run.isPending || !input}>
           Run analysis
         </button>
-        <ActionResult error={run.error} />
+        {run.error ? <RunError error={run.error} /> : null}
       </form>
     </Page>
   );

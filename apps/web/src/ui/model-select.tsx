@@ -1,5 +1,6 @@
-import { useQuery } from '@tanstack/react-query';
+import { useQuery, type UseQueryResult } from '@tanstack/react-query';
 import { api } from '../api/client';
+import { modelReadiness, type ModelFacts, type ModelReadiness } from '../api/model-availability';
 import type { AllowedModel, LlmBackend } from '../api/types';
 import { Field } from './page';
 import { ErrorBox, Loading } from './states';
@@ -34,6 +35,48 @@ export function ModelField({ name = 'model', label = 'Model', defaultValue, hint
             {m.llm_backend} · {m.model}
           </option>
         ))}
+      </select>
+    </Field>
+  );
+}
+
+/** The value of the "Deterministic checks only" option: the request then names no model. */
+export const CHECKS_ONLY = 'checks-only';
+
+const READINESS_NOTE: Record<ModelReadiness, string> = { usable: '', missing: ' (no key)', unknown: '' };
+
+/**
+ * The model choice of an analysis: "Deterministic checks only" first, then the catalogue
+ * (GET /models), each marked when it has no key (modelReadiness). `value` is CHECKS_ONLY or a
+ * `backend/model` key. Loading and error states replace the select.
+ */
+export function ModelChoice({
+  models,
+  facts,
+  value,
+  onChange,
+}: {
+  models: UseQueryResult<{ models: AllowedModel[] }>;
+  facts: ModelFacts;
+  value: string;
+  onChange: (value: string) => void;
+}) {
+  if (models.isPending) return <Loading what="Loading models" />;
+  if (models.isError) return <ErrorBox error={models.error} retry={() => void models.refetch()} />;
+  return (
+    <Field label="Model">
+      <select value={value} onChange={(e) => onChange(e.target.value)} data-testid="model-choice">
+        <option value={CHECKS_ONLY}>Deterministic checks only (no model)</option>
+        {models.data.models.length > 0 ? (
+          <optgroup label="Checks plus a model's review">
+            {models.data.models.map((m) => (
+              <option key={modelKey(m.llm_backend, m.model)} value={modelKey(m.llm_backend, m.model)}>
+                {m.llm_backend} · {m.model}
+                {READINESS_NOTE[modelReadiness(m, facts)]}
+              </option>
+            ))}
+          </optgroup>
+        ) : null}
       </select>
     </Field>
   );
