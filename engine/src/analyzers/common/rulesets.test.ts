@@ -19,6 +19,8 @@ const EXPECTED: Record<string, { prefix: string; ids: string[] }> = {
       'K8S-SERVICE-EXPOSED',
       'K8S-RBAC-WILDCARD',
       'K8S-SA-TOKEN-AUTOMOUNT',
+      'K8S-PSP-PRIVILEGED',
+      'K8S-PSP-HOST-NAMESPACES',
     ],
   },
   dockerfile: {
@@ -30,6 +32,7 @@ const EXPECTED: Record<string, { prefix: string; ids: string[] }> = {
       'DOCKER-SECRET-IN-ENV-ARG',
       'DOCKER-ADD-REMOTE-URL',
       'DOCKER-NO-HEALTHCHECK',
+      'DOCKER-DOWNLOAD-NO-CHECKSUM',
     ],
   },
   'github-actions': {
