@@ -64,8 +64,8 @@ describe('built-in rulesets of the kubernetes, dockerfile, github-actions and cl
       expect(rule.rule_id.startsWith(EXPECTED[name].prefix)).toBe(true);
       expect(SEVERITY_ORDER).toContain(rule.severity);
       expect(rule.applies_to.length, rule.rule_id).toBeGreaterThan(0);
-      // Shaped for the deterministic mechanism: one `Check:` line per rule, before `Look for:`.
-      expect(rule.body, rule.rule_id).toMatch(/^Check: \S.*\n\nLook for:\n- /m);
+      // Shaped for the deterministic mechanism: one `Check:` line per rule (then its peers' ids), before `Look for:`.
+      expect(rule.body, rule.rule_id).toMatch(/^Check: \S.*\n(?:Maps to: \S.*\n)?\nLook for:\n- /m);
       expect(rule.body.match(/^Non-compliant example:\n```\w+\n/gm), rule.rule_id).toHaveLength(1);
       expect(rule.body.match(/^Compliant example:\n```\w+\n/gm), rule.rule_id).toHaveLength(1);
     }
