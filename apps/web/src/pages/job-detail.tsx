@@ -4,6 +4,7 @@ import { api } from '../api/client';
 import type { Job } from '../api/types';
 import { useSession } from '../auth/session';
 import { Page, StatusBadge, when } from '../ui/page';
+import { jobModelLabel } from '../ui/model-select';
 import { ActionResult, QueryView } from '../ui/states';
 
 const TERMINAL = ['done', 'failed', 'cancelled'];
@@ -51,7 +52,7 @@ export default function JobDetail() {
         {(j) => (
           <>
             <p>
-              <StatusBadge status={j.status} /> in namespace <strong>{j.namespace}</strong> · {j.llm_backend} · {j.model} · {j.mode} · trigger {j.trigger}
+              <StatusBadge status={j.status} /> in namespace <strong>{j.namespace}</strong> · {jobModelLabel(j)} · {j.mode} · trigger {j.trigger}
             </p>
             {!TERMINAL.includes(j.status) ? <Progress job={j} /> : null}
             {j.status === 'done' ? (

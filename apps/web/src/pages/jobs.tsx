@@ -3,6 +3,7 @@ import { Link, useSearchParams } from 'react-router';
 import { api, query } from '../api/client';
 import type { JobListItem } from '../api/types';
 import { Field, Page, StatusBadge, when } from '../ui/page';
+import { jobModelLabel } from '../ui/model-select';
 import { QueryView } from '../ui/states';
 
 const JOB_STATUSES = ['queued', 'running', 'done', 'failed', 'cancelled'];
@@ -65,9 +66,7 @@ export default function Jobs() {
                       <StatusBadge status={j.status} />
                     </td>
                     <td>{j.trigger}</td>
-                    <td>
-                      {j.llm_backend} · {j.model}
-                    </td>
+                    <td>{jobModelLabel(j)}</td>
                     <td>{when(j.created_at)}</td>
                   </tr>
                 ))}

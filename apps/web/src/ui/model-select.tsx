@@ -43,6 +43,11 @@ export function ModelField({ name = 'model', label = 'Model', defaultValue, hint
 /** The value of the "Deterministic checks only" option: the request then names no model. */
 export const CHECKS_ONLY = 'checks-only';
 
+/** How a job's model reads: the API records a checks-only run as backend and model `none`. */
+export function jobModelLabel(job: { llm_backend: string; model: string }): string {
+  return job.llm_backend === 'none' ? 'deterministic checks only' : `${job.llm_backend} · ${job.model}`;
+}
+
 const READINESS_NOTE: Record<ModelReadiness, string> = { usable: '', missing: ' (no key)', unknown: '' };
 
 /**
