@@ -53,6 +53,8 @@ export function retentionSteps(ctx: EngineContext, settings: () => RetentionSett
         last_seen: { $lt: cutoff(now, s.finding_low_medium_days) },
       });
       const high = await col('findings').deleteMany({ severity: { $in: ['HIGH', 'CRITICAL'] }, last_seen: { $lt: cutoff(now, s.finding_high_critical_days) } });
+      // The delete bypasses the findings store, so the summary counters rebuild at their next read.
+      if (low + high > 0) await ctx.stores.findings.invalidateCounts();
       return low + high;
     },
     resources_redacted: async (now) => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SEVERITY_ORDER, type Severity } from '../core/payload';
+import type { Severity } from '../core/payload';
 import type { EngineContext } from '../context/engine-context';
 import { NotFoundError } from '../core/errors';
 import { recordAudit } from '../audit/record';
@@ -9,6 +9,7 @@ import { appendFeedback, feedbackActor, verdictForStatus } from './feedback-serv
 import { REASON_CODES, type ReasonCode } from './feedback-store';
 import { FINDING_STATUSES, type FindingDoc, type FindingListFilter, type FindingStatus } from './finding-store';
 import { findingsPageJson, presentFinding } from './finding-view';
+import { dayKey, daysAfter, nextUtcDay, RESOLVED_STATUSES, stateCounts } from './finding-counts';
 
 export { presentFinding } from './finding-view';
 
@@ -56,31 +57,31 @@ async function storeFilter(ctx: EngineContext, orgId: string, filter: FindingsFi
   return { status: filter.status, severity: filter.severity, rule_id: filter.rule_id, resource_hashes: hashes };
 }
 
-const RESOLVED: readonly FindingStatus[] = ['acknowledged', 'suppressed', 'false_positive'];
-
 /**
  * GET /findings/summary over the last `days` days:
  * `{period_days, total, by_status, by_severity_open, new_in_period, resolved_in_period}`.
  * new = first_seen in the window; resolved = now in a status other than open/needs_review and
  * last triaged in the window (analysis-api.md "Finding status": a resolved finding).
+ * From the org's counter document (finding-counts.ts; docs/decisions.md "Aggregate counters"):
+ * the whole UTC days after the window's first instant from day buckets, and the rest of that
+ * first day by two indexed range counts, so the cost follows one day's records, not the org's.
  */
 export async function findingsSummary(ctx: EngineContext, orgId: string, days: number) {
-  const since = new Date(ctx.now().getTime() - days * 86_400_000).toISOString();
+  const now = ctx.now();
+  const since = new Date(now.getTime() - days * 86_400_000).toISOString();
+  const firstDayEnd = nextUtcDay(since);
   const count = (filter: Record<string, unknown>) => ctx.stores.findings.count(orgId, filter);
-  const [total, statusCounts, severityCounts, newCount, resolvedCount] = await Promise.all([
-    count({}),
-    Promise.all(FINDING_STATUSES.map((s) => count({ status: s }))),
-    Promise.all(SEVERITY_ORDER.map((s) => count({ status: 'open', severity: s }))),
-    count({ first_seen: { $gte: since } }),
-    count({ status: { $in: RESOLVED }, updated_at: { $gte: since } }),
+  const [counts, newFirstDay, resolvedFirstDay] = await Promise.all([
+    ctx.stores.findings.summaryCounts(orgId, now),
+    count({ first_seen: { $gte: since, $lt: firstDayEnd } }),
+    count({ status: { $in: RESOLVED_STATUSES }, updated_at: { $gte: since, $lt: firstDayEnd } }),
   ]);
+  const sinceDay = dayKey(since);
   return {
     period_days: days,
-    total,
-    by_status: Object.fromEntries(FINDING_STATUSES.map((s, i) => [s, statusCounts[i]])),
-    by_severity_open: Object.fromEntries(SEVERITY_ORDER.map((s, i) => [s, severityCounts[i]])),
-    new_in_period: newCount,
-    resolved_in_period: resolvedCount,
+    ...stateCounts(counts, FINDING_STATUSES),
+    new_in_period: newFirstDay + daysAfter(counts, 'n', sinceDay),
+    resolved_in_period: resolvedFirstDay + daysAfter(counts, 'r', sinceDay),
   };
 }
 

@@ -1,6 +1,8 @@
 import type { Collection, Filter, IndexSpec, Store } from '../store/port';
 import type { Confidence, Severity } from '../core/payload';
 import { ConflictError } from '../core/errors';
+import { CounterDocs, type Counts } from '../store/counters';
+import { addContribution, changeDeltas, contribution, expiredDayPaths, oldestDayKey } from './finding-counts';
 
 /** analysis-api.md "Finding status". */
 export type FindingStatus = 'open' | 'needs_review' | 'acknowledged' | 'suppressed' | 'false_positive';
@@ -55,8 +57,16 @@ export const FINDING_INDEXES: Record<string, IndexSpec[]> = {
     { name: 'org_last_seen', keys: { org_id: 1, last_seen: -1, resource_hash: 1, rule_id: 1 } },
     { name: 'org_severity_last_seen', keys: { org_id: 1, severity: 1, last_seen: -1, resource_hash: 1, rule_id: 1 } },
     { name: 'org_rule_last_seen', keys: { org_id: 1, rule_id: 1, last_seen: -1, resource_hash: 1 } },
+    // The summary's partial first day (finding-service.ts findingsSummary): a range count, never a pass over the org.
+    { name: 'org_first_seen', keys: { org_id: 1, first_seen: 1 } },
+    { name: 'org_status_updated', keys: { org_id: 1, status: 1, updated_at: 1 } },
   ],
+  // One counter document per org (finding-counts.ts), `_id` = the org id.
+  finding_counters: [{ name: 'org', keys: { org_id: 1 } }],
 };
+
+/** Records read per page when a counter is rebuilt from the rows. */
+const RECOUNT_PAGE = 2_000;
 
 /** GET /findings order: newest `last_seen` first, then the record key (a stable page order). */
 export const FINDING_LIST_SORT = { last_seen: -1, resource_hash: 1, rule_id: 1 } as const;
@@ -108,9 +118,11 @@ export interface FindingListFilter {
 /** Typed store for triage records. Every method takes the org first. */
 export class FindingStore {
   private readonly findings: Collection<FindingDoc>;
+  private readonly counters: CounterDocs;
 
   constructor(store: Store) {
     this.findings = store.collection<FindingDoc>('findings');
+    this.counters = new CounterDocs(store, 'finding_counters');
   }
 
   /**
@@ -123,15 +135,20 @@ export class FindingStore {
     // fields first). A concurrent insert of the same pair loses on the unique index and refreshes.
     const key = { org_id: orgId, resource_hash: o.resource_hash, rule_id: o.rule_id };
     const refresh = { $set: { last_seen: now }, $inc: { occurrence_count: 1 } };
+    // A refresh changes nothing the counters count; an insert is tracked (store/counters.ts).
     if ((await this.findings.updateOne(key, refresh)).matched > 0) return { created: false };
-    try {
-      await this.findings.insertOne(newFindingDoc(orgId, o, now));
-      return { created: true };
-    } catch (err) {
-      if (!(err instanceof ConflictError)) throw err;
-      await this.findings.updateOne(key, refresh);
-      return { created: false };
-    }
+    const doc = newFindingDoc(orgId, o, now);
+    const insert = async () => {
+      try {
+        await this.findings.insertOne(doc);
+        return { created: true };
+      } catch (err) {
+        if (!(err instanceof ConflictError)) throw err;
+        await this.findings.updateOne(key, refresh);
+        return { created: false };
+      }
+    };
+    return this.counters.track(orgId, [orgId], insert, (r) => (r.created ? [{ id: orgId, deltas: contribution(doc) }] : []));
   }
 
   get(orgId: string, resourceHash: string, ruleId: string): Promise<FindingDoc | null> {
@@ -166,7 +183,54 @@ export class FindingStore {
     ruleId: string,
     changes: Partial<Pick<FindingDoc, 'status' | 'note' | 'updated_by' | 'updated_at'>>,
   ): Promise<FindingDoc | null> {
-    return this.findings.findOneAndUpdate({ org_id: orgId, resource_hash: resourceHash, rule_id: ruleId }, { $set: changes }, { returnDocument: 'after' });
+    // The record before the update, atomically with it: the counters' deltas are after minus before.
+    const key = { org_id: orgId, resource_hash: resourceHash, rule_id: ruleId };
+    const before = await this.counters.track(
+      orgId,
+      [orgId],
+      () => this.findings.findOneAndUpdate(key, { $set: changes }, { returnDocument: 'before' }),
+      (b) => (b ? [{ id: orgId, deltas: changeDeltas(b, { ...b, ...changes }) }] : []),
+    );
+    return before ? { ...before, ...changes } : null;
+  }
+
+  /**
+   * The org's summary counts (finding-counts.ts: `s`, `n`, `r`), from its counter document;
+   * rebuilt from the records when missing or invalidated. `now` bounds the day buckets kept.
+   */
+  async summaryCounts(orgId: string, now: Date): Promise<Counts> {
+    const oldest = oldestDayKey(now);
+    const counts = await this.counters.read(orgId, orgId, () => this.recount(orgId, oldest), now);
+    const expired = expiredDayPaths(counts, oldest);
+    if (expired.length > 0) await this.counters.unset(orgId, expired);
+    return counts;
+  }
+
+  /**
+   * Makes every org's counters rebuild from the records at their next read: for a write that
+   * bypasses this store (the retention sweep deletes records platform-wide). Returns how many.
+   */
+  invalidateCounts(): Promise<number> {
+    return this.counters.invalidate();
+  }
+
+  /**
+   * Every record of the org, counted (finding-counts.ts addContribution), in pages in the
+   * order of the unique index (resource_hash, rule_id); a page's last resource is read whole.
+   */
+  private async recount(orgId: string, oldestDay: string): Promise<Counts> {
+    const counts: Counts = {};
+    let after = '';
+    for (;;) {
+      const page = await this.findings.find({ org_id: orgId, resource_hash: { $gt: after } }, { sort: { resource_hash: 1, rule_id: 1 }, limit: RECOUNT_PAGE });
+      if (page.length === 0) return counts;
+      after = page[page.length - 1].resource_hash;
+      const whole =
+        page.length < RECOUNT_PAGE
+          ? page
+          : [...page.filter((f) => f.resource_hash !== after), ...(await this.findings.find({ org_id: orgId, resource_hash: after }))];
+      for (const f of whole) addContribution(counts, f, oldestDay);
+    }
   }
 }
 

@@ -48,6 +48,7 @@ function proposeFor(ruleId: string, title: string, severity: Severity, entries: 
     total: entries.length,
     precision,
     min_samples: settings.min_samples,
+    // biome-ignore lint/complexity/useMathMinMax: the latest of ISO-8601 strings; Math.max would turn them into NaN
     feedback_through: entries.reduce((m, f) => (f.created_at > m ? f.created_at : m), ''),
   };
   const rejections = entries.filter((f) => f.verdict === 'rejected' && f.comment.trim() !== '');
@@ -110,6 +111,7 @@ export async function refreshProposals(ctx: EngineContext, orgId: string, settin
     if (!proposal.supported) continue;
     const decidedThrough = existing
       .filter((p) => p.status !== 'pending')
+      // biome-ignore lint/complexity/useMathMinMax: the latest of ISO-8601 strings; Math.max would turn them into NaN
       .reduce((m, p) => (p.evidence.feedback_through > m ? p.evidence.feedback_through : m), '');
     if (decidedThrough !== '' && proposal.evidence.feedback_through <= decidedThrough) continue;
     await ctx.stores.proposals.insert({

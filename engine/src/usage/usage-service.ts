@@ -52,16 +52,16 @@ async function requireOrg(ctx: EngineContext, orgId: string): Promise<OrgDoc> {
   return org;
 }
 
-/** Spend of the current UTC month: cost, event count and metered resources (successful calls). */
+/**
+ * Spend of the current UTC month: cost, event count and metered resources (successful calls),
+ * from the month's counter document (LlmCallStore.monthTotals; docs/decisions.md "Aggregate
+ * counters"), not a pass over the month's calls.
+ */
 async function monthSpend(ctx: EngineContext, orgId: string) {
-  const window = monthWindow(ctx.now());
-  const calls = await ctx.stores.llmCalls.between(orgId, window.from, window.to);
-  return {
-    window,
-    total: roundUsd(calls.reduce((sum, c) => sum + c.cost_usd, 0)),
-    events: calls.length,
-    resources: calls.filter((c) => c.error === null).length,
-  };
+  const now = ctx.now();
+  const window = monthWindow(now);
+  const totals = await ctx.stores.llmCalls.monthTotals(orgId, window, now);
+  return { window, total: roundUsd(totals.cost_usd), events: totals.events, resources: totals.resources };
 }
 
 /** Every analysis job the org ever started (the demo quota's count before any admin offset). */
