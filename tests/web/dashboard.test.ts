@@ -134,6 +134,8 @@ describe.skipIf(!existsSync(CHROMIUM) || !BUILT)('the web dashboard in a browser
     await page.waitForURL(/\/login\?next=/);
     await record('login');
     await page.getByRole('link', { name: 'Create one' }).click();
+    // The sign-in form stays on screen while the registration page loads; type into the new one.
+    await page.getByRole('heading', { name: 'Create your Planwarden account' }).waitFor();
     await page.getByLabel('E-mail').fill(OWNER.email);
     await page.getByLabel('Password').fill(OWNER.password);
     await record('register');
