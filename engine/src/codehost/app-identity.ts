@@ -1,4 +1,5 @@
 import type { EngineContext } from '../context/engine-context';
+import { NotImplementedError } from '../core/errors';
 import type { AppIdentity, CodehostSettings } from './client';
 import type { CodehostIntegrationDoc } from './codehost-store';
 
@@ -12,6 +13,16 @@ export function appIdentityFor(ctx: EngineContext, settings: CodehostSettings, d
   if (doc?.codehost_app) return { appId: doc.codehost_app.app_id, privateKey: ctx.stores.box.open(doc.codehost_app.private_key_sealed) };
   if (settings.app_id && settings.private_key) return { appId: settings.app_id, privateKey: settings.private_key };
   return null;
+}
+
+/**
+ * appIdentityFor, or NotImplementedError (501, analysis-api.md "Code-hosting integration": no app
+ * configured) when neither the org nor the platform has an app.
+ */
+export function requireAppIdentity(ctx: EngineContext, settings: CodehostSettings, doc: CodehostIntegrationDoc | null): AppIdentity {
+  const identity = appIdentityFor(ctx, settings, doc);
+  if (!identity) throw new NotImplementedError("No GitHub App is configured (codehost.app_id and codehost.private_key, or the organization's own app)");
+  return identity;
 }
 
 /** The secret a webhook for `doc` is verified with: its own app's, else the platform's; null when neither exists. */

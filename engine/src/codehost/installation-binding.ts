@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { recordAudit } from '../audit/record';
-import { BadRequestError, ForbiddenError, NotFoundError, NotImplementedError, UpstreamError } from '../core/errors';
+import { BadRequestError, ForbiddenError, NotFoundError, UpstreamError } from '../core/errors';
 import type { Actor, IdentityCtx } from '../context/identity-context';
-import { appIdentityFor } from './app-identity';
+import { requireAppIdentity } from './app-identity';
 import type { CodehostDeps, HostInstallation } from './client';
 import type { BindingProof, CodehostIntegrationDoc, InstallationBindingDoc } from './codehost-store';
 import { integrationPageUrl, MANIFEST_STATE_TTL_MS } from './manifest';
@@ -90,9 +90,7 @@ export async function adminBindInstallation(ictx: IdentityCtx, orgId: string, in
 
 /** The app serving `doc`'s org, or NotImplementedError (501) when neither it nor the platform has one. */
 function appFor(deps: CodehostDeps, doc: CodehostIntegrationDoc | null) {
-  const identity = appIdentityFor(deps.analysis.ctx, deps.settings(), doc);
-  if (!identity) throw new NotImplementedError("No GitHub App is configured (codehost.app_id and codehost.private_key, or the organization's own app)");
-  return identity;
+  return requireAppIdentity(deps.analysis.ctx, deps.settings(), doc);
 }
 
 /**

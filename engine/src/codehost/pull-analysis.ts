@@ -3,12 +3,12 @@ import { ingestAuto, type AutoIngestResult } from '../analysis/ingest-service';
 import type { JobDoc } from '../analysis/job-store';
 import type { AnalysisUnit } from '../core/unit';
 import type { EngineContext } from '../context/engine-context';
-import { NotImplementedError, PayloadTooLargeError, ValidationError } from '../core/errors';
+import { PayloadTooLargeError, ValidationError } from '../core/errors';
 import { fireNeedsReview } from '../notify/review-webhook';
 import type { CodehostDeps, PullRef } from './client';
 import type { CodehostIntegrationDoc } from './codehost-store';
 import { describeHits, INJECTION_RULE_ID, scanForInjection } from './injection-scanner';
-import { appIdentityFor } from './app-identity';
+import { requireAppIdentity } from './app-identity';
 
 /**
  * A pull request opened, synchronized or reopened (analysis-api.md "Inbound: code-host
@@ -81,8 +81,7 @@ export async function startPullAnalysis(deps: CodehostDeps, integration: Codehos
   const { ctx } = deps.analysis;
   const orgId = integration.org_id;
   const settings = deps.settings();
-  const identity = appIdentityFor(ctx, settings, integration);
-  if (!identity) throw new NotImplementedError("No GitHub App is configured (codehost.app_id and codehost.private_key, or the organization's own app)");
+  const identity = requireAppIdentity(ctx, settings, integration);
   const backend = integration.llm_backend!;
   const model = integration.model!;
   await requireCatalogueModel(ctx, backend, model);

@@ -1,35 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildReportModel, type ReportInput, type ReportInputFinding, type ReportInputResource } from './model';
-
-function buildFinding(overrides: Partial<ReportInputFinding> = {}): ReportInputFinding {
-  return {
-    rule_id: 'S3-001',
-    title: 'Bucket is public',
-    severity: 'HIGH',
-    confidence: 'HIGH',
-    risk: 'Anyone can read the bucket.',
-    why_it_matters: 'Data leaks.',
-    suggested_next_step: 'Block public access.',
-    evidence: ['acl = "public-read"'],
-    resource_address: 'aws_s3_bucket.logs',
-    tags: ['s3'],
-    status: 'open',
-    ...overrides,
-  };
-}
-
-function buildResource(overrides: Partial<ReportInputResource> = {}): ReportInputResource {
-  return {
-    hash: 'h-logs',
-    type: 'aws_s3_bucket',
-    name: 'logs',
-    action: 'create',
-    analyzer: 'terraform',
-    summary: 'A bucket.',
-    findings: [buildFinding()],
-    ...overrides,
-  };
-}
+import { buildFinding, buildResource } from '../../../tests/helpers/report-fixtures';
+import { buildReportModel, type ReportInput } from './model';
 
 function buildInput(overrides: Partial<ReportInput> = {}): ReportInput {
   return {
