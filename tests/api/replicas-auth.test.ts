@@ -1,29 +1,20 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { totpAt } from '../../server/src/auth/totp';
 import type { TestServer } from '../helpers/test-server';
-import { Client, FakeClock, registerUser, startAuthServer } from '../helpers/identity';
+import { Client, FakeClock, registerUser, startReplicaPair } from '../helpers/identity';
 
-// Issue 14: two server processes' worth of state on one SQLite file (WAL) — revocations,
+// Two server processes' worth of state on one SQLite file (WAL) — revocations,
 // single-use tokens and brute-force counters live in the store, not in either server's memory.
 describe('two replicas on one SQLite data dir share sessions and brute-force state', () => {
-  let dataDir: string;
   let a: TestServer;
   let b: TestServer;
+  let close: (() => Promise<void>) | undefined;
   const clock = new FakeClock();
-
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'planwarden-replicas-'));
-    const overrides = { storage: { backend: 'sqlite' }, data_dir: dataDir };
-    a = await startAuthServer({ clock, overrides });
-    b = await startAuthServer({ clock, overrides });
+    ({ a, b, close } = await startReplicaPair(clock));
   });
   afterAll(async () => {
-    await a?.close();
-    await b?.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    await close?.();
   });
 
   it('a logout on one replica is refused on the other', async () => {

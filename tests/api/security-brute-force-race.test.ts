@@ -1,10 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { totpAt } from '../../server/src/auth/totp';
 import type { TestServer } from '../helpers/test-server';
-import { Client, FakeClock, registerUser, startAuthServer } from '../helpers/identity';
+import { Client, FakeClock, registerUser, startAuthServer, startReplicaPair } from '../helpers/identity';
 
 /**
  * The brute-force counters used to be read before the password hash and written after it, so
@@ -116,20 +113,15 @@ describe('parallel guesses are counted before they are checked', () => {
 });
 
 describe('the reservation holds across replicas', () => {
-  let dataDir: string;
   let a: TestServer;
   let b: TestServer;
+  let close: (() => Promise<void>) | undefined;
   const clock = new FakeClock();
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'planwarden-race-'));
-    const overrides = { storage: { backend: 'sqlite' }, data_dir: dataDir };
-    a = await startAuthServer({ clock, overrides });
-    b = await startAuthServer({ clock, overrides });
+    ({ a, b, close } = await startReplicaPair(clock));
   });
   afterAll(async () => {
-    await a?.close();
-    await b?.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    await close?.();
   });
 
   it('30 parallel wrong passwords split over two replicas: 5 checked in all', async () => {

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startTestServer, type TestServer } from './test-server';
 import type { Logger } from '../../engine/src/core/logger';
 import type { StartOptions } from '../../server/src/server';
@@ -21,6 +24,26 @@ export function arrayLogger(lines: string[]): Logger {
     );
   };
   return { info: write('info'), warn: write('warn'), error: write('error'), debug: write('debug') };
+}
+
+/**
+ * Two auth servers on one SQLite data dir (WAL) sharing one clock: two replicas whose only
+ * shared state is the store. `close` stops both and removes the data dir.
+ */
+export async function startReplicaPair(clock: FakeClock): Promise<{ a: TestServer; b: TestServer; close: () => Promise<void> }> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'planwarden-replicas-'));
+  const overrides = { storage: { backend: 'sqlite' }, data_dir: dataDir };
+  const a = await startAuthServer({ clock, overrides });
+  const b = await startAuthServer({ clock, overrides });
+  return {
+    a,
+    b,
+    close: async () => {
+      await a.close();
+      await b.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
 }
 
 /** Starts the real server with auth on (`auth.enabled`) and the bootstrap key. */
