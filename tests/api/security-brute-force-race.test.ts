@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { totpAt } from '../../server/src/auth/totp';
 import type { TestServer } from '../helpers/test-server';
 import { Client, FakeClock, registerUser, startAuthServer, startReplicaPair } from '../helpers/identity';
+import { REPLICA_STORES } from '../helpers/replica-backends';
 
 /**
  * The brute-force counters used to be read before the password hash and written after it, so
@@ -112,19 +113,19 @@ describe('parallel guesses are counted before they are checked', () => {
   });
 });
 
-describe('the reservation holds across replicas', () => {
+describe.each(REPLICA_STORES)('the reservation holds across replicas on one $name store', (store) => {
   let a: TestServer;
   let b: TestServer;
   let close: (() => Promise<void>) | undefined;
   const clock = new FakeClock();
   beforeAll(async () => {
-    ({ a, b, close } = await startReplicaPair(clock));
+    if (store.enabled) ({ a, b, close } = await startReplicaPair(clock, store));
   });
   afterAll(async () => {
     await close?.();
   });
 
-  it('30 parallel wrong passwords split over two replicas: 5 checked in all', async () => {
+  it.runIf(store.enabled)('30 parallel wrong passwords split over two replicas: 5 checked in all', async () => {
     await registerUser(a, 'two-race@example.com');
     const results = await Promise.all(
       Array.from({ length: 30 }, (_, i) => new Client(i % 2 ? a : b).post('/auth/session', { email: 'two-race@example.com', password: `guess-${i}-z` })),

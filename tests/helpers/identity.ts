@@ -1,6 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { REPLICA_STORES, type ReplicaStore } from './replica-backends';
 import { startTestServer, type TestServer } from './test-server';
 import type { Logger } from '../../engine/src/core/logger';
 import type { StartOptions } from '../../server/src/server';
@@ -27,21 +25,24 @@ export function arrayLogger(lines: string[]): Logger {
 }
 
 /**
- * Two auth servers on one SQLite data dir (WAL) sharing one clock: two replicas whose only
- * shared state is the store. `close` stops both and removes the data dir.
+ * Two auth servers on one store (default: one SQLite data dir in WAL mode; see
+ * replica-backends.ts for MongoDB) sharing one clock: two replicas whose only shared state is
+ * the store. `close` stops both and removes the data dir (and database).
  */
-export async function startReplicaPair(clock: FakeClock): Promise<{ a: TestServer; b: TestServer; close: () => Promise<void> }> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'planwarden-replicas-'));
-  const overrides = { storage: { backend: 'sqlite' }, data_dir: dataDir };
-  const a = await startAuthServer({ clock, overrides });
-  const b = await startAuthServer({ clock, overrides });
+export async function startReplicaPair(
+  clock: FakeClock,
+  store: ReplicaStore = REPLICA_STORES[0],
+): Promise<{ a: TestServer; b: TestServer; close: () => Promise<void> }> {
+  const prepared = store.prepare();
+  const a = await startAuthServer({ clock, overrides: prepared.overrides });
+  const b = await startAuthServer({ clock, overrides: prepared.overrides });
   return {
     a,
     b,
     close: async () => {
       await a.close();
       await b.close();
-      rmSync(dataDir, { recursive: true, force: true });
+      await prepared.cleanup();
     },
   };
 }
