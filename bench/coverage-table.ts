@@ -1,8 +1,9 @@
 /**
  * Generates docs/coverage.md: for every resource type (or object kind) a built-in rule names on
  * its `Applies to:` line, the peer scanners' check ids the rule maps to (its `Maps to:` line:
- * Checkov `CKV_*`, tfsec/Trivy `AVD-*`, KICS query ids) and our rule id, followed by the peer
- * checks of the gap categories that are recorded as not covered, with the reason.
+ * Checkov `CKV_*`, tfsec/Trivy `AVD-*`, KICS query ids) and our rule id; then, for the AWS, Azure
+ * and Google types with the most Checkov checks (bench/peer-checks/checkov-terraform.tsv), every
+ * Checkov check with the rule covering it or the reason none does.
  *
  * `npx tsx bench/coverage-table.ts` prints the table; `--write` writes docs/coverage.md.
  * tests/coverage-table.test.ts fails when the committed file differs from this output, and when a
@@ -24,36 +25,48 @@ export interface CoverageRule {
   readonly peers: readonly string[];
 }
 
-/** Peer checks of the gap categories that no rule covers yet, with the reason (facts, not ids we could not confirm). */
-const NOT_COVERED: readonly { types: readonly string[]; peer: string; reason: string }[] = [
-  {
-    types: ['aws_s3_bucket'],
-    peer: 'S3 event notifications (peer id not confirmed)',
-    reason:
-      'needs `aws_s3_bucket_notification` among the bucket companions (analyzers/terraform/plan-context.ts COMPANION_LINKS); without it every bucket configured by that separate resource would be a false positive',
-  },
-  {
-    types: ['aws_s3_bucket'],
-    peer: 'S3 cross-region replication (peer id not confirmed)',
-    reason: 'needs `aws_s3_bucket_replication_configuration` among the bucket companions (as above)',
-  },
-  {
-    types: ['azurerm_linux_virtual_machine', 'azurerm_windows_virtual_machine', 'azurerm_virtual_machine'],
-    peer: 'VM backed up by Azure Backup (peer id not confirmed)',
-    reason: 'needs `azurerm_backup_protected_vm` as a companion of the VM (no companion link yet)',
-  },
-  {
-    types: ['azurerm_windows_virtual_machine', 'azurerm_virtual_machine'],
-    peer: 'antimalware extension installed (peer id not confirmed)',
-    reason: 'needs `azurerm_virtual_machine_extension` as a companion of the VM (no companion link yet)',
-  },
-  {
-    types: ['AWS::EC2::SecurityGroup', 'AWS::EC2::SecurityGroupIngress'],
-    peer: 'parameter default opens SSH/RDP to 0.0.0.0/0 (peer id not confirmed)',
-    reason:
-      'a check cannot read the template `Parameters` yet (`metadata.parameters` is not a variable of checks/run-checks.ts); CFN-SG-OPEN-INGRESS covers literal CIDRs',
-  },
-];
+/**
+ * Why a peer check of a reviewed type has no rule (peer id → reason); a check absent here and from
+ * every `Maps to:` line is listed as "no rule yet".
+ */
+const NOT_COVERED: Readonly<Record<string, string>> = {
+  CKV_AWS_19:
+    'S3 encrypts every new object (SSE-S3) since January 2023: an absent configuration is not a finding; a removed or downgraded one is TF-AWS-S3-ENCRYPTION-WEAKENED',
+  CKV_AWS_26: 'partial: TF-AWS-SERVICE-ENCRYPTION-OFF names `aws_sns_topic` but its check does not test it (judged by the model)',
+  CKV_AWS_32: 'partial: TF-AWS-RESOURCE-POLICY-PUBLIC names `aws_ecr_repository_policy` but its check does not test it (judged by the model)',
+  CKV_AWS_33: 'partial: TF-AWS-RESOURCE-POLICY-PUBLIC names `aws_kms_key` but its check does not test it (judged by the model)',
+  CKV_AWS_168: 'partial: TF-AWS-RESOURCE-POLICY-PUBLIC names the SQS queue and policy but its check does not test them (judged by the model)',
+  CKV_AWS_169: 'partial: TF-AWS-RESOURCE-POLICY-PUBLIC names the SNS topic and policy but its check does not test them (judged by the model)',
+  CKV_AWS_228: 'partial: TF-AWS-TLS-POLICY-OUTDATED names the OpenSearch domain but its check does not test it (judged by the model)',
+  CKV_GCP_14: 'partial: TF-GEN-BACKUP-DISABLED names `google_sql_database_instance` but its check does not test it (judged by the model)',
+  CKV_GCP_43: 'partial: TF-GEN-KEY-ROTATION-DISABLED names `google_kms_crypto_key` but its check does not test it (judged by the model)',
+  CKV_AZURE_50:
+    'contradicts CKV2_AZURE_10 (the antimalware agent is an extension): which extensions a VM may run is judged by the model, TF-AZURE-VM-ANTIMALWARE-MISSING covers the antimalware one',
+  CKV2_AWS_5: 'hygiene: a security group attached to nothing exposes nothing',
+  CKV2_AWS_23: 'hygiene: a dangling DNS record is a takeover risk of the zone, not a setting of this resource (no rule yet for aws_route53_record)',
+};
+
+/** Types reviewed against the peer catalogue: at least this many, the ones with the most peer checks. */
+const REVIEWED_TYPES = 150;
+const CHECKOV_CATALOGUE = new URL('./peer-checks/checkov-terraform.tsv', import.meta.url);
+
+/** One peer check of the catalogue (bench/peer-checks/checkov-terraform.tsv). */
+export interface PeerCheck {
+  readonly id: string;
+  readonly types: readonly string[];
+  readonly name: string;
+}
+
+/** The Checkov catalogue: one entry per check id (`#` lines and the header skipped). Throws when the file is missing. */
+export function peerCatalogue(): PeerCheck[] {
+  return readFileSync(CHECKOV_CATALOGUE, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '' && !l.startsWith('#') && !l.startsWith('id\t'))
+    .map((l) => {
+      const [id, types, name] = l.split('\t');
+      return { id, types: types.split(','), name: name ?? '' };
+    });
+}
 
 const PEER_ID_RE = /^(CKV2?_[A-Z0-9]+_\d+|AVD-[A-Z0-9]+-\d{4}|[a-z0-9]+(?:-[a-z0-9]+)+|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
 
@@ -163,8 +176,8 @@ function cell(text: string): string {
   return text.replace(/\|/g, '\\|');
 }
 
-/** docs/coverage.md as it should be committed (deterministic: sorted by type, then rule id). */
-export function coverageTable(rules: readonly CoverageRule[] = builtinRules()): string {
+/** docs/coverage.md as it should be committed (deterministic: sorted by type, then rule or peer id). */
+export function coverageTable(rules: readonly CoverageRule[] = builtinRules(), catalogue: readonly PeerCheck[] = peerCatalogue()): string {
   const rows: { type: string; peers: string; ours: string; note: string }[] = [];
   for (const { analyzer, rule, peers } of rules) {
     for (const type of rule.applies_to) {
@@ -177,23 +190,70 @@ export function coverageTable(rules: readonly CoverageRule[] = builtinRules()): 
       rows.push({ type, peers: peers.join(', ') || '—', ours: `${rule.rule_id} (${analyzer})`, note });
     }
   }
-  for (const gap of NOT_COVERED) for (const type of gap.types) rows.push({ type, peers: gap.peer, ours: 'not covered', note: gap.reason });
   rows.sort((a, b) => a.type.localeCompare(b.type, 'en') || a.ours.localeCompare(b.ours, 'en'));
   const types = new Set(rows.map((r) => r.type));
   const mapped = rules.filter((r) => r.peers.length > 0).length;
+  const review = peerReview(rules, catalogue);
   const head = [
     '# Coverage beside peer scanners',
     '',
     '<!-- Generated by bench/coverage-table.ts (`npx tsx bench/coverage-table.ts --write`); tests/coverage-table.test.ts keeps it equal to the rules. Do not edit by hand. -->',
     '',
-    `One row per resource type (or object kind) that a built-in rule names on its \`Applies to:\` line, with the peer scanners' check ids the rule lists on its \`Maps to:\` line (Checkov \`CKV_*\`, tfsec/Trivy \`AVD-*\`, KICS query ids), then the peer checks of the gap categories recorded as not covered, with the reason. ${types.size} types, ${rules.length} rules, ${mapped} of them with at least one confirmed peer id.`,
+    `Two tables. The first has one row per resource type (or object kind) that a built-in rule names on its \`Applies to:\` line, with the peer scanners' check ids the rule lists on its \`Maps to:\` line (Checkov \`CKV_*\`, tfsec/Trivy \`AVD-*\`, KICS query ids): ${types.size} types, ${rules.length} rules, ${mapped} of them with at least one confirmed peer id. The second goes the other way: every Checkov check of the ${review.types} AWS, Azure and Google Cloud types with the most Checkov checks (and of every other type a rule names), with the rule that covers it or the reason none does.`,
     '',
-    "How far it goes: the table lists the types our rules name and the gaps recorded so far; it is not yet the review of every Checkov, tfsec/Trivy and KICS check of the 150 most common AWS, Azure and Google types. A type absent from the table has not been reviewed. Peer ids are listed per rule, not per type (a rule covering `aws_db_instance` and `aws_rds_cluster` lists the ids of both), and only ids confirmed from the peers' public sources: `—` means none was confirmed.",
+    "How far it goes: peer ids are only those confirmed from the peers' public sources (`—`: none confirmed); the second table reviews Checkov's Terraform checks (bench/peer-checks/checkov-terraform.tsv: ids, names and resource types read from Checkov's sources), not yet tfsec/Trivy's or KICS's, which appear only where a rule maps to them. A rule's ids are listed per rule, not per type (a rule covering `aws_db_instance` and `aws_rds_cluster` lists the ids of both).",
     '',
     '| Resource type | Peer check ids | Our rule | Note |',
     '| --- | --- | --- | --- |',
   ];
-  return `${[...head, ...rows.map((r) => `| \`${r.type}\` | ${cell(r.peers)} | ${cell(r.ours)} | ${cell(r.note)} |`)].join('\n')}\n`;
+  const second = [
+    '',
+    '## Checkov checks of the most common types',
+    '',
+    `${review.rows.length} (type, check) pairs over ${review.types} types and ${review.checks} distinct Checkov checks: ${review.covered} pairs covered by a rule with a deterministic check (${percent(review.covered, review.rows.length)}), ${review.partial} partly (the rule names the type, the model judges it), ${review.rows.length - review.covered - review.partial} not covered (${review.reasoned} of them with a recorded reason, the rest "no rule yet"). Distinct checks covered: ${review.checksCovered} of ${review.checks} (${percent(review.checksCovered, review.checks)}).`,
+    '',
+    '| Resource type | Checkov check | Name | Our rule | Note |',
+    '| --- | --- | --- | --- | --- |',
+    ...review.rows.map((r) => `| \`${r.type}\` | ${r.id} | ${cell(r.name)} | ${cell(r.ours)} | ${cell(r.note)} |`),
+  ];
+  return `${[...head, ...rows.map((r) => `| \`${r.type}\` | ${cell(r.peers)} | ${cell(r.ours)} | ${cell(r.note)} |`), ...second].join('\n')}\n`;
+}
+
+function percent(part: number, whole: number): string {
+  return whole === 0 ? '0%' : `${Math.round((part / whole) * 100)}%`;
+}
+
+/** The per-type review of the Checkov catalogue: reviewed types, one row per (type, check), and the totals. */
+export function peerReview(rules: readonly CoverageRule[], catalogue: readonly PeerCheck[]) {
+  const counts = new Map<string, number>();
+  for (const c of catalogue) for (const t of c.types) counts.set(t, (counts.get(t) ?? 0) + 1);
+  const named = new Set(rules.flatMap((r) => r.rule.applies_to));
+  const top = [...counts.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0], 'en')).slice(0, REVIEWED_TYPES);
+  const reviewed = new Set([...top.map(([t]) => t), ...[...counts.keys()].filter((t) => named.has(t))]);
+  const rows: { type: string; id: string; name: string; ours: string; note: string; status: 'covered' | 'partial' | 'none' }[] = [];
+  for (const c of catalogue) {
+    for (const type of c.types) {
+      if (!reviewed.has(type)) continue;
+      const mapping = rules.filter((r) => r.analyzer === 'terraform' && r.peers.includes(c.id)); // the catalogue holds Terraform checks
+      const full = mapping.filter((r) => r.rule.check && !untestedTypes(r.rule).includes(type));
+      const status = full.length > 0 ? 'covered' : mapping.length > 0 ? 'partial' : 'none';
+      const ours = mapping.map((r) => r.rule.rule_id).join(', ') || 'not covered';
+      const note = status === 'partial' ? 'partial: judged by the model only for this type' : status === 'none' ? (NOT_COVERED[c.id] ?? 'no rule yet') : '';
+      rows.push({ type, id: c.id, name: c.name, ours, note, status });
+    }
+  }
+  rows.sort((a, b) => a.type.localeCompare(b.type, 'en') || a.id.localeCompare(b.id, 'en', { numeric: true }));
+  const ids = new Set(rows.map((r) => r.id));
+  const coveredIds = new Set(rows.filter((r) => r.status === 'covered').map((r) => r.id));
+  return {
+    types: reviewed.size,
+    rows,
+    checks: ids.size,
+    checksCovered: coveredIds.size,
+    covered: rows.filter((r) => r.status === 'covered').length,
+    partial: rows.filter((r) => r.status === 'partial').length,
+    reasoned: rows.filter((r) => r.status === 'none' && r.id in NOT_COVERED).length,
+  };
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

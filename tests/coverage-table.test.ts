@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { builtinRules, COVERAGE_DOC, coverageTable, untestedTypes } from '../bench/coverage-table';
+import { builtinRules, COVERAGE_DOC, coverageTable, peerCatalogue, peerReview, untestedTypes } from '../bench/coverage-table';
 
 /** Rule id → the types its check never tests (judged by the model only). */
 const PARTIAL: Record<string, readonly string[]> = {
@@ -60,6 +60,29 @@ describe('docs/coverage.md', () => {
       expect(rule.applies_to).toContain('aws_launch_configuration');
       expect(untestedTypes(rule)).not.toContain('aws_launch_configuration');
     }
+  });
+
+  it('maps Terraform rules only to Checkov Terraform checks of the catalogue, on a type the peer check names', () => {
+    const catalogue = new Map(peerCatalogue().map((c) => [c.id, c]));
+    for (const { analyzer, rule, peers } of rules) {
+      if (analyzer !== 'terraform') continue; // CloudFormation and Kubernetes checks are not in the Terraform catalogue
+      for (const id of peers.filter((p) => /^CKV2?_(AWS|AZURE|GCP)_/.test(p))) {
+        const check = catalogue.get(id);
+        expect(check, `${rule.rule_id} maps to ${id}`).toBeDefined();
+        expect(
+          check!.types.some((t) => rule.applies_to.includes(t)),
+          `${rule.rule_id} names none of ${id}'s types`,
+        ).toBe(true);
+      }
+    }
+  });
+
+  it('reviews every Checkov check of at least 150 AWS, Azure and Google types', () => {
+    const review = peerReview(rules, peerCatalogue());
+    expect(review.types).toBeGreaterThanOrEqual(150);
+    const s3 = review.rows.filter((r) => r.type === 'aws_s3_bucket');
+    expect(s3.find((r) => r.id === 'CKV_AWS_144')).toMatchObject({ ours: 'TF-AWS-S3-REPLICATION-MISSING', status: 'covered' });
+    expect(s3.find((r) => r.id === 'CKV_AWS_19')?.note).toMatch(/January 2023/);
   });
 
   it('lists every rule that maps to a peer check id with that id', () => {

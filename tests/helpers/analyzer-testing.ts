@@ -9,7 +9,8 @@ import type { AnalysisUnit, Analyzer } from '../../engine/src/core/unit';
 /**
  * Ingests corpus file `rel` with `analyzer` and checks: `expected` units; hashes are 64-hex,
  * unique and identical on a second ingest (and on CRLF input); every body starts with the
- * `# file:` line and every other non-comment body line is a line of the source, so evidence
+ * `# file:` line and every other non-comment body line is a line of the source (a line whose
+ * secret was masked: the source line with the secret in place of each marker), so evidence
  * quoted from a body can be found in the file. Returns the units.
  */
 export function expectCorpusUnits(analyzer: Analyzer, rel: string, expected: number): AnalysisUnit[] {
@@ -28,9 +29,23 @@ export function expectCorpusUnits(analyzer: Analyzer, rel: string, expected: num
     expect(lines[0]).toBe(`# file: ${rel}`);
     const content = lines.filter((l) => !l.startsWith('# ') && l !== 'jobs:' && l.trim() !== '');
     expect(content.length, unit.name).toBeGreaterThan(0);
-    for (const line of content) expect(sourceLines.has(line), `${unit.name}: ${line}`).toBe(true);
+    for (const line of content) expect(sourceLines.has(line) || maskedSourceLine(line, sourceLines), `${unit.name}: ${line}`).toBe(true);
     expect(unit.action).toBe('create');
     expect(unit.metadata.path).toBe(rel);
   }
   return units;
+}
+
+/** True when `line` holds the masking marker and is a source line with something in place of each marker. */
+function maskedSourceLine(line: string, sourceLines: ReadonlySet<string>): boolean {
+  const marker = '(sensitive value)';
+  if (!line.includes(marker)) return false;
+  const pattern = new RegExp(
+    `^${line
+      .split(marker)
+      .map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.+')}$`,
+  );
+  for (const source of sourceLines) if (pattern.test(source)) return true;
+  return false;
 }

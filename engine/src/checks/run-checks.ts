@@ -19,6 +19,10 @@
  *   Always a list (empty when none). Units whose companions are unknown (plan text, configuration
  *   diffs: no metadata.context) skip checks naming `companions`, as they skip those naming
  *   `values`: "no companion" is only known for a whole plan;
+ * - `template`: for a CloudFormation resource, the template entries it references
+ *   (metadata.template, analyzers/cloudformation/template-context.ts): `{parameters, conditions,
+ *   mappings}`, each name → its entry as plain data (a NoEcho default masked), for example
+ *   `template.parameters[r.CidrIp.Ref].Default == "0.0.0.0/0"`; empty maps for every other unit;
  * - `lines`: the unit body's lines, trimmed (for text units: `lines.exists(l, l.matches("..."))`;
  *   `matches` takes an RE2 regular expression, as cel-spec defines it, and runs in linear time
  *   whoever wrote the rule: cel-regex.ts).
@@ -68,6 +72,7 @@ export function runChecks(rules: readonly RuleDef[], unit: AnalysisUnit): CheckM
     companions: (known ?? []).map(companionVariable),
     secrets: secrets.map((s) => ({ attribute: s.attribute ?? '', kind: s.kind ?? '' })),
     unit: { type: unit.type, name: unit.name, action: unit.action, replace: unit.metadata.replace === true },
+    template: templateVariable(unit.metadata.template),
     lines: unit.body.split('\n').map((l) => l.trim()),
   };
   const matches: CheckMatch[] = [];
@@ -103,7 +108,25 @@ function companionVariable(entry: unknown): { address: string; type: string; act
   return { address: text(c.address), type: text(c.type), action: text(c.action), values: c.values ?? null };
 }
 
+/** `{parameters, conditions, mappings}` of metadata.template, each a map (empty when absent or malformed). */
+function templateVariable(entry: unknown): { parameters: unknown; conditions: unknown; mappings: unknown } {
+  const t = isMap(entry) ? entry : {};
+  return {
+    parameters: isMap(t.parameters) ? t.parameters : {},
+    conditions: isMap(t.conditions) ? t.conditions : {},
+    mappings: isMap(t.mappings) ? t.mappings : {},
+  };
+}
+
+function isMap(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
 const NOT_FIELDS = new Set([
+  'template',
+  'parameters',
+  'conditions',
+  'mappings',
   'values',
   'companions',
   'secrets',

@@ -70,6 +70,13 @@ export interface Analyzer {
    */
   readonly sniffsDiffFiles?: boolean;
   /**
+   * Last resort for a modified or renamed diff file that neither globs nor content sniffing
+   * claimed (its hunks are fragments that lack the telling keys): the analyzer may claim it by its
+   * name and by the lines either image shows in any hunk. Lower confidence than a sniff; null =
+   * not mine. Never asked about added or deleted files, which are sniffed complete.
+   */
+  claimDiffFile?(file: DiffFile): SniffResult | null;
+  /**
    * Splits a raw input (a whole file or tool output) into units.
    * Throws ValidationError (422) when the input cannot be parsed as anything this analyzer reads.
    * Absent = the analyzer has no ingestion (501).

@@ -6,8 +6,10 @@
  *   (registry order) whose `fileGlobs` match its path (micromatch, `dot: true`, basename matching
  *   for slash-less globs). When no glob matches, analyzers that opt in (`sniffsDiffFiles`) sniff
  *   the text the diff shows of the file (post-image; pre-image for a deletion), highest
- *   confidence first, so a manifest named `app.yaml` is claimed by content. One detection entry
- *   per diff file, deletions included.
+ *   confidence first, so a manifest named `app.yaml` is claimed by content; for a modified or
+ *   renamed file, then on its pre-image, then the analyzers' `claimDiffFile` (name and all hunks,
+ *   lower confidence), so a hunk that lacks the telling keys still reaches its analyzer. One detection entry per diff
+ *   file, deletions included.
  * - Any other input is one blob, matched by the analyzers' sniff hooks: the highest-confidence
  *   enabled analyzer wins (ties: registry order); with no sniff hit, `options.path` is matched
  *   against the globs.
@@ -19,14 +21,14 @@
  *   `unrecognised content`. When no detection got an analyzer at all → ValidationError (422).
  * - A specific analyzer rejecting its file (ValidationError) is treated like no match: the
  *   fallback takes it, reason `unrecognised content (<analyzer>: <message>)`.
- * Confidence: glob match 1; sniff → the sniff's confidence; fallback 0.1; no analyzer 0.
+ * Confidence: glob match 1; sniff or claim → its confidence; fallback 0.1; no analyzer 0.
  * `analyzers_used` lists, in first-use order, the analyzers that were given at least one file.
  * Units carry `metadata.analyzer`; duplicate hashes are dropped (first kept).
  */
 import micromatch from 'micromatch';
 import { ValidationError } from '../core/errors';
 import { guessFileKind } from '../analyzers/blackhole/file-kind';
-import type { AnalysisUnit, Analyzer, DiffFile } from '../core/unit';
+import type { AnalysisUnit, Analyzer, DiffFile, SniffResult } from '../core/unit';
 import { decodeText } from '../core/decode';
 import { imageText, looksLikeUnifiedDiff, parseUnifiedDiff } from '../core/diff';
 
@@ -113,15 +115,29 @@ interface Ctx {
 function routeDiffFile(file: DiffFile, ctx: Ctx): Routed {
   const readers = specific(ctx).filter((a) => a.ingestDiffFile || a.ingest);
   let candidates: Candidate[] = readers.filter((a) => matchesGlobs(file.path, a)).map((a) => ({ analyzer: a, kind: a.name, confidence: 1 }));
-  if (candidates.length === 0) {
-    const shown = imageText(file, file.status === 'deleted' ? 'old' : 'new');
-    candidates = sniffed(
-      readers.filter((a) => a.sniffsDiffFiles),
-      shown,
-    );
-  }
+  if (candidates.length === 0) candidates = sniffedDiffFile(file, readers);
   const run = (a: Analyzer): AnalysisUnit[] => (a.ingestDiffFile ? a.ingestDiffFile(file) : a.ingest!(imageText(file, 'new'), { path: file.path }));
   return route(file.path, candidates, guessFileKind(file.path), ctx, run);
+}
+
+/**
+ * Content candidates for a diff file no glob claimed, among the analyzers that opt in
+ * (`sniffsDiffFiles`): their sniff on the image the diff shows (post-image; pre-image for a
+ * deletion); then, only for a modified or renamed file (whose hunks are fragments), on its
+ * pre-image, whose removed lines may name what the file holds, and last their `claimDiffFile`
+ * (the file's name and every hunk's lines), so a hunk deep inside `kubernetes-manifests.yaml`
+ * without `apiVersion`/`kind` still reaches its analyzer.
+ */
+function sniffedDiffFile(file: DiffFile, readers: readonly Analyzer[]): Candidate[] {
+  const sniffers = readers.filter((a) => a.sniffsDiffFiles);
+  const shown = sniffed(sniffers, imageText(file, file.status === 'deleted' ? 'old' : 'new'));
+  if (shown.length > 0) return shown;
+  // An added or deleted file was sniffed complete: a name or a stray line must not overrule that
+  // (`planwarden analyze DIR` routes whole files as added ones).
+  if (file.status !== 'modified' && file.status !== 'renamed') return [];
+  const before = sniffed(sniffers, imageText(file, 'old'));
+  if (before.length > 0) return before;
+  return ranked(sniffers, (a) => a.claimDiffFile?.(file) ?? null);
 }
 
 function routeBlob(input: string, ctx: Ctx): Routed {
@@ -175,9 +191,13 @@ function route(path: string, candidates: readonly Candidate[], genericKind: stri
 
 /** Analyzers whose sniff hook claims `text`, highest confidence first (ties keep registry order). */
 function sniffed(analyzers: readonly Analyzer[], text: string): Candidate[] {
+  return ranked(analyzers, (a) => a.sniff?.(text) ?? null);
+}
+
+/** Analyzers that `judge` claims, highest confidence first (ties keep registry order). */
+function ranked(analyzers: readonly Analyzer[], judge: (a: Analyzer) => SniffResult | null): Candidate[] {
   return analyzers
-    .filter((a) => a.sniff)
-    .map((a) => ({ analyzer: a, result: a.sniff!(text) }))
+    .map((a) => ({ analyzer: a, result: judge(a) }))
     .filter((c) => c.result !== null && c.result.confidence > 0)
     .map((c) => ({ analyzer: c.analyzer, kind: c.result!.kind, confidence: c.result!.confidence }))
     .sort((x, y) => y.confidence - x.confidence); // stable: ties keep registry order

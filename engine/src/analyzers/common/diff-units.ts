@@ -16,6 +16,7 @@
 import { ValidationError } from '../../core/errors';
 import { imageText, renderHunks } from '../../core/diff';
 import type { AnalysisUnit, DiffFile, UnitAction } from '../../core/unit';
+import { maskUnitSecrets, secretsMetadata } from './mask-unit';
 import { makeUnit, withAction } from './unit';
 
 export interface DiffIngestOptions {
@@ -50,11 +51,12 @@ function changeUnit(file: DiffFile, options: DiffIngestOptions): AnalysisUnit {
   const head = [`# file: ${file.path}`, `# ${options.fileKind} change (${action}, from a diff; '+' added, '-' removed)`];
   if (file.oldPath) head.push(`# renamed from: ${file.oldPath}`);
   if (partial) head.push("# partial: only the diff hunks are shown; each '@@' line names the nearest enclosing top-level line");
-  const body = [...head, renderHunks(file.hunks)].join('\n');
+  // Hunks cannot be parsed: their secrets are masked on the text alone (mask-unit.ts maskYamlLines, secret shapes).
+  const { body, secrets } = maskUnitSecrets([...head, renderHunks(file.hunks)].join('\n'), undefined);
   const newStart = file.hunks[0].newStart;
   return makeUnit(
     options.analyzer,
     { type: options.changeType, name: file.path, action, body },
-    { source: 'diff', path: file.path, partial, new_start: newStart, old_start: file.hunks[0].oldStart },
+    { source: 'diff', path: file.path, partial, new_start: newStart, old_start: file.hunks[0].oldStart, ...secretsMetadata(secrets) },
   );
 }

@@ -48,7 +48,15 @@ const EXPECTED: Record<string, { prefix: string; ids: string[] }> = {
   },
   cloudformation: {
     prefix: 'CFN-',
-    ids: ['CFN-S3-PUBLIC-ACCESS', 'CFN-SG-OPEN-INGRESS', 'CFN-STORAGE-UNENCRYPTED', 'CFN-IAM-WILDCARD', 'CFN-LOGGING-DISABLED', 'CFN-SECRET-PLAINTEXT'],
+    ids: [
+      'CFN-S3-PUBLIC-ACCESS',
+      'CFN-SG-OPEN-INGRESS',
+      'CFN-SG-PARAM-DEFAULT-OPEN',
+      'CFN-STORAGE-UNENCRYPTED',
+      'CFN-IAM-WILDCARD',
+      'CFN-LOGGING-DISABLED',
+      'CFN-SECRET-PLAINTEXT',
+    ],
   },
 };
 

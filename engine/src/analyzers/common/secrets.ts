@@ -39,19 +39,34 @@ export interface SecretFinding {
 
 const CREDENTIAL_KEY_RE =
   /(?:^|[_.-])(?:password|passwd|passphrase|secret|token|private_key|privatekey|access_key|accesskey|secret_key|secretkey|api_key|apikey|client_secret|connection_string|sas_token|auth_token|credentials?|secret_string)$/i;
-/** Credential-looking names that hold no secret (idempotency tokens, flags handled by type). */
-const NOT_CREDENTIAL_KEY_RE = /^(?:creation_token|client_token|idempotency_token|token_type|secret_type)$/i;
+/** Credential-looking names that hold no secret (idempotency tokens, flags handled by type, a workflow's `id-token` permission). */
+const NOT_CREDENTIAL_KEY_RE = /^(?:creation_token|client_token|idempotency_token|token_type|secret_type|id-token)$/i;
 
-/** True when an attribute/key name says its value is a credential (case-insensitive, last word). */
+/**
+ * True when an attribute/key name says its value is a credential (case-insensitive, last word;
+ * camelCase words count as words: `MasterUserPassword`, `clientSecret`).
+ */
 export function isCredentialKey(key: string): boolean {
-  return CREDENTIAL_KEY_RE.test(key) && !NOT_CREDENTIAL_KEY_RE.test(key);
+  const words = /[a-z0-9][A-Z]/.test(key) ? key.replace(/([a-z0-9])([A-Z])/g, '$1_$2') : key;
+  return CREDENTIAL_KEY_RE.test(words) && !NOT_CREDENTIAL_KEY_RE.test(words);
 }
 
-/** A literal worth masking: non-empty and not only a template reference such as `${var.x}`. */
-export function isSecretLiteral(value: string): boolean {
+/**
+ * A literal worth masking: non-empty and not only a reference, namely a template reference such as
+ * `${var.x}`, a workflow expression (`${{ secrets.X }}`), a Helm/Go template (`{{ .Values.x }}`) or a
+ * CloudFormation dynamic reference (`{{resolve:secretsmanager:...}}`). With the `key` that holds it:
+ * also not a placeholder equal to its own name (`DB_PASSWORD = "DB_PASSWORD"`, case and `-`/`_`
+ * ignored), which names the secret without holding it.
+ */
+export function isSecretLiteral(value: string, key?: string): boolean {
   const t = value.trim();
   if (t === '' || t === SECRET_MARKER) return false;
-  return !/^\$\{[^}]*\}$/.test(t);
+  if (key !== undefined && normalisedName(t) === normalisedName(key)) return false;
+  return !/^\$\{[^}]*\}$/.test(t) && !/^\$?\{\{[\s\S]*\}\}$/.test(t);
+}
+
+function normalisedName(name: string): string {
+  return name.toLowerCase().replace(/[-_.\s]/g, '');
 }
 
 interface ShapePattern {
@@ -88,7 +103,7 @@ function maskShellAssignments(text: string, kinds: SecretKind[]): string {
   if (!text.includes('=')) return text;
   return text.replace(SHELL_ASSIGNMENT_RE, (whole, name: string, _quote: string | undefined, quoted: string | undefined, bare: string | undefined) => {
     const value = quoted ?? bare ?? '';
-    if (!isCredentialKey(name) || value.startsWith('$') || !isSecretLiteral(value) || value === SECRET_MARKER) return whole;
+    if (!isCredentialKey(name) || value.startsWith('$') || !isSecretLiteral(value, name) || value === SECRET_MARKER) return whole;
     kinds.push('credential-assignment');
     return `${name}=${SECRET_MARKER}`; // quotes dropped with the value: one marker shape for every script
   });
@@ -152,11 +167,15 @@ function maskJsonValue(value: unknown, path: (string | number)[], paths: (string
   if (typeof value !== 'object' || value === null) return value;
   const record = value as Record<string, unknown>;
   const pair = PAIR_KEYS.find(
-    ([n, v]) => typeof record[n] === 'string' && isCredentialKey(record[n] as string) && typeof record[v] === 'string' && isSecretLiteral(record[v] as string),
+    ([n, v]) =>
+      typeof record[n] === 'string' &&
+      isCredentialKey(record[n] as string) &&
+      typeof record[v] === 'string' &&
+      isSecretLiteral(record[v] as string, record[n] as string),
   );
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(record)) {
-    const secret = typeof v === 'string' && ((pair !== undefined && k === pair[1]) || (isCredentialKey(k) && isSecretLiteral(v)));
+    const secret = typeof v === 'string' && ((pair !== undefined && k === pair[1]) || (isCredentialKey(k) && isSecretLiteral(v, k)));
     if (secret) paths.push([...path, k]);
     const next = secret ? SECRET_MARKER : maskJsonValue(v, [...path, k], paths);
     Object.defineProperty(out, k, { value: next, enumerable: true, writable: true, configurable: true }); // a `__proto__` key stays a key
@@ -181,7 +200,7 @@ export function maskTextSecrets(body: string): { body: string; secrets: SecretFi
     if (!m || !isCredentialKey(m[3])) return line;
     let masked = false;
     const value = m[5].replace(QUOTED_RE, (quoted) => {
-      if (!isSecretLiteral(quoted.slice(1, -1))) return quoted;
+      if (!isSecretLiteral(quoted.slice(1, -1), m[3])) return quoted;
       masked = true;
       return SECRET_MARKER;
     });

@@ -9,9 +9,14 @@
  *   every `FROM`, e.g. the base image tag), then the stage's source lines verbatim.
  * - `metadata.values` (for deterministic checks; not hashed): the global `ARG`s and the stage's
  *   instructions, in order, as `{instruction, args}` (upper-cased keyword, arguments joined).
+ * - Secrets are masked in the body and the values before the unit exists (../common/mask-unit.ts):
+ *   a credential-named `ENV`/`ARG` literal (`ENV DB_PASSWORD=x`, the legacy `ENV DB_PASSWORD x`),
+ *   credential-named assignments and credential shapes inside `RUN` scripts.
  */
 import { ValidationError } from '../../core/errors';
 import type { AnalysisUnit } from '../../core/unit';
+import { maskUnitSecrets, secretsMetadata } from '../common/mask-unit';
+import { isCredentialKey, isSecretLiteral, SECRET_MARKER } from '../common/secrets';
 import { fileHeader, makeUnit } from '../common/unit';
 import { readInstructions, type DockerfileStructure, type Instruction } from './instructions';
 
@@ -54,7 +59,14 @@ export function stageUnits(text: string, path: string | undefined, analyzer: str
     const head = parseFrom(own[0].args);
     const stage = head.alias ?? `stage-${n}`;
     const context = globalArgs.length > 0 ? ['# global ARGs (declared before the first FROM)', ...globalArgs] : [];
-    const body = [...fileHeader(path), ...context, `# stage ${n + 1} of ${fromIndexes.length}`, ...lines.slice(start - 1, end)].join('\n');
+    const source = [...fileHeader(path), ...context, `# stage ${n + 1} of ${fromIndexes.length}`, ...lines.slice(start - 1, end)].join('\n');
+    const stageInstructions = [...globalInstructions, ...own];
+    const legacy = stageInstructions.map(legacyEnvPair);
+    const { body, values, secrets } = maskUnitSecrets(
+      source,
+      stageInstructions.map((ins, i) => ({ instruction: ins.keyword, args: legacy[i]?.masked ?? ins.args })),
+      { extra: legacy.flatMap((p) => (p ? [{ [p.name]: p.value }] : [])) },
+    );
     const name = path ? `${path}#${stage}` : stage;
     return makeUnit(
       analyzer,
@@ -69,10 +81,25 @@ export function stageUnits(text: string, path: string | undefined, analyzer: str
         final_stage: n === fromIndexes.length - 1,
         start_line: start,
         end_line: end,
-        values: [...globalInstructions, ...own].map((ins) => ({ instruction: ins.keyword, args: ins.args })),
+        values,
+        ...secretsMetadata(secrets),
       },
     );
   });
+}
+
+/**
+ * The legacy `ENV NAME value` form (one variable, the rest of the line its value; Dockerfile
+ * reference "ENV"), whose value no `NAME=value` detector sees: its name, value and masked
+ * arguments when the name is credential-named and the value a literal; else null.
+ */
+function legacyEnvPair(ins: Instruction): { name: string; value: string; masked: string } | null {
+  if (ins.keyword !== 'ENV') return null;
+  const m = /^([A-Za-z_][A-Za-z0-9_]*)\s+(.+)$/.exec(ins.args);
+  if (!m || m[1].includes('=') || !isCredentialKey(m[1])) return null;
+  const value = /^(["'])(.*)\1$/.exec(m[2].trim())?.[2] ?? m[2].trim();
+  if (value.startsWith('$') || !isSecretLiteral(value, m[1])) return null;
+  return { name: m[1], value, masked: `${m[1]} ${SECRET_MARKER}` };
 }
 
 function checkedStructure(text: string): DockerfileStructure {

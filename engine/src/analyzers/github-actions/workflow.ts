@@ -10,10 +10,14 @@
  * - `metadata.values` (for deterministic checks; not hashed): `{on, permissions?, job}`, the
  *   workflow's triggers, its top-level permissions (absent when it sets none) and the job, as
  *   plain data.
+ * - Secrets are masked in the body and the values before the unit exists (../common/mask-unit.ts):
+ *   credential-named `env` literals at any level (`API_TOKEN: abc`; `${{ secrets.X }}` is a
+ *   reference and stays), credential shapes and credential-named assignments inside `run:` scripts.
  */
 import { isMap, isScalar, type Node, type Pair, type YAMLMap } from 'yaml';
 import { ValidationError } from '../../core/errors';
 import type { AnalysisUnit } from '../../core/unit';
+import { maskUnitSecrets, secretsMetadata } from '../common/mask-unit';
 import { fileHeader, makeUnit } from '../common/unit';
 import { isEmptyDocument, pairSpan, parseYamlSource, sliceLines, type YamlSource } from '../common/yaml-source';
 
@@ -68,9 +72,13 @@ export function workflowUnits(text: string, path: string | undefined, analyzer: 
   return jobs.items.map((pair) => {
     const jobId = keyOf(pair);
     const span = pairSpan(source, pair.key as Node, pair.value as Node | null);
-    const body = [...fileHeader(path), ...context, 'jobs:', ...sliceLines(source, span)].join('\n');
     const plain = plainJobs[jobId];
     const job = (plain && typeof plain === 'object' ? plain : {}) as Record<string, unknown>;
+    const { body, values, secrets } = maskUnitSecrets(
+      [...fileHeader(path), ...context, 'jobs:', ...sliceLines(source, span)].join('\n'),
+      { on: value.on ?? null, ...(hasPermissions ? { permissions: value.permissions ?? null } : {}), job },
+      { extra: [{ env: value.env ?? null }] }, // the top-level env is in the body, not in values
+    );
     return makeUnit(
       analyzer,
       { type: JOB_TYPE, name: path ? `${path}#${jobId}` : jobId, action: 'create', body },
@@ -85,7 +93,8 @@ export function workflowUnits(text: string, path: string | undefined, analyzer: 
         reusable_workflow: typeof job.uses === 'string' ? job.uses : null,
         start_line: span.start,
         end_line: span.end,
-        values: { on: value.on ?? null, ...(hasPermissions ? { permissions: value.permissions ?? null } : {}), job },
+        values,
+        ...secretsMetadata(secrets),
       },
     );
   });

@@ -1,12 +1,14 @@
 /**
  * The `kubernetes` analyzer (analysis-api.md "What the service does" 2; contract in ../types.ts).
  * Reads Kubernetes manifests (multi-document YAML, Helm-rendered output, JSON) and manifests
- * inside unified diffs. Units and their limits: manifest.ts, ../common/diff-units.ts.
+ * inside unified diffs. Units and their limits: manifest.ts, ../common/diff-units.ts; a diff file
+ * whose hunks lack `apiVersion`/`kind` is still claimed by its name or other hunks (diff-claim.ts).
  */
 import { ValidationError } from '../../core/errors';
 import { decodeText } from '../../core/decode';
 import { diffFileUnits } from '../common/diff-units';
 import type { AnalysisUnit, Analyzer, DiffFile } from '../../core/unit';
+import { claimManifestDiffFile } from './diff-claim';
 import { manifestUnits, sniffManifest } from './manifest';
 
 export const KUBERNETES_ANALYZER_NAME = 'kubernetes';
@@ -43,6 +45,7 @@ export const kubernetesAnalyzer: Analyzer = {
   defaultRuleVariant: 'default',
   ruleVariants: ['default'],
   sniff: sniffManifest,
+  claimDiffFile: claimManifestDiffFile,
   ingest,
   ingestDiffFile,
 };

@@ -10,10 +10,13 @@
  * - A non-empty document that is not an object (no `apiVersion`/`kind`) becomes a
  *   `yaml_document` unit, so nothing in the file is silently dropped.
  * - `metadata.values` is the object as plain data (for deterministic checks; not hashed).
+ * - Secrets (credential-named env values and ConfigMap keys, every `Secret` data value) are masked
+ *   in the body and the values before the unit exists (../common/mask-unit.ts).
  */
 import { isMap, isSeq, type Document, type Node } from 'yaml';
 import { ValidationError } from '../../core/errors';
 import type { AnalysisUnit } from '../../core/unit';
+import { maskUnitSecrets, secretsMetadata } from '../common/mask-unit';
 import { fileHeader, makeUnit } from '../common/unit';
 import { isEmptyDocument, parseYamlSource, sliceLines, type LineSpan, type YamlSource } from '../common/yaml-source';
 
@@ -72,12 +75,12 @@ export function manifestUnits(text: string, path: string | undefined, analyzer: 
       objects += 1;
       return;
     }
-    const body = [...fileHeader(path), ...sliceLines(source, span)].join('\n');
+    const { body, secrets } = maskUnitSecrets([...fileHeader(path), ...sliceLines(source, span)].join('\n'), value);
     units.push(
       makeUnit(
         analyzer,
         { type: 'yaml_document', name: `document ${index + 1}`, action: 'create', body },
-        { source: 'yaml', path: path ?? null, document: index + 1, start_line: span.start, end_line: span.end },
+        { source: 'yaml', path: path ?? null, document: index + 1, start_line: span.start, end_line: span.end, ...secretsMetadata(secrets) },
       ),
     );
   });
@@ -97,7 +100,10 @@ function objectUnit(
 ): AnalysisUnit {
   const lines = sliceLines(source, span);
   const helmSource = lines.map((l) => /^# Source: (.+)$/.exec(l)?.[1]).find((s) => s !== undefined) ?? null;
-  const body = [...fileHeader(path), ...lines].join('\n');
+  // A Secret's data and stringData are secret whatever their keys; elsewhere credential names say so.
+  const secretPath = info.kind === 'Secret' ? (p: readonly (string | number)[]) => p.length === 2 && (p[0] === 'data' || p[0] === 'stringData') : undefined;
+  const masked = maskUnitSecrets([...fileHeader(path), ...lines].join('\n'), value, { secretPath });
+  const body = masked.body;
   return makeUnit(
     analyzer,
     { type: info.kind, name: objectName(info), action: 'create', body },
@@ -112,7 +118,8 @@ function objectUnit(
       namespace: info.namespace,
       object_name: info.name,
       helm_source: helmSource,
-      values: value,
+      values: masked.values,
+      ...secretsMetadata(masked.secrets),
     },
   );
 }

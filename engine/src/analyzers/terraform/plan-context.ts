@@ -1,9 +1,10 @@
 /**
  * Plan context (docs/decisions.md "Plan context"): the companions of a plan-JSON unit — the other planned
  * resources that configure it (an S3 bucket's public-access block, encryption, versioning,
- * logging and policy resources; a security group's rules; a subnet's NSG association; the public
- * IP of a NIC). They are found, per COMPANION_LINKS, through the plan's `configuration` section:
- * the `references` of the linking attribute's expression (`aws_s3_bucket.b.id`, `module.m.out`
+ * logging, policy, lifecycle, replication and notification resources; a security group's rules; a
+ * subnet's NSG association; the public IP of a NIC; a VM's backup protection and extensions).
+ * They are found, per COMPANION_LINKS, through the plan's `configuration` section: the
+ * `references` of the linking attribute's expression (`aws_s3_bucket.b.id`, `module.m.out`
  * through the module's outputs, `var.x` through the calling module's arguments; JSON Output
  * Format, "Configuration Representation"), and, when the attribute has no references (no
  * configuration section, a literal), by equal known values (a block's `bucket` equal to the
@@ -14,19 +15,11 @@
  * only when it is not empty). The unit hash does not cover either: triage records stay keyed by
  * the unit; the analysis cache key adds the digest (analysis/run-job.ts).
  */
-import { createHash } from 'node:crypto';
 import type { AnalysisUnit } from '../../core/unit';
+import { type Companion, withContext } from '../common/context';
 import { isRecord } from './plan-values';
 
-/** One companion as stored in `metadata.context` and seen by checks as `companions` (plain JSON). */
-export interface Companion {
-  readonly address: string;
-  readonly type: string;
-  /** The companion unit's action: create, update, destroy or no-op. */
-  readonly action: string;
-  /** The companion's planned values, masked like the unit's own `metadata.values`. */
-  readonly values: unknown;
-}
+export type { Companion } from '../common/context';
 
 /**
  * `companion` resources configure `target` resources. `via` says which side holds the linking
@@ -51,6 +44,15 @@ const onGroup = (companion: string): CompanionLink => ({
   keys: ['id'],
 });
 
+const AZURE_VM_TYPES = ['azurerm_virtual_machine', 'azurerm_linux_virtual_machine', 'azurerm_windows_virtual_machine'] as const;
+const onVm = (target: string, companion: string, attribute: string): CompanionLink => ({
+  target,
+  companion,
+  via: 'companion',
+  path: [attribute],
+  keys: ['id'],
+});
+
 /** Which resources configure which; one line per pair, in the order companions are listed. */
 export const COMPANION_LINKS: readonly CompanionLink[] = [
   onBucket('aws_s3_bucket_public_access_block'),
@@ -61,12 +63,16 @@ export const COMPANION_LINKS: readonly CompanionLink[] = [
   onBucket('aws_s3_bucket_acl'),
   onBucket('aws_s3_bucket_ownership_controls'),
   onBucket('aws_s3_bucket_lifecycle_configuration'),
+  onBucket('aws_s3_bucket_replication_configuration'), // `bucket` is the replication source
+  onBucket('aws_s3_bucket_notification'),
   { target: 'aws_s3_bucket', companion: 'aws_s3_account_public_access_block', via: 'plan', path: [], keys: [] },
   onGroup('aws_security_group_rule'),
   onGroup('aws_vpc_security_group_ingress_rule'),
   onGroup('aws_vpc_security_group_egress_rule'),
   { target: 'azurerm_subnet', companion: 'azurerm_subnet_network_security_group_association', via: 'companion', path: ['subnet_id'], keys: ['id'] },
   { target: 'aws_secretsmanager_secret', companion: 'aws_secretsmanager_secret_rotation', via: 'companion', path: ['secret_id'], keys: ['id', 'arn'] },
+  ...AZURE_VM_TYPES.map((target) => onVm(target, 'azurerm_backup_protected_vm', 'source_vm_id')),
+  ...AZURE_VM_TYPES.map((target) => onVm(target, 'azurerm_virtual_machine_extension', 'virtual_machine_id')),
   { target: 'azurerm_network_interface', companion: 'azurerm_public_ip', via: 'target', path: ['ip_configuration', 'public_ip_address_id'], keys: ['id'] },
   { target: 'azurerm_firewall', companion: 'azurerm_public_ip', via: 'target', path: ['ip_configuration', 'public_ip_address_id'], keys: ['id'] },
 ];
@@ -150,32 +156,8 @@ export function withPlanContext(plan: Record<string, unknown>, changes: readonly
         : pairs
             .sort((a, b) => a.link - b.link || compare(units[a.companion].name, units[b.companion].name))
             .map(({ companion }) => companionOf(units[companion]));
-    const metadata: Record<string, unknown> = { ...unit.metadata, context };
-    if (context.length > 0) metadata.context_digest = contextDigest(context);
-    return { ...unit, metadata };
+    return { ...unit, metadata: withContext(unit.metadata, context) };
   });
-}
-
-/**
- * Hex SHA-256 over the canonical JSON of a companion list (object keys sorted, list order kept):
- * the same companions with the same values give the same digest in any plan.
- */
-export function contextDigest(context: readonly Companion[]): string {
-  return createHash('sha256')
-    .update(`planwarden-context/1\u0000${canonicalJson(context)}`, 'utf8')
-    .digest('hex');
-}
-
-/** JSON with object keys sorted at every depth (undefined members dropped, as JSON.stringify does). */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : canonicalJson(v))).join(',')}]`;
-  if (isRecord(value)) {
-    const keys = Object.keys(value)
-      .filter((k) => value[k] !== undefined)
-      .sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
 }
 
 function companionOf(unit: AnalysisUnit): Companion {

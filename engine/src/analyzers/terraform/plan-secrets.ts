@@ -86,7 +86,7 @@ function mayHoldSecret(value: unknown, x: unknown, y: unknown, clean: Set<string
     const v = value[k];
     const xk = xr?.[k];
     const yk = yr?.[k];
-    if (typeof v === 'string' && xk !== true && yk !== true && isCredentialKeyCached(k) && isSecretLiteral(v)) return true;
+    if (typeof v === 'string' && xk !== true && yk !== true && isCredentialKeyCached(k) && isSecretLiteral(v, k)) return true;
     if (mayHoldSecret(v, xk, yk, clean)) return true;
   }
   return false;
@@ -138,7 +138,7 @@ function credentialMask(value: unknown, planMask: unknown, path: (string | numbe
   const sub = isRecord(planMask) ? planMask : {};
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) {
-    if (typeof v === 'string' && isCredentialKey(k) && isSecretLiteral(v) && sub[k] !== true) {
+    if (typeof v === 'string' && isCredentialKey(k) && isSecretLiteral(v, k) && sub[k] !== true) {
       out[k] = true;
       found.push({ path: [...path, k], kind: 'credential-attribute' });
     } else out[k] = credentialMask(v, sub[k], [...path, k], found);
