@@ -116,6 +116,21 @@ describe('findings summary from counters', () => {
     await expectExact('default');
   });
 
+  it('a window starting inside an hour counts that hour from the rows and the later hours from the hour counter, built or rebuilt', async () => {
+    const { orgId, headers } = await otherOrg(server);
+    const base = clock.getTime() - (clock.getTime() % 3_600_000) + 3_600_000;
+    // Minutes after an hour boundary: two in its first hour, then hours 1, 2, 3 and 10.
+    for (const [i, minutes] of [5, 40, 80, 125, 200, 600].entries()) {
+      clock = new Date(base + minutes * 60_000);
+      await observe(orgId, observation(i, 'h'));
+    }
+    clock = new Date(base + DAY + 30 * 60_000); // a one-day window starts at minute 30 of the first hour
+    expect(await summary(1, headers)).toMatchObject({ total: 6, new_in_period: 5 });
+    await expectExact(orgId, headers);
+    await engine().stores.findings.invalidateCounts();
+    await expectExact(orgId, headers);
+  });
+
   it('loses no increment under concurrent creation and triage', async () => {
     const { orgId, headers } = await otherOrg(server);
     // The first read builds the (empty) counter: every write below goes through its increments.

@@ -8,11 +8,13 @@ import { monthWindow } from '../usage/usage-service';
  * spend across orgs. `{period: 'YYYY-MM', total_cost_usd, by_org:[{org_id, name, cost_usd}]}`.
  */
 export async function platformUsage(ctx: EngineContext) {
-  const window = monthWindow(ctx.now());
+  const now = ctx.now();
+  const window = monthWindow(now);
   const byOrg: { org_id: string; name: string; cost_usd: number }[] = [];
+  // Each org's month counter (docs/decisions.md "Aggregate counters"), not a pass over its calls.
   for (const org of await ctx.stores.orgs.unsafeList()) {
-    const calls = await ctx.stores.llmCalls.between(org.org_id, window.from, window.to);
-    byOrg.push({ org_id: org.org_id, name: org.name, cost_usd: roundUsd(calls.reduce((n, c) => n + c.cost_usd, 0)) });
+    const totals = await ctx.stores.llmCalls.monthTotals(org.org_id, window, now);
+    byOrg.push({ org_id: org.org_id, name: org.name, cost_usd: roundUsd(totals.cost_usd) });
   }
   return { period: window.period, total_cost_usd: roundUsd(byOrg.reduce((n, o) => n + o.cost_usd, 0)), by_org: byOrg };
 }

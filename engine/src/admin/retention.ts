@@ -65,7 +65,12 @@ export function retentionSteps(ctx: EngineContext, settings: () => RetentionSett
       );
       return matched;
     },
-    feedback_purged: (now) => col('feedback').deleteMany({ created_at: { $lt: cutoff(now, settings().feedback_days) } }),
+    feedback_purged: async (now) => {
+      const purged = await col('feedback').deleteMany({ created_at: { $lt: cutoff(now, settings().feedback_days) } });
+      // The delete bypasses the feedback store, so the rule-health counters rebuild at their next read.
+      if (purged > 0) await ctx.stores.feedback.invalidateCounts();
+      return purged;
+    },
     ttl_expired: async (now) => {
       await applyRetentionTtl(ctx, settings());
       return ctx.stores.store.purgeExpired(now);

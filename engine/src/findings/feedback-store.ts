@@ -1,5 +1,7 @@
 import type { Collection, Filter, IndexSpec, Store } from '../store/port';
 import type { Severity } from '../core/payload';
+import { CounterDocs, type Counts } from '../store/counters';
+import { addFeedback, feedbackDelta } from './feedback-counts';
 
 /** analysis-api.md "Feedback record" verdicts. */
 export type Verdict = 'confirmed' | 'rejected' | 'severity_wrong' | 'missed' | 'unclear';
@@ -41,18 +43,88 @@ export const FEEDBACK_INDEXES: Record<string, IndexSpec[]> = {
     { name: 'feedback_id', keys: { feedback_id: 1 }, unique: true },
     { name: 'org_created', keys: { org_id: 1, created_at: -1 } },
     { name: 'org_rule_created', keys: { org_id: 1, rule_id: 1, created_at: -1 } },
+    // The counter rebuild's pages (recount): in index order, never a sort of the org's whole log per page.
+    { name: 'org_feedback_id', keys: { org_id: 1, feedback_id: 1 } },
   ],
+  // One counter document per org (feedback-counts.ts), `_id` = the org id.
+  feedback_counters: [{ name: 'org', keys: { org_id: 1 } }],
 };
+
+/** Entries read per page when a counter is rebuilt, or while looking for commented entries. */
+const PAGE = 2_000;
+const NEWEST_FIRST = { created_at: -1, feedback_id: -1 } as const;
 
 /** Typed store for the append-only feedback log. Every method takes the org first; there is no update. */
 export class FeedbackStore {
   private readonly feedback: Collection<FeedbackDoc>;
+  private readonly counters: CounterDocs;
   constructor(store: Store) {
     this.feedback = store.collection<FeedbackDoc>('feedback');
+    this.counters = new CounterDocs(store, 'feedback_counters');
   }
 
+  /** Appends an entry; the org's rule-health counts follow (store/counters.ts). */
   async append(doc: FeedbackDoc): Promise<FeedbackDoc> {
-    return this.feedback.insertOne(doc);
+    const orgId = doc.org_id;
+    return this.counters.track(
+      orgId,
+      [orgId],
+      () => this.feedback.insertOne(doc),
+      () => [feedbackDelta(orgId, doc)],
+    );
+  }
+
+  /**
+   * The org's rule-health counts (feedback-counts.ts), from its counter document; rebuilt from
+   * the log when missing or invalidated. `now` dates the rebuild's stale test.
+   */
+  ruleCounts(orgId: string, now: Date): Promise<Counts> {
+    return this.counters.read(orgId, orgId, () => this.recount(orgId), now);
+  }
+
+  /**
+   * Makes every org's counters rebuild from the log at their next read: for a delete that
+   * bypasses this store (the retention sweep). Returns how many.
+   */
+  invalidateCounts(): Promise<number> {
+    return this.counters.invalidate();
+  }
+
+  /** The whole log of the org, counted in pages in `feedback_id` order. */
+  private async recount(orgId: string): Promise<Counts> {
+    const counts: Counts = {};
+    let after = '';
+    for (;;) {
+      const page = await this.feedback.find({ org_id: orgId, feedback_id: { $gt: after } }, { sort: { feedback_id: 1 }, limit: PAGE });
+      for (const f of page) addFeedback(counts, f);
+      if (page.length < PAGE) return counts;
+      after = page[page.length - 1].feedback_id;
+    }
+  }
+
+  /**
+   * The `limit` newest entries of a rule (trusted ones only when `trustedOnly`) with a comment
+   * that is not blank, newest first: read by the rule's index, a page at a time.
+   */
+  async newestCommented(orgId: string, ruleId: string, trustedOnly: boolean, limit: number): Promise<FeedbackDoc[]> {
+    const filter: Filter = { org_id: orgId, rule_id: ruleId, comment: { $ne: '' } };
+    if (trustedOnly) filter.trusted = true;
+    const out: FeedbackDoc[] = [];
+    // The filter skips empty comments, so the first page of `limit` answers unless one was blank
+    // (the scan stops at `limit` matches, not at the rule's whole history); later pages grow.
+    for (let skip = 0, size = limit; out.length < limit; skip += size, size = Math.min(PAGE, size * 4)) {
+      const page = await this.feedback.find(filter, { sort: NEWEST_FIRST, skip, limit: size });
+      out.push(...page.filter((f) => f.comment.trim() !== '').slice(0, limit - out.length));
+      if (page.length < size) break;
+    }
+    return out;
+  }
+
+  /** The severity of a rule's newest entry that names one (trusted ones only when `trustedOnly`), or null. */
+  async newestSeverity(orgId: string, ruleId: string, trustedOnly: boolean): Promise<Severity | null> {
+    const filter: Filter = { org_id: orgId, rule_id: ruleId, severity: { $ne: null } };
+    if (trustedOnly) filter.trusted = true;
+    return (await this.feedback.findOne(filter, { sort: NEWEST_FIRST }))?.severity ?? null;
   }
 
   private query(orgId: string, filter: FeedbackFilter): Filter {

@@ -8,6 +8,11 @@
  *   (resolved_in_period).
  * A record's contribution is a function of its fields (contribution), so any write's deltas are
  * after minus before. Day buckets older than the longest summary window are dropped on read.
+ *
+ * A summary window starts inside a day; its part of that day is read from that day's hour counter
+ * (`_id` = `<org>:n:<dYYYYMMDD>`, `n.h<HH>`: records first seen in that UTC hour), so only the
+ * records of the window's first hour are counted from the rows. `first_seen` never changes, so an
+ * hour counter only grows with inserts.
  */
 import { SEVERITY_ORDER } from '../core/payload';
 import type { Counts } from '../store/counters';
@@ -99,4 +104,28 @@ export function stateCounts<S extends string>(counts: Counts, statuses: readonly
 export function nextUtcDay(iso: string): string {
   const d = new Date(iso);
   return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1)).toISOString();
+}
+
+/** The hour counter of the UTC day holding `iso` (see the module comment). */
+export function hourCounterId(orgId: string, iso: string): string {
+  return `${orgId}:n:${dayKey(iso)}`;
+}
+
+/** `h<HH>` of an ISO timestamp's UTC hour. */
+export function hourKey(iso: string): string {
+  return `h${iso.slice(11, 13)}`;
+}
+
+/** Start of the UTC hour after the one holding `iso`. */
+export function nextUtcHour(iso: string): string {
+  const t = Date.parse(iso);
+  return new Date(t - (t % 3_600_000) + 3_600_000).toISOString();
+}
+
+/** Sum of the hour buckets (`n.h<HH>`) after the hour holding `iso` (exclusive). */
+export function hoursAfter(counts: Counts, iso: string): number {
+  const after = hourKey(iso);
+  let sum = 0;
+  for (const [hour, n] of Object.entries((counts.n as Counts | undefined) ?? {})) if (hour > after) sum += num(n);
+  return sum;
 }

@@ -1,11 +1,13 @@
 import { SEVERITY_ORDER, type Severity } from '../core/payload';
 import type { EngineContext } from '../context/engine-context';
 import { builtinRuleEntries } from '../custom-rules/custom-builtin';
-import type { FeedbackDoc } from './feedback-store';
+import { verdictTallies, type VerdictTally } from './feedback-counts';
 
 /**
  * Rule health (analysis-api.md "Rule health entry") and the calibration text that carries
  * trusted reviewer verdicts into later analysis prompts (docs/decisions.md "calibration").
+ * Both read the org's verdict counts from its counter document (feedback-counts.ts), never the
+ * whole feedback log: an answer costs one document plus an indexed read per rule it quotes.
  */
 
 /** The `settings` object of GET /rule-health (server config section `rule_health`). */
@@ -42,29 +44,6 @@ export interface RuleHealthEntry {
   last_feedback_at: string | null;
 }
 
-interface Tally {
-  confirmed: number;
-  rejected: number;
-  severity_wrong: number;
-  unclear: number;
-  total: number;
-  last: string | null;
-  severity: Severity | null;
-}
-
-function tally(entries: readonly FeedbackDoc[]): Map<string, Tally> {
-  const out = new Map<string, Tally>();
-  for (const f of entries) {
-    const t = out.get(f.rule_id) ?? { confirmed: 0, rejected: 0, severity_wrong: 0, unclear: 0, total: 0, last: null, severity: null };
-    if (f.verdict !== 'missed') t[f.verdict] += 1;
-    t.total += 1;
-    if (t.last === null || f.created_at > t.last) t.last = f.created_at;
-    t.severity = f.severity ?? t.severity;
-    out.set(f.rule_id, t);
-  }
-  return out;
-}
-
 /** confirmed / (confirmed + rejected), 4 decimals, or null below `minSamples` decisive verdicts. */
 export function precisionOf(confirmed: number, rejected: number, minSamples: number): number | null {
   const decisive = confirmed + rejected;
@@ -76,18 +55,45 @@ function withinCeiling(severity: Severity, ceiling: Severity): boolean {
   return SEVERITY_ORDER.indexOf(severity) >= SEVERITY_ORDER.indexOf(ceiling);
 }
 
+type RuleInfo = { title: string; severity: Severity };
+
+/**
+ * The built-in rules' titles and severities per analyzer registry: the rule files ship with the
+ * server and do not change while it runs, and parsing them all takes milliseconds of the event
+ * loop, too much for every rule-health read and every job's calibration block.
+ */
+const BUILTIN_CATALOGS = new WeakMap<EngineContext['analyzers'], ReadonlyMap<string, RuleInfo>>();
+
+function builtinCatalog(analyzers: EngineContext['analyzers']): ReadonlyMap<string, RuleInfo> {
+  let catalog = BUILTIN_CATALOGS.get(analyzers);
+  if (!catalog) {
+    catalog = new Map(builtinRuleEntries(analyzers).map((e) => [e.rule_id, { title: e.title, severity: e.severity }]));
+    BUILTIN_CATALOGS.set(analyzers, catalog);
+  }
+  return catalog;
+}
+
 /** Title and severity of every rule the org knows: its rule rows, else the built-in files. */
-export async function ruleCatalog(ctx: EngineContext, orgId: string): Promise<Map<string, { title: string; severity: Severity }>> {
-  const out = new Map<string, { title: string; severity: Severity }>();
-  for (const e of builtinRuleEntries(ctx.analyzers)) out.set(e.rule_id, { title: e.title, severity: e.severity });
+export async function ruleCatalog(ctx: EngineContext, orgId: string): Promise<Map<string, RuleInfo>> {
+  const out = new Map<string, RuleInfo>(builtinCatalog(ctx.analyzers));
   for (const r of await ctx.stores.customRules.list(orgId)) out.set(r.rule_id, { title: r.title, severity: r.severity });
   return out;
 }
 
 /** Whether a rule with this trusted tally contributes to prompts. */
-function calibrates(settings: RuleHealthSettings, severity: Severity, trusted: Tally | undefined): boolean {
+function calibrates(settings: RuleHealthSettings, severity: Severity, trusted: VerdictTally | undefined): boolean {
   if (!settings.calibration_enabled || !trusted) return false;
   return precisionOf(trusted.confirmed, trusted.rejected, settings.min_samples) !== null && withinCeiling(severity, settings.severity_ceiling);
+}
+
+/**
+ * A rule's title and severity: from the catalogue, else (a rule no longer known) its id and the
+ * severity its newest counted feedback entry names, else INFO.
+ */
+async function ruleInfo(ctx: EngineContext, orgId: string, catalog: Map<string, RuleInfo>, ruleId: string, trustedOnly: boolean): Promise<RuleInfo> {
+  const info = catalog.get(ruleId);
+  if (info) return info;
+  return { title: ruleId, severity: (await ctx.stores.feedback.newestSeverity(orgId, ruleId, trustedOnly)) ?? 'INFO' };
 }
 
 /**
@@ -97,28 +103,28 @@ function calibrates(settings: RuleHealthSettings, severity: Severity, trusted: T
  * the ceiling: exactly the rules calibrationText writes about.
  */
 export async function ruleHealth(ctx: EngineContext, orgId: string, settings: RuleHealthSettings) {
-  const all = await ctx.stores.feedback.all(orgId);
-  const counted = tally(settings.trusted_only ? all.filter((f) => f.trusted) : all);
-  const trusted = tally(all.filter((f) => f.trusted));
+  const counts = await ctx.stores.feedback.ruleCounts(orgId, ctx.now());
+  const counted = verdictTallies(counts, settings.trusted_only);
+  const trusted = verdictTallies(counts, true);
   const catalog = await ruleCatalog(ctx, orgId);
-  const rules: RuleHealthEntry[] = [...counted.keys()].sort().map((ruleId) => {
+  const rules: RuleHealthEntry[] = [];
+  for (const ruleId of [...counted.keys()].sort()) {
     const t = counted.get(ruleId)!;
-    const info = catalog.get(ruleId);
-    const severity = info?.severity ?? t.severity ?? 'INFO';
-    return {
+    const info = await ruleInfo(ctx, orgId, catalog, ruleId, settings.trusted_only);
+    rules.push({
       rule_id: ruleId,
-      title: info?.title ?? ruleId,
-      severity,
+      title: info.title,
+      severity: info.severity,
       confirmed: t.confirmed,
       rejected: t.rejected,
       severity_wrong: t.severity_wrong,
       unclear: t.unclear,
       total: t.total,
       precision: precisionOf(t.confirmed, t.rejected, settings.min_samples),
-      calibrating: calibrates(settings, severity, trusted.get(ruleId)),
+      calibrating: calibrates(settings, info.severity, trusted.get(ruleId)),
       last_feedback_at: t.last,
-    };
-  });
+    });
+  }
   return { rules, settings: { ...settings } };
 }
 
@@ -139,23 +145,18 @@ export function quote(comment: string): string {
  */
 export async function calibrationText(ctx: EngineContext, orgId: string, settings: RuleHealthSettings): Promise<string> {
   if (!settings.calibration_enabled) return '';
-  const trustedEntries = (await ctx.stores.feedback.all(orgId)).filter((f) => f.trusted);
-  const trusted = tally(trustedEntries);
+  const trusted = verdictTallies(await ctx.stores.feedback.ruleCounts(orgId, ctx.now()), true);
   const catalog = await ruleCatalog(ctx, orgId);
   const lines: string[] = [];
   for (const ruleId of [...trusted.keys()].sort()) {
     const t = trusted.get(ruleId)!;
-    const info = catalog.get(ruleId);
-    const severity = info?.severity ?? t.severity ?? 'INFO';
-    if (!calibrates(settings, severity, t)) continue;
+    const info = await ruleInfo(ctx, orgId, catalog, ruleId, true);
+    if (!calibrates(settings, info.severity, t)) continue;
     const precision = precisionOf(t.confirmed, t.rejected, settings.min_samples)!;
     lines.push(
-      `- Rule ${ruleId} (${info?.title ?? ruleId}): reviewers confirmed ${t.confirmed} and rejected ${t.rejected} of its findings (precision ${precision.toFixed(2)}); ${t.severity_wrong} said the severity was wrong.`,
+      `- Rule ${ruleId} (${info.title}): reviewers confirmed ${t.confirmed} and rejected ${t.rejected} of its findings (precision ${precision.toFixed(2)}); ${t.severity_wrong} said the severity was wrong.`,
     );
-    const notes = trustedEntries
-      .filter((f) => f.rule_id === ruleId && f.comment.trim() !== '')
-      .slice(-QUOTES_PER_RULE)
-      .reverse();
+    const notes = await ctx.stores.feedback.newestCommented(orgId, ruleId, true, QUOTES_PER_RULE);
     for (const n of notes) lines.push(`  - ${n.verdict}${n.reason_code ? ` (${n.reason_code})` : ''}: ${quote(n.comment)}`);
   }
   return lines.join('\n');

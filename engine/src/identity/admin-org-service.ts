@@ -2,14 +2,15 @@ import { NotFoundError } from '../core/errors';
 import type { OrgDoc } from '../orgs/org-store';
 import type { IdentityCtx } from '../context/identity-context';
 import { presentWithDomains } from './sso-service';
+import { monthWindow } from '../usage/usage-service';
 
 /** identity-api.md "Organization summary (admin views)": sso_enabled only for a configured and enabled connection. */
 async function summary(ctx: IdentityCtx, org: OrgDoc) {
   const now = ctx.engine.now();
-  const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)).toISOString();
-  const [members, calls, sso] = await Promise.all([
+  // The month's counter (docs/decisions.md "Aggregate counters"), not a pass over the org's calls.
+  const [members, month, sso] = await Promise.all([
     ctx.engine.stores.memberships.list(org.org_id),
-    ctx.engine.stores.llmCalls.between(org.org_id, monthStart, now.toISOString()),
+    ctx.engine.stores.llmCalls.monthTotals(org.org_id, monthWindow(now), now),
     ctx.engine.stores.sso.get(org.org_id),
   ]);
   const expiresAt = typeof org.contract?.expires_at === 'string' ? org.contract.expires_at : null;
@@ -22,7 +23,7 @@ async function summary(ctx: IdentityCtx, org: OrgDoc) {
     contract_expired: org.plan_tier === 'enterprise' && expiresAt !== null && expiresAt < now.toISOString(),
     member_count: members.length,
     monthly_budget_usd: org.quota?.monthly_budget_usd ?? null,
-    current_month_cost_usd: Math.round(calls.reduce((n, c) => n + c.cost_usd, 0) * 1e6) / 1e6,
+    current_month_cost_usd: Math.round(month.cost_usd * 1e6) / 1e6,
     created_at: org.created_at,
     locked: org.locked,
     require_2fa: org.require_2fa,

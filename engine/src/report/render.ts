@@ -4,6 +4,7 @@ import { ValidationError } from '../core/errors';
 import { compileBuiltinHtml } from './html-report';
 import { BUILTIN_FILES, BUILTIN_TEMPLATES, REPORT_FORMATS, TEMPLATE_LIMITS, type RenderedReport, type ReportFormat } from './formats';
 import { buildReportModel, type ReportModel } from './model';
+import { driveInSlices } from './liquid-slices';
 
 // Re-exported for existing importers; modules that must not load LiquidJS import './formats'.
 export { BUILTIN_TEMPLATES, REPORT_FORMATS, TEMPLATE_LIMITS, templatesDir, type RenderedReport, type ReportFormat } from './formats';
@@ -239,6 +240,17 @@ export function renderBuiltinWithLiquid(model: ReportModel, format: ReportFormat
   return renderWith(builtinEngine, builtinTemplate(format), model, Infinity);
 }
 
+/**
+ * renderBuiltinWithLiquid's output, rendered in slices of the event loop (liquid-slices.ts): a
+ * large namespace's report never holds the server for the whole render.
+ */
+async function renderBuiltinInSlices(model: ReportModel, format: ReportFormat): Promise<string> {
+  const ctx = new Context(model, builtinEngine.options, { sync: true }, { liquid: builtinEngine });
+  const emitter = new CappedEmitter(Infinity);
+  await driveInSlices(builtinEngine.renderer.renderTemplates(builtinTemplate(format), ctx, emitter));
+  return emitter.buffer;
+}
+
 let builtinHtml: ((model: ReportModel) => string) | null | undefined;
 
 /**
@@ -275,7 +287,7 @@ export async function renderReport(model: ReportModel, options: { format: Report
   const contentType = format === 'html' ? 'text/html; charset=utf-8' : 'text/markdown; charset=utf-8';
   if (source === undefined) {
     const fast = format === 'html' ? builtinHtmlRenderer() : null;
-    const content = fast ? fast(model) : renderBuiltinWithLiquid(model, format);
+    const content = fast ? fast(model) : await renderBuiltinInSlices(model, format);
     return { content, contentType };
   }
   const templates = parseUntrusted(source);

@@ -103,4 +103,23 @@ describe('counter documents', () => {
     expect(await here.invalidate()).toBe(1);
     expect(await here.read('o', 'o', recount, now)).toEqual({ rows: 0 });
   });
+
+  it('a running maximum keeps the greatest value whatever order the writes land in', async () => {
+    const stamp = (at: number) =>
+      here.track(
+        'o',
+        ['o'],
+        async () => {
+          await rows().insertOne({ org_id: 'o' });
+        },
+        () => [{ id: 'o', deltas: { rows: 1 }, latest: { last: at } }],
+      );
+    const recountWithLatest = async (): Promise<Counts> => ({ ...(await recount()), last: 20 });
+    expect(await here.read('o', 'o', recountWithLatest, now)).toEqual({ rows: 0, last: 20 });
+    await stamp(30);
+    await stamp(25);
+    expect(await here.read('o', 'o', recountWithLatest, now)).toEqual({ rows: 2, last: 30 });
+    await stamp(31);
+    expect(await here.read('o', 'o', recountWithLatest, now)).toEqual({ rows: 3, last: 31 });
+  });
 });

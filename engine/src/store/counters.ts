@@ -22,6 +22,10 @@
  *   and until then a reader answers from its recount without storing it.
  * A process killed between a row write and its deltas leaves a ready counter off by that write;
  * `invalidate` makes the next read rebuild it.
+ *
+ * Besides sums, a counter can keep a running maximum (`latest`: e.g. the time of the newest row
+ * of a group, as epoch ms): raised by conditional `$set` while the writer is still announced, so
+ * a rebuild racing it either stores a recount that saw its row or is refused.
  */
 import { ConflictError } from '../core/errors';
 import type { Collection, Filter, Store } from './port';
@@ -99,6 +103,8 @@ function countIncrements(id: string, deltas: readonly CounterDelta[]): Record<st
 export interface CounterDelta {
   readonly id: string;
   readonly deltas: Readonly<Record<string, number>>;
+  /** Running maxima (dotted paths under `c`): each path becomes the value when it is greater, or absent. */
+  readonly latest?: Readonly<Record<string, number>>;
 }
 
 /** The counter documents of one collection (one per org, or per org and period). */
@@ -129,12 +135,23 @@ export class CounterDocs {
       try {
         const result = await write();
         deltas = deltasOf(result);
+        for (const d of deltas) if (d.latest && unique.includes(d.id)) await this.raise(d.id, d.latest);
         return result;
       } finally {
         for (const id of unique) await this.docs.updateOne({ _id: id }, { $inc: { pending: -1, v: 1, ...countIncrements(id, deltas) } });
       }
     } finally {
       for (const id of unique) this.gate.leave(id);
+    }
+  }
+
+  /** Raises the `latest` paths of counter `id` to their values where these are greater (or the path absent). */
+  private async raise(id: string, latest: Readonly<Record<string, number>>): Promise<void> {
+    for (const [path, value] of Object.entries(latest)) {
+      const field = `c.${path}`;
+      const set = { $set: { [field]: value } };
+      if ((await this.docs.updateOne({ _id: id, [field]: { $lt: value } }, set)).matched > 0) continue;
+      await this.docs.updateOne({ _id: id, [field]: { $exists: false } }, set);
     }
   }
 

@@ -2,6 +2,7 @@ import type { EngineContext } from '@planwarden/engine/context/engine-context';
 import type { JobDoc } from '@planwarden/engine/analysis/job-store';
 import { runJob, type RunSettings } from '@planwarden/engine/analysis/run-job';
 import { CHECKS_ONLY_BACKEND } from '@planwarden/engine/analysis/analyze-service';
+import { failAbandonedSyncJobs, type SyncLease } from '@planwarden/engine/analysis/sync-lease';
 import type { LlmBackend, LlmProvider } from '@planwarden/engine/llm/types';
 import { leaseOwnerIsDead, markOwnerLive, newLeaseOwner } from './lease-owner';
 
@@ -58,6 +59,7 @@ export class JobRunner {
   private readonly keys = new Map<string, string | null>();
   private readonly active = new Map<string, Promise<void>>();
   private timer: NodeJS.Timeout | null = null;
+  private syncTimer: NodeJS.Timeout | null = null;
   private sweepTimer: NodeJS.Timeout | null = null;
   private stopped = false;
   private claiming = false;
@@ -74,6 +76,10 @@ export class JobRunner {
         if (job.lease_owner && leaseOwnerIsDead(job.lease_owner)) await ctx.stores.jobs.unsafeReleaseLease(job.job_id, job.lease_owner);
       }
     }
+    await this.recoverSyncJobs();
+    // A replica that died mid sync analysis stops renewing its lease: look once per lease period.
+    this.syncTimer = setInterval(() => void this.recoverSyncJobs(), this.options.leaseSeconds * 1000);
+    this.syncTimer.unref();
     this.timer = setInterval(() => void this.kick(), this.options.pollIntervalMs ?? 2000);
     this.timer.unref();
     if (this.options.sweepTimer !== false) {
@@ -101,6 +107,26 @@ export class JobRunner {
     }
   }
 
+  /** The lease a sync analysis run by this process holds (wired into the analysis dependencies). */
+  syncLease(): SyncLease {
+    return { owner: this.owner, seconds: this.options.leaseSeconds };
+  }
+
+  /**
+   * Sync analyses whose process died (analysis/sync-lease.ts): on storage shared only within
+   * this host, those of a dead process of this host are failed at once, as its async jobs'
+   * leases are released at start; everywhere, those whose lease expired. Failures are logged.
+   */
+  private async recoverSyncJobs(): Promise<void> {
+    const { ctx } = this.options;
+    const ownerIsDead = this.options.reclaimOnStart ? leaseOwnerIsDead : () => false;
+    try {
+      for (const job of await failAbandonedSyncJobs(ctx, ownerIsDead)) this.logOutcome(job);
+    } catch (error) {
+      ctx.log.error({ err: error }, 'sync job recovery failed');
+    }
+  }
+
   /** Accepts a freshly created async job; `apiKey` is held in memory only. */
   enqueue(job: JobDoc, apiKey: string | null): void {
     this.keys.set(job.job_id, apiKey);
@@ -120,6 +146,7 @@ export class JobRunner {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
+    if (this.syncTimer) clearInterval(this.syncTimer);
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     await Promise.allSettled([...this.active.values()]);
     markOwnerLive(this.owner, false);
