@@ -1,7 +1,8 @@
 /**
  * The `planwarden` command as a whole process: wall time from spawning `node
  * server/bin/planwarden.js …` until the process exits, for `--help`, for `analyze` (checks only,
- * report written) on the README's sample plan, on a plan of 100 resources and on a ~1 MiB plan.
+ * report written) on the README's sample plan, on a plan of 100 resources (also on the local
+ * server, which a --data-dir starts) and on a ~1 MiB plan.
  * Each beside its same-run baselines: the same command run from the TypeScript sources through
  * tsx (PLANWARDEN_CLI_FROM_SOURCE=1, what the bin did before it ran the compiled bundle), and
  * `node -e ''` (Node's own start-up). Runs are interleaved (node, compiled, source, …) so a burst
@@ -38,7 +39,8 @@ function timeToExit(args: readonly string[], env: Record<string, string>, codes:
 
 interface Case {
   readonly figure: string;
-  readonly args: readonly string[];
+  /** The command line of one run (a function: each run gets its own, e.g. a fresh --data-dir). */
+  readonly args: () => readonly string[];
   readonly goalMs?: number;
 }
 
@@ -53,11 +55,17 @@ export async function benchCli(log: (line: string) => void): Promise<BenchRow[]>
     const { text, units } = planOfSize(1024 * 1024, 'bench');
     writeFileSync(large, text);
     const report = join(work, 'report.md');
-    const analyze = (file: string) => ['analyze', file, '--fail-on', 'none', '--output', report];
+    const analyze = (file: string) => () => ['analyze', file, '--fail-on', 'none', '--output', report];
+    let dataDirs = 0;
     const cases: Case[] = [
-      { figure: '`planwarden --help`', args: ['--help'] },
+      { figure: '`planwarden --help`', args: () => ['--help'] },
       { figure: '`analyze` sample plan (azure-firewall, 11 resources)', args: analyze('resources/examples/azure-firewall-plan.json') },
       { figure: '`analyze` plan of 100 resources', args: analyze(hundred), goalMs: HUNDRED_GOAL_MS },
+      // The same run on the local server (a fresh --data-dir starts it): what the checks-only run cost before it ran in process.
+      {
+        figure: '`analyze --data-dir` plan of 100 resources (local server)',
+        args: () => [...analyze(hundred)(), '--data-dir', join(work, `data-${(dataDirs += 1)}`)],
+      },
       { figure: `\`analyze\` ~1 MiB plan (${units} changes)`, args: analyze(large) },
     ];
     const rows: BenchRow[] = [];
@@ -69,8 +77,8 @@ export async function benchCli(log: (line: string) => void): Promise<BenchRow[]>
         node.push(await timeToExit(['-e', ''], {}));
         // Others editing the sources would make the bin rebuild inside the timed run: build here.
         if (isStale(CLI_MAIN)) await buildCli();
-        compiled.push(await timeToExit([BIN, ...c.args], {}));
-        source.push(await timeToExit([BIN, ...c.args], { PLANWARDEN_CLI_FROM_SOURCE: '1' }));
+        compiled.push(await timeToExit([BIN, ...c.args()], {}));
+        source.push(await timeToExit([BIN, ...c.args()], { PLANWARDEN_CLI_FROM_SOURCE: '1' }));
       }
       const [n, a, b] = [median(node), median(compiled), median(source)];
       log(`  ${c.figure}: compiled ${ms(a, 0)}, from source (tsx) ${ms(b, 0)}, node -e '' ${ms(n, 0)}`);

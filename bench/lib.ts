@@ -79,49 +79,145 @@ export function corpusResourceChanges(filter: (rc: Json) => boolean = () => true
   return out;
 }
 
-/** `rc` under a new address: `<type>.<name>` becomes `<type>.<prefix>_<n>` (module path dropped). */
-export function renamed(rc: Json, prefix: string, n: number): Json {
+/** Every MODULE_EVERY-th unit of a synthetic plan sits in one of MODULES child modules (`module.app_<k>`). */
+const MODULE_EVERY = 4;
+const MODULES = 3;
+
+/** The child module of the `n`-th unit of a synthetic plan; null = the root module. */
+function moduleOf(n: number): string | null {
+  return n % MODULE_EVERY === MODULE_EVERY - 1 ? `module.app_${Math.floor(n / MODULE_EVERY) % MODULES}` : null;
+}
+
+/**
+ * `rc` under a new address: `<type>.<name>` becomes `<type>.<prefix>_<n>` in the root module, or
+ * `module.<m>.<type>.<prefix>_<n>` when `module` names one (the corpus module path dropped).
+ */
+export function renamed(rc: Json, prefix: string, n: number, module: string | null = null): Json {
   const type = typeof rc.type === 'string' ? rc.type : 'null_resource';
   const name = `${prefix}_${n}`;
   const mode = rc.mode === 'data' ? 'data' : 'managed';
-  const address = mode === 'data' ? `data.${type}.${name}` : `${type}.${name}`;
-  const copy: Json = { ...rc, address, name, mode, type };
+  const local = mode === 'data' ? `data.${type}.${name}` : `${type}.${name}`;
+  const copy: Json = { ...rc, address: module ? `${module}.${local}` : local, name, mode, type };
   delete copy.module_address;
   delete copy.index;
   delete copy.previous_address;
   delete copy.deposed;
+  if (module) copy.module_address = module;
   return copy;
 }
 
-function planEnvelope(changes: readonly Json[]): Json {
-  return { format_version: '1.2', terraform_version: '1.9.0', planned_values: { root_module: {} }, resource_changes: changes };
+/** The parts one resource change adds to each section of a plan, as Terraform writes them. */
+interface PlanParts {
+  readonly module: string | null;
+  readonly change: Json;
+  /** planned_values: the resource after the plan (absent when it is destroyed). */
+  readonly planned: Json | null;
+  /** prior_state: the resource before the plan (absent when it is created). */
+  readonly prior: Json | null;
+  /** configuration: the resource block (constant expressions of its top-level values). */
+  readonly config: Json;
+}
+
+const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** The parts of `rc` (already renamed) for every section of a plan. */
+function planParts(rc: Json): PlanParts {
+  const module = typeof rc.module_address === 'string' ? rc.module_address : null;
+  const change = isObject(rc.change) ? rc.change : {};
+  const actions = Array.isArray(change.actions) ? change.actions : [];
+  const provider = typeof rc.provider_name === 'string' ? rc.provider_name : 'registry.terraform.io/hashicorp/null';
+  const base = { address: rc.address, mode: rc.mode, type: rc.type, name: rc.name, provider_name: provider, schema_version: 0 };
+  const state = (values: unknown, sensitive: unknown) => ({
+    ...base,
+    values: isObject(values) ? values : {},
+    sensitive_values: isObject(sensitive) ? sensitive : {},
+  });
+  const after = actions.includes('delete') && !actions.includes('create') ? null : change.after;
+  const expressions = Object.fromEntries(
+    Object.entries(isObject(change.after) ? change.after : {})
+      .filter(([, v]) => v !== null && typeof v !== 'object')
+      .map(([k, v]) => [k, { constant_value: v }]),
+  );
+  return {
+    module,
+    change: rc,
+    planned: after === null ? null : state(after, change.after_sensitive),
+    prior: isObject(change.before) ? state(change.before, change.before_sensitive) : null,
+    config: {
+      address: `${rc.mode === 'data' ? 'data.' : ''}${String(rc.type)}.${String(rc.name)}`,
+      mode: rc.mode,
+      type: rc.type,
+      name: rc.name,
+      provider_config_key: provider.split('/').pop(),
+      expressions,
+      schema_version: 0,
+    },
+  };
 }
 
 /**
- * A valid plan JSON of about `targetBytes` (never more), made of corpus resource_changes
- * replicated under distinct addresses `<type>.<prefix>_<n>`. Returns the text and its unit count.
+ * A plan JSON as `terraform show -json` writes it: `planned_values` and `prior_state` (root
+ * module resources and `child_modules`), `configuration` (resources and `module_calls`) and
+ * `resource_changes`, so a tool reading any of them (Checkov reads `planned_values`) sees the
+ * same resources.
+ */
+function completePlan(parts: readonly PlanParts[]): Json {
+  const modules = [...new Set(parts.map((p) => p.module).filter((m): m is string => m !== null))].sort();
+  const tree = (pick: (p: PlanParts) => Json | null) => {
+    const of = (module: string | null) => parts.filter((p) => p.module === module).flatMap((p) => (pick(p) ? [pick(p)!] : []));
+    return {
+      resources: of(null),
+      ...(modules.length > 0 ? { child_modules: modules.map((m) => ({ address: m, resources: of(m) })) } : {}),
+    };
+  };
+  const moduleCalls = Object.fromEntries(
+    modules.map((m) => [
+      m.slice('module.'.length),
+      { source: `./modules/${m.slice('module.'.length)}`, module: { resources: parts.filter((p) => p.module === m).map((p) => p.config) } },
+    ]),
+  );
+  return {
+    format_version: '1.2',
+    terraform_version: '1.9.0',
+    planned_values: { root_module: tree((p) => p.planned) },
+    resource_changes: parts.map((p) => p.change),
+    prior_state: { format_version: '1.0', terraform_version: '1.9.0', values: { root_module: tree((p) => p.prior) } },
+    configuration: {
+      provider_config: {},
+      root_module: { resources: parts.filter((p) => p.module === null).map((p) => p.config), ...(modules.length > 0 ? { module_calls: moduleCalls } : {}) },
+    },
+  };
+}
+
+/**
+ * A complete plan JSON (completePlan) of about `targetBytes` (never more), made of corpus
+ * resource_changes replicated under distinct addresses (renamed; every fourth in a child
+ * module). Returns the text and its unit count (resource changes).
  */
 export function planOfSize(targetBytes: number, prefix: string): { text: string; units: number } {
   const source = corpusResourceChanges();
-  const envelope = JSON.stringify(planEnvelope([]));
-  let size = Buffer.byteLength(envelope);
-  const parts: string[] = [];
+  const parts: PlanParts[] = [];
+  // Estimated from the parts' own sizes; the text is then trimmed to the target exactly.
+  let size = Buffer.byteLength(JSON.stringify(completePlan([])));
   for (let n = 0; ; n += 1) {
-    const part = JSON.stringify(renamed(source[n % source.length], prefix, n));
-    const add = Buffer.byteLength(part) + 1;
+    const part = planParts(renamed(source[n % source.length], prefix, n, moduleOf(n)));
+    const add = [part.change, part.planned, part.prior, part.config].reduce((sum, p) => sum + (p ? Buffer.byteLength(JSON.stringify(p)) + 1 : 0), 0);
     if (size + add > targetBytes) break;
     parts.push(part);
     size += add;
   }
-  const text = envelope.replace('"resource_changes":[]', `"resource_changes":[${parts.join(',')}]`);
+  let text = JSON.stringify(completePlan(parts));
+  while (parts.length > 0 && Buffer.byteLength(text) > targetBytes) {
+    parts.pop();
+    text = JSON.stringify(completePlan(parts));
+  }
   return { text, units: parts.length };
 }
 
-/** A plan of exactly `count` units (distinct addresses and bodies), from non-data corpus changes. */
+/** A complete plan (completePlan) of exactly `count` units (distinct addresses and bodies), from non-data corpus changes. */
 export function planOfUnits(count: number, prefix: string): string {
   const source = corpusResourceChanges((rc) => rc.mode !== 'data');
-  const changes = Array.from({ length: count }, (_, n) => renamed(source[n % source.length], prefix, n));
-  return JSON.stringify(planEnvelope(changes));
+  return JSON.stringify(completePlan(Array.from({ length: count }, (_, n) => planParts(renamed(source[n % source.length], prefix, n, moduleOf(n))))));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -2,7 +2,7 @@
  * `npm run bench` (issue 6): every benchmark in turn, each figure beside its same-run baseline
  * and target with PASS/MISS, then the run appended to bench/RESULTS.md (date, machine, figures).
  * `npm run bench -- report prompt` runs only the named ones (ingest, health, findings, jobs,
- * prompt, report, startup, cli, web). Never part of `npm test`. Servers listen on 127.0.0.1 and are stopped before exit.
+ * prompt, report, startup, cli, checkov, web). Never part of `npm test`. Servers listen on 127.0.0.1 and are stopped before exit.
  */
 import { execSync } from 'node:child_process';
 import { appendFileSync, existsSync, writeFileSync } from 'node:fs';
@@ -69,6 +69,7 @@ async function main(): Promise<void> {
   await step('aggregates', '31 aggregates', async () => (await import('./aggregates.bench')).benchAggregates(log));
   await step('startup', '18 start-up', () => benchStartup(log));
   await step('cli', '29 CLI process', async () => (await import('./cli.bench')).benchCli(log));
+  await step('checkov', '29 vs Checkov', async () => (await import('./checkov-ratio.bench')).benchCheckovRatio(log));
   await step('web', '9 dashboard', () => benchWeb(log));
 
   printTable(rows);

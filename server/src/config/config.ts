@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import YAML from 'yaml';
 import { z } from 'zod';
+import { DEFAULT_MAX_INPUT_SIZE_MB } from './input-limit';
 
 /**
  * Server configuration: defaults ← `planwarden.config.(json|yaml|yml)` ← environment.
@@ -42,7 +43,7 @@ export const ConfigSchema = z.object({
     .object({
       host: z.string().default('127.0.0.1'),
       port: z.coerce.number().int().min(0).max(65535).default(8000),
-      max_input_size_mb: z.coerce.number().int().min(1).max(500).default(10),
+      max_input_size_mb: z.coerce.number().int().min(1).max(500).default(DEFAULT_MAX_INPUT_SIZE_MB),
       sync_analysis_max_units: z.coerce.number().int().min(0).max(10_000).default(5),
       public_base_url: z.string().nullable().default(null),
       dashboard_base_url: z.string().nullable().default(null),

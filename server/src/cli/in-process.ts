@@ -1,0 +1,66 @@
+import type * as Sarif from 'sarif';
+import { createAnalyzerRegistry } from '@planwarden/engine/analyzers/registry';
+import { AppError } from '@planwarden/engine/core/errors';
+import { ChecksOnlyRun } from '@planwarden/engine/report/checks-only';
+import { serializeSarif } from '@planwarden/engine/report/sarif';
+import { HttpError } from './api-client';
+import type { JobView } from './answers';
+import { DEFAULT_MAX_INPUT_SIZE_MB } from '../config/input-limit';
+
+/**
+ * The checks-only local mode (docs/ci.md): `planwarden analyze PATH` with no `--server`, no model
+ * and no `--data-dir` runs the engine's checks in this process (report/checks-only.ts): the
+ * ingest, checks and reports of the server's endpoints (analysis-api.md "Server-side analysis",
+ * "Reports and report links") with no HTTP server, no store, no job runner and no ingest
+ * threads, so nothing outlives the work. Findings, Markdown and SARIF are the local server's.
+ */
+
+/** The in-process engine of one command run, on one namespace. */
+export interface InProcessEngine {
+  /** POST …/analyze with no model: ingests and runs the checks; the finished job. */
+  analyse(rawInput: string): Promise<JobView>;
+  /** GET /{namespace}/report?format=sarif: the log as the command reads it from a server. */
+  sarifReport(): Promise<Sarif.Log>;
+  /** GET /{namespace}/report?format=markdown: the report document. */
+  markdownReport(): Promise<string>;
+}
+
+/**
+ * An engine refusal the server would have answered with its status: the same HttpError the
+ * command gets over HTTP (`<request> answered <status>: <detail>`), so its handling and message do
+ * not depend on the mode. Other errors pass unchanged.
+ */
+function answered<T>(request: string, step: () => T): T {
+  try {
+    return step();
+  } catch (error) {
+    if (error instanceof AppError) throw new HttpError(`${request} answered ${error.status}: ${error.message}`, error.status);
+    throw error;
+  }
+}
+
+/**
+ * Opens the engine for `namespace` with the local server's input limit (it takes no server
+ * setting from the environment: local-server.ts). `analyzer` is a name or `auto`; `ruleType`
+ * applies to a named analyzer only.
+ */
+export function openInProcessEngine(options: { namespace: string; analyzer: string; ruleType: string | null }): InProcessEngine {
+  const { namespace } = options;
+  const run = new ChecksOnlyRun(createAnalyzerRegistry(), namespace, DEFAULT_MAX_INPUT_SIZE_MB * 1024 * 1024);
+  const auto = options.analyzer === 'auto';
+  const analysePath = auto
+    ? `/${encodeURIComponent(namespace)}/analyze/auto`
+    : `/${encodeURIComponent(options.analyzer)}/${encodeURIComponent(namespace)}/analyze`;
+  const reportPath = `/${encodeURIComponent(namespace)}/report`;
+  return {
+    analyse: async (rawInput) => ({ ...answered(`POST ${analysePath}`, () => run.analyse(auto ? null : options.analyzer, rawInput, options.ruleType)) }),
+    // As received over HTTP: the serialised log read back.
+    sarifReport: async () => JSON.parse(serializeSarif(answered(`GET ${reportPath}`, () => run.sarif()))) as Sarif.Log,
+    async markdownReport() {
+      const model = answered(`GET ${reportPath}`, () => run.reportModel());
+      // LiquidJS loads here, as on the server's first report.
+      const { renderReport } = await import('@planwarden/engine/report/render');
+      return (await renderReport(model, { format: 'markdown' })).content;
+    },
+  };
+}
