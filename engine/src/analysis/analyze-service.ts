@@ -6,6 +6,7 @@ import { requireAnalyzer } from './analyzer-access';
 import { recordIngest } from './ingest-service';
 import type { JobDoc } from './job-store';
 import { runJob, type RunSettings } from './run-job';
+import { runUnderSyncLease, type SyncLease } from './sync-lease';
 import { assertRuleVariant } from './ruleset-service';
 
 /**
@@ -18,6 +19,9 @@ export const AnalyzeRequestSchema = z.object({
   api_key: z.string().min(1).nullable().optional(),
   raw_input: z.string(),
   rule_type: z.string().min(1).nullable().optional(),
+  // An addition to the spec's body (docs/decisions.md "Runs compared"): record the input in the
+  // namespace's current run, so one command's several requests are one run.
+  continue_run: z.boolean().optional(),
 });
 export type AnalyzeRequest = z.infer<typeof AnalyzeRequestSchema>;
 
@@ -42,6 +46,8 @@ export interface AnalysisDeps {
    * the composition root: the report layer sits above this one, docs/architecture.md "Layers").
    */
   readonly renderReport: (orgId: string, namespace: string, job: SyncReportJob) => Promise<string>;
+  /** The lease a sync run holds, so a run whose process died is failed at the next start (analysis/sync-lease.ts). */
+  readonly syncLease?: SyncLease;
 }
 
 /** The finished job a sync analysis reports on (analysis-api.md "Server-side analysis", 200 body). */
@@ -100,7 +106,7 @@ export async function startAnalysis(deps: AnalysisDeps, orgId: string, analyzerN
   const key = backend ? await resolveApiKey(ctx, orgId, backend, request.api_key) : { apiKey: null, source: 'none' as const };
   if (backend) await deps.assertBudget?.(orgId);
 
-  const routed = await recordIngest(ctx, orgId, analyzerName, namespace, request.raw_input);
+  const routed = await recordIngest(ctx, orgId, analyzerName, namespace, request.raw_input, { continueRun: request.continue_run === true });
   const hashes = [...new Set(routed.hashes)];
   const sync = backend === null || hashes.length <= settings.sync_analysis_max_units;
   const job = await ctx.stores.jobs.create(
@@ -121,6 +127,7 @@ export async function startAnalysis(deps: AnalysisDeps, orgId: string, analyzerN
       rule_type: analyzerName === null ? null : (request.rule_type ?? null),
       retry_of: null,
       hashes,
+      run_id: routed.run_id,
       key_source: key.source,
     },
     ctx.now().toISOString(),
@@ -132,13 +139,15 @@ export async function startAnalysis(deps: AnalysisDeps, orgId: string, analyzerN
     deps.enqueue(job, key.apiKey);
     return { status: 202, body: { job_id: job.job_id, status: 'queued' as const }, ingested };
   }
-  const final = await runJob(ctx, job, {
-    provider: backend ? deps.providerFor(backend, key.apiKey) : null,
-    pricing: catalogue,
-    settings,
-    budgetExhausted: deps.budgetExhausted ? () => deps.budgetExhausted!(orgId) : undefined,
-    sleep: deps.sleep,
-  });
+  const final = await runUnderSyncLease(ctx, job, deps.syncLease, () =>
+    runJob(ctx, job, {
+      provider: backend ? deps.providerFor(backend, key.apiKey) : null,
+      pricing: catalogue,
+      settings,
+      budgetExhausted: deps.budgetExhausted ? () => deps.budgetExhausted!(orgId) : undefined,
+      sleep: deps.sleep,
+    }),
+  );
   if (final.status === 'failed') {
     throw new UpstreamError(final.error ?? 'LLM analysis failed', { job_id: final.job_id });
   }

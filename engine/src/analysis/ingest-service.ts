@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { BUILT_IN_ANALYZERS } from '../analyzers/registry';
 import type { Analyzer, AnalysisUnit } from '../core/unit';
 import type { EngineContext } from '../context/engine-context';
@@ -74,6 +75,8 @@ export interface RecordedIngest {
   readonly json: string[] | null;
   readonly analyzers_used: string[];
   readonly detections: DetectionEntry[];
+  /** The run this ingest recorded (docs/decisions.md "Runs compared"). */
+  readonly run_id: string;
 }
 
 /**
@@ -88,9 +91,11 @@ async function record(
   body: string | Uint8Array,
   target: Target,
   asText: boolean,
+  continueRun = false,
 ): Promise<RecordedIngest> {
   const analyzers = target.kind === 'analyzer' ? [target.analyzer] : target.analyzers;
   const now = ctx.now().toISOString();
+  const runId = (continueRun ? await ctx.stores.resources.currentRunId(orgId, namespace) : null) ?? randomUUID();
   let units: AnalysisUnit[];
   let routed: Omit<AutoRouteResult, 'units'> = { analyzers_used: [], detections: [] };
   if (typeof body === 'string') assertNotEmpty(body); // bytes are checked once decoded
@@ -102,10 +107,10 @@ async function record(
       ...(target.kind === 'analyzer'
         ? { op: 'analyzer' as const, analyzer: target.analyzer.name, raw }
         : { op: 'auto' as const, raw, analyzers: names, enabled: names.filter(target.enabled) }),
-      ...(access ? { record: { store: access, orgId, namespace, now } } : {}),
+      ...(access ? { record: { store: access, orgId, namespace, now, runId } } : {}),
     });
     if (result.routed) routed = result.routed;
-    if (result.json && result.hashes) return { hashes: result.hashes, units: null, json: result.json, ...copyRouted(routed) };
+    if (result.json && result.hashes) return { hashes: result.hashes, units: null, json: result.json, run_id: runId, ...copyRouted(routed) };
     units = result.units;
   } else if (target.kind === 'analyzer') {
     const raw = decoded(body);
@@ -116,8 +121,8 @@ async function record(
     ({ units, ...routed } = autoRoute(decoded(body), target.analyzers, target.enabled));
   }
   if (target.kind === 'analyzer') assertUnitsFound(target.analyzer.name, units);
-  await ctx.stores.resources.addUnits(orgId, namespace, units, now);
-  return { hashes: units.map((u) => u.hash), units, json: null, ...copyRouted(routed) };
+  await ctx.stores.resources.addUnits(orgId, namespace, units, now, {}, runId);
+  return { hashes: units.map((u) => u.hash), units, json: null, run_id: runId, ...copyRouted(routed) };
 }
 
 function decoded(body: string | Uint8Array): string {
@@ -158,6 +163,8 @@ export interface AutoIngestResult {
   units: AnalysisUnit[];
   analyzers_used: string[];
   detections: DetectionEntry[];
+  /** The run recorded (docs/decisions.md "Runs compared"); absent when nothing was recorded. */
+  run_id?: string;
 }
 
 /**
@@ -166,7 +173,7 @@ export interface AutoIngestResult {
  */
 export async function ingestAuto(ctx: EngineContext, orgId: string, namespace: string, raw: string): Promise<AutoIngestResult> {
   const recorded = await record(ctx, orgId, namespace, raw, await autoTarget(ctx, orgId, namespace), false);
-  return { units: [...recorded.units!], analyzers_used: recorded.analyzers_used, detections: recorded.detections };
+  return { units: [...recorded.units!], analyzers_used: recorded.analyzers_used, detections: recorded.detections, run_id: recorded.run_id };
 }
 
 /**
@@ -175,7 +182,8 @@ export async function ingestAuto(ctx: EngineContext, orgId: string, namespace: s
  * SQLite file store is split, recorded and serialised in the ingest worker (docs/decisions.md
  * "Ingest off the event loop, second round"). `body`: the text, or the request's bytes as
  * received (decode.ts decodes them where they are split; a large body's bytes are transferred to
- * the worker, leaving the caller's view empty). Same errors as those two.
+ * the worker, leaving the caller's view empty). `continueRun`: the units join the namespace's
+ * current run instead of starting one (a new run when it has none). Same errors as those two.
  */
 export async function recordIngest(
   ctx: EngineContext,
@@ -183,7 +191,8 @@ export async function recordIngest(
   analyzerName: string | null,
   namespace: string,
   body: string | Uint8Array,
+  options: { readonly continueRun?: boolean } = {},
 ): Promise<RecordedIngest> {
   const target = analyzerName === null ? await autoTarget(ctx, orgId, namespace) : await analyzerTarget(ctx, orgId, analyzerName, namespace);
-  return record(ctx, orgId, namespace, body, target, true);
+  return record(ctx, orgId, namespace, body, target, true, options.continueRun === true);
 }

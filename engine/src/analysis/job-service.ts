@@ -33,6 +33,8 @@ export function presentJob(job: JobSummary) {
     model: job.model,
     rule_type: job.rule_type,
     retry_of: job.retry_of,
+    // Our addition (docs/decisions.md "Runs compared"): null until the run loop ends, and for retries.
+    runs_compared: job.runs_compared ?? null,
   };
 }
 

@@ -54,6 +54,20 @@ export interface JobDoc {
    * in flight, reserved by compare-and-set on this field (claimRetrySlot). Absent on older jobs.
    */
   active_retry?: string | null;
+  /** The namespace run this job's ingest recorded (docs/decisions.md "Runs compared"); absent on retries and older jobs. */
+  run_id?: string | null;
+  /** Set when the run loop ends: this run's findings against the namespace's previous run (run-comparison.ts). */
+  runs_compared?: RunComparison | null;
+}
+
+/**
+ * "+N new · −M no longer detected · K unchanged" of one run (docs/decisions.md "Runs compared"),
+ * counted in triage records.
+ */
+export interface RunComparison {
+  new: number;
+  no_longer_detected: number;
+  unchanged: number;
 }
 
 /**
@@ -96,6 +110,7 @@ export type NewJob = Omit<
   | 'lease_owner'
   | 'lease_expires_at'
   | 'active_retry'
+  | 'runs_compared'
 > & { status?: JobStatus /** A job id reserved beforehand (a retry's); default a fresh UUID. */; job_id?: string };
 
 /** How many jobs' unit hash lists a JobStore keeps in memory (a few concurrent runs' worth). */
@@ -237,6 +252,14 @@ export class JobStore {
   /** Cross-tenant (the runner at start): unfinished async jobs that hold a lease, without their unit hashes. */
   unsafeLeased(): Promise<JobSummary[]> {
     return this.jobs.find({ mode: 'async', status: { $in: ['queued', 'running'] }, lease_owner: { $exists: true } });
+  }
+
+  /**
+   * Cross-tenant (the runner): running sync jobs that hold a lease (their server process stamps
+   * it, analysis/sync-lease.ts), without their unit hashes.
+   */
+  unsafeLeasedSync(): Promise<JobSummary[]> {
+    return this.jobs.find({ mode: 'sync', status: 'running', lease_owner: { $exists: true } });
   }
 
   /**

@@ -3,7 +3,7 @@ import type { EngineContext } from '../context/engine-context';
 import { AppError } from '../core/errors';
 import { analyseUnit, UnitAnalysisError } from '../llm/analyse-unit';
 import type { LlmProvider } from '../llm/types';
-import type { AnalysisPayload } from '../core/payload';
+import { NO_FINDINGS_RULE_ID, type AnalysisPayload } from '../core/payload';
 import type { JobDoc } from './job-store';
 import type { ResourceDoc } from '../ingest/resource-store';
 import { calibrationText, DEFAULT_RULE_HEALTH_SETTINGS, type RuleHealthSettings } from '../findings/rule-health';
@@ -13,6 +13,8 @@ import { resolveRuleset, resourceRuleset, unitRuleVariant, type ResolvedRuleset 
 import { factsText, runChecks } from '../checks/run-checks';
 import { checksOnlyDigest, deterministicPayload, mergeFindings } from '../checks/merge';
 import { requiresReviewRuleIds } from '../custom-rules/custom-rule-service';
+import { compareRun } from './run-comparison';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 
 export interface RunSettings {
   readonly max_concurrent_units: number;
@@ -88,6 +90,15 @@ export async function runJob(ctx: EngineContext, job: JobDoc, options: RunJobOpt
     return rulesets.get(key)!;
   };
 
+  const refreshSeen = (resource: ResourceDoc) =>
+    stores.findings.refreshSeen(
+      orgId,
+      resource.hash,
+      resource.analysis!.findings.flatMap((f) => (f.rule_id === NO_FINDINGS_RULE_ID ? [] : [f.rule_id])),
+      job.created_at,
+      ctx.now().toISOString(),
+    );
+
   let processed = 0;
   let failure: string | null = null;
   let quotaExceeded = false;
@@ -115,6 +126,9 @@ export async function runJob(ctx: EngineContext, job: JobDoc, options: RunJobOpt
     const checksDigest = analysisDigest(checksOnlyDigest(ruleset.digest), resource.metadata);
     const digest = options.provider ? analysisDigest(ruleset.digest, resource.metadata) : checksDigest;
     if (resource.analysis && resource.ruleset_digest === digest) {
+      // The cached analysis still counts as seeing its findings (analysis-api.md "Finding record":
+      // last_seen and occurrence_count move); a retry continues its original's run, so it does not.
+      if (job.retry_of === null) await refreshSeen(resource);
       await reportProgress(resource);
       return { kind: 'ok' };
     }
@@ -199,20 +213,37 @@ export async function runJob(ctx: EngineContext, job: JobDoc, options: RunJobOpt
       next += 1;
       const outcome = await analyseOne(resource);
       if (outcome.kind === 'failed' && failure === null) failure = outcome.message;
+      // The store's calls settle as microtasks: without a turn of the event loop between units, a
+      // sync analysis would hold the server (GET /health included) for all its units at once.
+      await yieldToEventLoop();
     }
   };
   const width = Math.max(1, Math.min(options.settings.max_concurrent_units, queue.length || 1));
   await Promise.all(Array.from({ length: width }, worker));
   await progressChain;
 
+  // This run against the namespace's previous one (docs/decisions.md "Runs compared"), recorded with the end state.
+  const runs_compared = job.run_id ? await compareRun(ctx, orgId, job.namespace, job.run_id) : null;
   const now = ctx.now().toISOString();
   let final: JobDoc | null = null;
   if (failure !== null) {
-    final = await stores.jobs.transition(orgId, job.job_id, ['running'], { status: 'failed', error: failure, finished_at: now, updated_at: now });
+    final = await stores.jobs.transition(orgId, job.job_id, ['running'], {
+      status: 'failed',
+      error: failure,
+      finished_at: now,
+      updated_at: now,
+      runs_compared,
+    });
   } else if (quotaExceeded) {
-    final = await stores.jobs.transition(orgId, job.job_id, ['running'], { status: 'done', quota_exceeded: true, finished_at: now, updated_at: now });
+    final = await stores.jobs.transition(orgId, job.job_id, ['running'], {
+      status: 'done',
+      quota_exceeded: true,
+      finished_at: now,
+      updated_at: now,
+      runs_compared,
+    });
   } else if (!stopped) {
-    final = await stores.jobs.transition(orgId, job.job_id, ['running'], { status: 'done', finished_at: now, updated_at: now });
+    final = await stores.jobs.transition(orgId, job.job_id, ['running'], { status: 'done', finished_at: now, updated_at: now, runs_compared });
   }
   return final ?? (await stores.jobs.get(orgId, job.job_id)) ?? job;
 }

@@ -53,4 +53,11 @@ describe('the pull request comment', () => {
     const row = body.split('\n').find((l) => l.includes('AWS-RULE-1'))!;
     expect(row.split(/(?<!\\)\|/).length).toBe(7);
   });
+
+  it('says what this push changed against the previous one, and nothing when there is no comparison', () => {
+    const body = renderComment({ ...base, findings: [finding(1)], comparison: { new: 2, no_longer_detected: 1, unchanged: 7 } });
+    expect(body).toContain('Since the previous push: +2 new · −1 no longer detected · 7 unchanged');
+    expect(body.indexOf('Since the previous push')).toBeLessThan(body.indexOf('### Findings'));
+    expect(renderComment({ ...base, findings: [finding(1)] })).not.toContain('Since the previous push');
+  });
 });

@@ -1,5 +1,5 @@
 import { SEVERITY_ORDER } from '../core/payload';
-import type { DetectionEntry } from '../analysis/job-store';
+import type { DetectionEntry, RunComparison } from '../analysis/job-store';
 import type { FindingDoc } from '../findings/finding-store';
 import type { CommitState, GateOutcome } from '../integrations/gate';
 
@@ -45,6 +45,13 @@ export interface CommentInput {
   readonly dashboardUrl: string | null;
   readonly headSha: string;
   readonly now: Date;
+  /** This push against the previous one (docs/decisions.md "Runs compared"); null or absent: no line. */
+  readonly comparison?: RunComparison | null;
+}
+
+/** "+N new · −M no longer detected · K unchanged" (docs/decisions.md "Runs compared"). */
+export function comparisonLine(c: RunComparison): string {
+  return `+${c.new} new · −${c.no_longer_detected} no longer detected · ${c.unchanged} unchanged`;
 }
 
 const HEADLINES: Record<CommentInput['state'], string> = {
@@ -93,6 +100,7 @@ function summary(input: CommentInput): string[] {
     `Open findings: ${counts} · awaiting review: ${input.gate.needsReview} · triaged: ${input.findings.filter((f) => STATUS_ORDER[f.status] >= 2).length}`,
     '',
   );
+  if (input.comparison) lines.push(`Since the previous push: ${comparisonLine(input.comparison)}`, '');
   const unmatched = input.detections.filter((d) => d.analyzer === null);
   if (unmatched.length > 0) {
     const shown = unmatched

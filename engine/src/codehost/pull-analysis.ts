@@ -125,6 +125,7 @@ export async function startPullAnalysis(deps: CodehostDeps, integration: Codehos
       rule_type: null,
       retry_of: null,
       hashes,
+      run_id: routed.run_id ?? null,
       key_source: key.source === 'none' ? 'none' : 'stored',
     },
     ctx.now().toISOString(),

@@ -98,6 +98,7 @@ export async function publishPullReport(deps: CodehostDeps, orgId: string, pull:
     dashboardUrl,
     headSha: pull.head_sha,
     now: ctx.now(),
+    comparison: job.runs_compared ?? null,
   });
   const client = deps.clientFor(identity);
   const ref = refOf(pull);

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { AnalysisUnit } from '../core/unit';
 import { ConflictError } from '../core/errors';
 import { forEachTimedBatch, type TimedBatchOptions } from './timed-batches';
@@ -61,7 +62,36 @@ export interface NamespaceDoc {
   org_id: string;
   namespace: string;
   created_at: string;
+  /**
+   * The run that is the namespace's current state (docs/decisions.md "Runs compared"); absent on
+   * a namespace recorded before runs (then every member counts as current).
+   */
+  latest_run?: string | null;
 }
+
+/**
+ * One ingest of a namespace (docs/decisions.md "Runs compared"): the unit hashes it saw, in input
+ * order, and the run that was current before it. Written before the namespace record names it,
+ * so a run the namespace names is always whole. Internal: never part of a response.
+ */
+export interface NamespaceRunDoc {
+  _id?: string;
+  org_id: string;
+  namespace: string;
+  run_id: string;
+  created_at: string;
+  prev_run_id: string | null;
+  hashes: string[];
+}
+
+/** The namespace's current run and the one before it (null when absent). */
+export interface NamespaceRuns {
+  readonly latest: NamespaceRunDoc | null;
+  readonly previous: NamespaceRunDoc | null;
+}
+
+/** Runs kept per namespace (older ones are pruned after each ingest; a finished job keeps its comparison). */
+export const RUNS_KEPT = 10;
 
 export const RESOURCE_INDEXES: Record<string, IndexSpec[]> = {
   resources: [{ name: 'org_hash', keys: { org_id: 1, hash: 1 }, unique: true }],
@@ -73,6 +103,10 @@ export const RESOURCE_INDEXES: Record<string, IndexSpec[]> = {
   namespaces: [
     { name: 'org_ns', keys: { org_id: 1, namespace: 1 }, unique: true },
     { name: 'org_created', keys: { org_id: 1, created_at: -1 } },
+  ],
+  namespace_runs: [
+    { name: 'org_ns_run', keys: { org_id: 1, namespace: 1, run_id: 1 }, unique: true },
+    { name: 'org_ns_created', keys: { org_id: 1, namespace: 1, created_at: -1 } },
   ],
 };
 
@@ -109,23 +143,36 @@ export class ResourceStore {
   private readonly resources: Collection<ResourceDoc>;
   private readonly members: Collection<NamespaceResourceDoc>;
   private readonly namespaces: Collection<NamespaceDoc>;
+  private readonly runs: Collection<NamespaceRunDoc>;
 
   constructor(store: Store) {
     this.resources = store.collection<ResourceDoc>('resources');
     this.members = store.collection<NamespaceResourceDoc>('namespace_resources');
     this.namespaces = store.collection<NamespaceDoc>('namespaces');
+    this.runs = store.collection<NamespaceRunDoc>('namespace_runs');
   }
 
   /**
-   * Records `units` in `namespace` (created implicitly). Existing resources keep their analysis;
-   * a unit already in the namespace keeps its position. Idempotent. Works in batches (one read
-   * and one bulk insert per collection per batch); a concurrent ingest of the same content
-   * (ConflictError on the bulk insert) falls back to per-unit upserts for that batch.
+   * Records `units` in `namespace` (created implicitly) as the run `runId`. Existing resources
+   * keep their analysis; a unit already in the namespace keeps its position. Idempotent. Works in
+   * batches (one read and one bulk insert per collection per batch); a concurrent ingest of the
+   * same content (ConflictError on the bulk insert) falls back to per-unit upserts for that batch.
    * `batches`: the sizing of those batches (timed-batches.ts; default 8 ms each, for the event
    * loop); the ingest worker, off the event loop, writes in larger ones (fewer commits).
+   *
+   * The namespace record is written last, naming this run (docs/decisions.md "Runs compared"): the
+   * storage port has no multi-document transaction, so the record is the commit point. An ingest
+   * that dies part-way leaves resources and members no namespace record names as current, never a
+   * namespace record without its resources.
    */
-  async addUnits(orgId: string, namespace: string, units: readonly AnalysisUnit[], now: string, batches: TimedBatchOptions = {}): Promise<void> {
-    await this.namespaces.updateOne({ org_id: orgId, namespace }, { $setOnInsert: { created_at: now } }, { upsert: true });
+  async addUnits(
+    orgId: string,
+    namespace: string,
+    units: readonly AnalysisUnit[],
+    now: string,
+    batches: TimedBatchOptions = {},
+    runId: string = randomUUID(),
+  ): Promise<void> {
     const unique = [...new Map(units.map((u) => [u.hash, u])).values()];
     // A batch's writes run synchronously on sqlite; batches are sized to a few ms of
     // work each, with an event-loop turn between them (a 10 MB plan never blocks other requests).
@@ -141,6 +188,32 @@ export class ResourceStore {
       },
       batches,
     );
+    await this.commitRun(
+      orgId,
+      namespace,
+      runId,
+      unique.map((u) => u.hash),
+      now,
+    );
+  }
+
+  /**
+   * Writes the run, then the namespace record naming it (the commit point), then prunes runs
+   * beyond RUNS_KEPT. A run already recorded (an ingest continuing it) gains the new hashes.
+   */
+  private async commitRun(orgId: string, namespace: string, runId: string, hashes: string[], now: string): Promise<void> {
+    const continued = await this.runs.findOne({ org_id: orgId, namespace, run_id: runId });
+    if (continued) {
+      const seen = new Set(continued.hashes);
+      const added = hashes.filter((h) => !seen.has(h));
+      if (added.length > 0) await this.runs.updateOne({ org_id: orgId, namespace, run_id: runId }, { $set: { hashes: [...continued.hashes, ...added] } });
+      return;
+    }
+    const current = await this.namespaces.findOne({ org_id: orgId, namespace });
+    await this.runs.insertOne({ org_id: orgId, namespace, run_id: runId, created_at: now, prev_run_id: current?.latest_run ?? null, hashes });
+    await this.namespaces.updateOne({ org_id: orgId, namespace }, { $setOnInsert: { created_at: now }, $set: { latest_run: runId } }, { upsert: true });
+    const stale = await this.runs.find({ org_id: orgId, namespace }, { sort: { created_at: -1, run_id: 1 }, skip: RUNS_KEPT });
+    if (stale.length > 0) await this.runs.deleteMany({ org_id: orgId, namespace, run_id: { $in: stale.map((r) => r.run_id) } });
   }
 
   private async addBatch(orgId: string, namespace: string, batch: readonly AnalysisUnit[], offset: number, now: string): Promise<void> {
@@ -212,6 +285,11 @@ export class ResourceStore {
     return this.members.find({ org_id: orgId, namespace }, { sort: { position: 1 } });
   }
 
+  /** The namespace's members among `hashes` (any order). */
+  membersAmong(orgId: string, namespace: string, hashes: readonly string[]): Promise<NamespaceResourceDoc[]> {
+    return hashes.length === 0 ? Promise.resolve([]) : this.members.find({ org_id: orgId, namespace, hash: { $in: hashes } });
+  }
+
   /** The first unanalysed member of the namespace, in ingest order; null when all are analysed. */
   nextUnanalysed(orgId: string, namespace: string): Promise<NamespaceResourceDoc | null> {
     return this.members.findOne({ org_id: orgId, namespace, analyzed: false }, { sort: { position: 1 } });
@@ -222,6 +300,35 @@ export class ResourceStore {
     return this.namespaces.find({ org_id: orgId }, { sort: { created_at: -1, namespace: 1 } });
   }
 
+  /** The run the namespace record names as current; null for an unknown namespace or one without runs. */
+  async currentRunId(orgId: string, namespace: string): Promise<string | null> {
+    return (await this.namespaces.findOne({ org_id: orgId, namespace }))?.latest_run ?? null;
+  }
+
+  /** One run of the namespace (its hashes included), or null when unknown or pruned. */
+  getRun(orgId: string, namespace: string, runId: string): Promise<NamespaceRunDoc | null> {
+    return this.runs.findOne({ org_id: orgId, namespace, run_id: runId });
+  }
+
+  /** The namespace's current run (the one its record names) and the run before it; nulls for a namespace without runs. */
+  async latestRuns(orgId: string, namespace: string): Promise<NamespaceRuns> {
+    const record = await this.namespaces.findOne({ org_id: orgId, namespace });
+    const latest = record?.latest_run ? await this.getRun(orgId, namespace, record.latest_run) : null;
+    const previous = latest?.prev_run_id ? await this.getRun(orgId, namespace, latest.prev_run_id) : null;
+    return { latest, previous };
+  }
+
+  /**
+   * The members of the namespace's current run, in ingest order: every member when the namespace
+   * has no run recorded (ingested before runs existed).
+   */
+  async currentMembers(orgId: string, namespace: string): Promise<NamespaceResourceDoc[]> {
+    const [members, { latest }] = await Promise.all([this.listMembers(orgId, namespace), this.latestRuns(orgId, namespace)]);
+    if (!latest) return members;
+    const current = new Set(latest.hashes);
+    return members.filter((m) => current.has(m.hash));
+  }
+
   namespaceExists(orgId: string, namespace: string): Promise<boolean> {
     return this.namespaces.count({ org_id: orgId, namespace }).then((n) => n > 0);
   }
@@ -230,6 +337,14 @@ export class ResourceStore {
   async namespacesOf(orgId: string, hash: string): Promise<string[]> {
     const rows = await this.members.find({ org_id: orgId, hash });
     return rows.map((r) => r.namespace);
+  }
+
+  /** Namespaces of each of `hashes` (index org_hash): hash → names; a hash in none is absent. */
+  async namespacesOfMany(orgId: string, hashes: readonly string[]): Promise<Map<string, string[]>> {
+    const out = new Map<string, string[]>();
+    if (hashes.length === 0) return out;
+    for (const r of await this.members.find({ org_id: orgId, hash: { $in: hashes } })) out.set(r.hash, [...(out.get(r.hash) ?? []), r.namespace]);
+    return out;
   }
 
   /**

@@ -24,6 +24,8 @@ export interface IngestRecord {
   readonly namespace: string;
   /** ISO timestamp of the ingest (the resources' and members' created_at). */
   readonly now: string;
+  /** The run this ingest records (ResourceStore.addUnits `runId`). */
+  readonly runId: string;
 }
 
 /**
@@ -145,7 +147,7 @@ export async function runIngestJob(id: number, job: IngestJob, post: (reply: Ing
     if (record) {
       if (job.op === 'analyzer') assertUnitsFound(job.analyzer, result.units);
       const { store, resources } = connectionTo(record.store);
-      await resources.addUnits(record.orgId, record.namespace, result.units, record.now, RECORD_BATCHES);
+      await resources.addUnits(record.orgId, record.namespace, result.units, record.now, RECORD_BATCHES, record.runId);
       postJson(id, result.units, post);
       post({ type: 'done', id, ok: true, routed: result.routed, hashes: result.units.map((u) => u.hash) });
       // After the reply: the WAL this job grew is copied into the database here, not by the

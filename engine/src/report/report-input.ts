@@ -35,7 +35,8 @@ export function triageKey(resourceHash: string, ruleId: string): string {
  */
 export async function loadNamespaceReportData(ctx: EngineContext, orgId: string, namespace: string, options: ReportInputOptions): Promise<NamespaceReportData> {
   assertNamespace(namespace);
-  const members = await ctx.stores.resources.listMembers(orgId, namespace);
+  // The namespace's current state is its latest run (docs/decisions.md "Runs compared"): units an earlier run saw and it did not are left out.
+  const members = await ctx.stores.resources.currentMembers(orgId, namespace);
   if (members.length === 0 && !(await ctx.stores.resources.namespaceExists(orgId, namespace))) {
     throw new NotFoundError(`Namespace '${namespace}' not found`);
   }

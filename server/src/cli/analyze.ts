@@ -4,11 +4,12 @@ import { basename, resolve } from 'node:path';
 import type { LlmBackend } from '@planwarden/engine/llm/types';
 import { serializeSarif } from '@planwarden/engine/report/sarif';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type * as Sarif from 'sarif';
 import { ApiClient, CliError, HttpError, TERMINAL_JOB_STATUSES, TimeoutError, type AnalyzeBody, type JobView } from './api-client';
 import { applyBaseline, baselineNote, baselineOf, readBaseline, writeBaseline } from './baseline';
 import { formatDuration } from './duration';
+import type { InProcessEngine } from './in-process';
 import { readAnalysisInput } from './inputs';
-import { startLocalServer } from './local-server';
 import { evaluate, jsonDocument, locateInInput, summaryLine, type FailOn } from './outcome';
 import { createProgress, type ProgressStream } from './progress';
 import { terminalSafe } from './terminal-safe';
@@ -17,7 +18,10 @@ import { terminalSafe } from './terminal-safe';
 export interface AnalyzeOptions {
   /** A file, or a directory (every file an analyzer claims, inputs.ts). */
   readonly file: string;
-  /** Server origin; null = local mode (an in-process server on 127.0.0.1). */
+  /**
+   * Server origin; null = local mode: the engine in this process for the checks only
+   * (in-process.ts), an in-process server on 127.0.0.1 with a model or a `dataDir`.
+   */
   readonly server: string | null;
   readonly apiKey: string | null;
   /** Analyzer name, or `auto` for auto-routing. */
@@ -101,6 +105,11 @@ async function waitForJob(client: ApiClient, jobId: string, io: CliIo, pollMs: n
   }
 }
 
+/** What the command is waiting for (set before each step), for the --timeout message. */
+interface Waiting {
+  waitingFor: string;
+}
+
 /** What one request body's analysis needs besides the body. */
 interface Run {
   readonly client: ApiClient;
@@ -113,11 +122,15 @@ interface Run {
   readonly local: boolean;
   readonly say: (line: string) => void;
   /** What the command is waiting for, for the --timeout message. */
-  waitingFor: string;
+  readonly waiting: Waiting;
 }
 
-/** Posts one body (with the model when `withModel`) and waits for its job to end; returns the job. */
-async function analyseBody(run: Run, rawInput: string, withModel: boolean): Promise<JobView> {
+/**
+ * Posts one body (with the model when `withModel`) and waits for its job to end; returns the job.
+ * `continueRun`: the body adds to the namespace's current run (a directory's later batches, the
+ * checks-only fallback) instead of starting a new one, so the report covers the whole command.
+ */
+async function analyseBody(run: Run, rawInput: string, withModel: boolean, continueRun: boolean): Promise<JobView> {
   const { client, options, namespace } = run;
   const model = withModel ? options.model : null;
   const body: AnalyzeBody = {
@@ -125,8 +138,9 @@ async function analyseBody(run: Run, rawInput: string, withModel: boolean): Prom
     ...(model ? { llm_backend: model.backend, model: model.model } : {}),
     ...(model && run.llmKey ? { api_key: run.llmKey } : {}),
     ...(options.ruleType && options.analyzer !== 'auto' ? { rule_type: options.ruleType } : {}),
+    ...(continueRun ? { continue_run: true } : {}),
   };
-  run.waitingFor = 'the server to accept the analysis';
+  run.waiting.waitingFor = 'the server to accept the analysis';
   let started: { job_id: string; inline: boolean };
   try {
     started = await client.analyze(options.analyzer, namespace, body);
@@ -138,11 +152,11 @@ async function analyseBody(run: Run, rawInput: string, withModel: boolean): Prom
     throw error;
   }
   const jobId = started.job_id;
-  run.waitingFor = `job ${jobId}`;
+  run.waiting.waitingFor = `job ${jobId}`;
   return started.inline
     ? await client.job(jobId)
     : await waitForJob(client, jobId, run.io, options.pollMs, run.signal, (status) => {
-        run.waitingFor = `job ${jobId} (still ${status})`;
+        run.waiting.waitingFor = `job ${jobId} (still ${status})`;
       });
 }
 
@@ -154,12 +168,12 @@ async function analyseBody(run: Run, rawInput: string, withModel: boolean): Prom
  * (docs/decisions.md "Analysis layers") re-analyses nothing then; one that did not runs them now.
  * Throws CliError for anything else.
  */
-async function analyseWithFallback(run: Run, rawInput: string): Promise<JobView> {
+async function analyseWithFallback(run: Run, rawInput: string, continueRun: boolean): Promise<JobView> {
   const model = run.options.model;
   if (model) {
     let failure: string | null = null;
     try {
-      const job = await analyseBody(run, rawInput, true);
+      const job = await analyseBody(run, rawInput, true, continueRun);
       if (job.status === 'done') return job;
       if (job.status !== 'failed') throw new CliError(`job ${job.job_id} ${job.status}${job.error ? `: ${job.error}` : ''}`);
       failure = `job ${job.job_id} failed${job.error ? `: ${job.error}` : ''}`;
@@ -169,23 +183,70 @@ async function analyseWithFallback(run: Run, rawInput: string): Promise<JobView>
     }
     run.say(`warning: the model (${model.backend} ${model.model}) failed, ${failure}; reporting the deterministic checks' findings only`);
   }
-  const job = await analyseBody(run, rawInput, false);
+  // The model's attempt already recorded this body as a run (when it got that far): join it.
+  const job = await analyseBody(run, rawInput, false, continueRun || Boolean(model));
   if (job.status !== 'done') throw new CliError(`job ${job.job_id} ${job.status}${job.error ? `: ${job.error}` : ''}`);
   return job;
 }
 
+/** Where the bodies are analysed and the report is read: a server (HTTP) or the engine in this process. */
+interface Session {
+  /** For the `analysing …` line: `local engine` or the server's URL. */
+  readonly where: string;
+  /**
+   * Analyses one body (the checks, and the model when asked for); resolves to its finished job.
+   * `continueRun`: a later body of the same command, recorded in the run the first one started.
+   */
+  analyse(rawInput: string, continueRun: boolean): Promise<JobView>;
+  /** The namespace's SARIF log, as the command reads it from a server. */
+  sarifReport(): Promise<Sarif.Log>;
+  /** The namespace's Markdown report. */
+  markdownReport(): Promise<string>;
+}
+
+/** A session over the API of `client` (the given server, or the local one). */
+function httpSession(run: Run, where: string): Session {
+  return {
+    where,
+    analyse: (rawInput, continueRun) => analyseWithFallback(run, rawInput, continueRun),
+    sarifReport: () => run.client.sarifReport(run.namespace),
+    markdownReport: () => run.client.markdownReport(run.namespace),
+  };
+}
+
+/**
+ * A session on the in-process engine (checks only). The work runs on this thread, so the
+ * --timeout is looked at between the steps: a step in progress finishes first.
+ */
+function inProcessSession(engine: InProcessEngine, signal: AbortSignal, waiting: Waiting): Session {
+  const checked = async <T>(what: string, step: () => Promise<T>): Promise<T> => {
+    waiting.waitingFor = what;
+    if (signal.aborted) throw new TimeoutError(what);
+    const value = await step();
+    if (signal.aborted) throw new TimeoutError(what);
+    return value;
+  };
+  return {
+    where: 'local engine',
+    analyse: (rawInput) => checked('the checks', () => engine.analyse(rawInput)),
+    sarifReport: () => checked('the report', () => engine.sarifReport()),
+    markdownReport: () => checked('the report', () => engine.markdownReport()),
+  };
+}
+
 /**
  * `planwarden analyze PATH`: analyses a file, or every file of a directory an analyzer claims
- * (inputs.ts), into one namespace through a Planwarden server (`--server`) or an in-process one
- * (local mode): the deterministic checks, plus the model when `options.model` names one (a
- * failing model leaves the checks' findings, analyseWithFallback). Waits for the jobs with
- * progress on stderr, fetches the namespace's one report (markdown, or SARIF 2.1.0 for `sarif`
- * and `json`), marks the findings of `--baseline` as accepted, writes `--write-baseline`,
- * writes the report to `--output` or stdout and returns the exit code: 0 when no open finding
- * outside the baseline is at or above `--fail-on`, 1 when one is. Throws CliError (exit 2) for
- * an unreadable input or baseline, a refused request, an answer of the wrong shape
- * (answers.ts), a failed or cancelled checks job, or `timeoutMs` passing before the report is
- * in (naming what it waited for). Everything printed passes through terminalSafe.
+ * (inputs.ts), into one namespace through a Planwarden server (`--server`), the engine in this
+ * process (local mode, checks only: in-process.ts) or an in-process server (local mode with a
+ * model or `--data-dir`): the deterministic checks, plus the model when `options.model` names
+ * one (a failing model leaves the checks' findings, analyseWithFallback). Waits for the jobs
+ * with progress on stderr, fetches the namespace's one report (markdown, or SARIF 2.1.0 for
+ * `sarif` and `json`), marks the findings of `--baseline` as accepted, writes
+ * `--write-baseline`, writes the report to `--output` or stdout and returns the exit code: 0
+ * when no open finding outside the baseline is at or above `--fail-on`, 1 when one is. Throws
+ * CliError (exit 2) for an unreadable input or baseline, a refused request, an answer of the
+ * wrong shape (answers.ts), a failed or cancelled checks job, or `timeoutMs` passing before the
+ * report is in (naming what it waited for). Everything printed passes through terminalSafe.
  */
 export async function runAnalyze(options: AnalyzeOptions, io: CliIo): Promise<number> {
   const baseline = options.baseline ? await readBaseline(resolve(io.cwd, options.baseline)) : null;
@@ -200,25 +261,36 @@ export async function runAnalyze(options: AnalyzeOptions, io: CliIo): Promise<nu
     const counts = Object.entries(input.claimed).map(([analyzer, n]) => `${analyzer} ${n}`);
     say(`${options.file}: ${Object.values(input.claimed).reduce((a, b) => a + b, 0)} file(s) to analyse (${counts.join(', ')})`);
   }
-  const local = options.server ? null : await startLocalServer({ dataDir: options.dataDir, env: io.env, model: options.model });
+  // Loaded on use: the checks-only run never loads the server (Express, the job runner, the MCP endpoint).
+  const inProcess = !options.server && !options.model && !options.dataDir;
+  const engine = inProcess ? (await import('./in-process')).openInProcessEngine({ namespace, analyzer: options.analyzer, ruleType: options.ruleType }) : null;
+  const local =
+    options.server || engine ? null : await (await import('./local-server')).startLocalServer({ dataDir: options.dataDir, env: io.env, model: options.model });
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), options.timeoutMs);
-  const client = local ? new ApiClient(local.url, local.apiKey, deadline.signal) : new ApiClient(options.server!, options.apiKey, deadline.signal);
-  const run: Run = { client, options, io, namespace, signal: deadline.signal, llmKey, local: local !== null, say, waitingFor: '' };
+  const waiting: Waiting = { waitingFor: '' };
+  let session: Session;
+  if (engine) {
+    session = inProcessSession(engine, deadline.signal, waiting);
+  } else {
+    const client = local ? new ApiClient(local.url, local.apiKey, deadline.signal) : new ApiClient(options.server!, options.apiKey, deadline.signal);
+    const run: Run = { client, options, io, namespace, signal: deadline.signal, llmKey, local: local !== null, say, waiting };
+    session = httpSession(run, local ? 'local engine' : options.server!);
+  }
   try {
     const what = options.model ? `checks and ${options.model.backend} ${options.model.model}` : 'checks only';
-    say(`analysing ${options.file} in namespace ${namespace} (${local ? 'local engine' : options.server}; ${what})`);
+    say(`analysing ${options.file} in namespace ${namespace} (${session.where}; ${what})`);
     let last: JobView | null = null;
     let units = 0;
-    for (const body of input.bodies) {
-      last = await analyseWithFallback(run, body);
+    for (const [index, body] of input.bodies.entries()) {
+      last = await session.analyse(body, index > 0);
       units += last.processed_count ?? last.resource_count ?? 0;
       if (last.quota_exceeded) say('warning: the monthly spend cap stopped the run; the report is partial');
     }
     say(`job ${last!.job_id} done: ${units} unit(s) analysed`);
 
-    run.waitingFor = `the report of job ${last!.job_id}`;
-    const log = await client.sarifReport(namespace);
+    waiting.waitingFor = `the report of job ${last!.job_id}`;
+    const log = await session.sarifReport();
     if (input.located) locateInInput(log, input.located);
     const marked = baseline ? applyBaseline(log, baseline, options.baseline!) : 0;
     const outcome = evaluate(log, options.failOn);
@@ -232,7 +304,7 @@ export async function runAnalyze(options: AnalyzeOptions, io: CliIo): Promise<nu
         ? serializeSarif(log)
         : options.format === 'json'
           ? `${JSON.stringify(jsonDocument(log, outcome, { namespace, job_id: last!.job_id, fail_on: options.failOn }), null, 2)}\n`
-          : `${await client.markdownReport(namespace)}${marked > 0 ? baselineNote(marked, options.baseline!) : ''}`,
+          : `${await session.markdownReport()}${marked > 0 ? baselineNote(marked, options.baseline!) : ''}`,
     );
     if (options.output) {
       await writeFile(resolve(io.cwd, options.output), document).catch((error: NodeJS.ErrnoException) => {
@@ -246,7 +318,7 @@ export async function runAnalyze(options: AnalyzeOptions, io: CliIo): Promise<nu
     say(summaryLine(outcome, options.failOn));
     return outcome.blocking > 0 ? 1 : 0;
   } catch (error) {
-    if (error instanceof TimeoutError) throw new CliError(`timed out after ${formatDuration(options.timeoutMs)} (--timeout) waiting for ${run.waitingFor}`);
+    if (error instanceof TimeoutError) throw new CliError(`timed out after ${formatDuration(options.timeoutMs)} (--timeout) waiting for ${waiting.waitingFor}`);
     throw error;
   } finally {
     clearTimeout(timer);

@@ -37,6 +37,8 @@ export interface AnalyzeBody {
   readonly raw_input: string;
   readonly api_key?: string;
   readonly rule_type?: string;
+  /** Record the input in the namespace's current run instead of a new one (docs/decisions.md "Runs compared"). */
+  readonly continue_run?: boolean;
 }
 
 export const TERMINAL_JOB_STATUSES: ReadonlySet<string> = new Set(['done', 'failed', 'cancelled']);

@@ -14,11 +14,25 @@ import { ActionResult } from '../ui/states';
 /** The model suggested in every "how to add a local model" line (as the desktop's Ollama panel does). */
 const SUGGESTED_OLLAMA_MODEL = 'llama3.1:8b';
 
-const NAMESPACE_PATTERN = '[A-Za-z0-9][A-Za-z0-9._-]{0,127}';
+// The `pattern` attribute compiles with the `v` flag, where a literal `-` in a class must be escaped.
+const NAMESPACE_PATTERN = '[A-Za-z0-9][A-Za-z0-9._\\-]{0,127}';
 
-/** A default namespace for a run started from the dashboard: `dash-YYYYMMDD-HHMM`. */
+/** The namespace of pasted input (no file name to go by): `dash-YYYYMMDD-HHMM`. */
 function defaultNamespace(): string {
   return `dash-${new Date().toISOString().slice(0, 16).replace(/[-:]/g, '').replace('T', '-')}`;
+}
+
+/**
+ * The namespace of an input read from a file: its name in the namespace alphabet, so every run of
+ * the same plan lands in the same namespace and is compared with the previous one
+ * (docs/decisions.md "Runs compared"); the time-stamped default when nothing usable is left.
+ */
+function namespaceFromFileName(name: string): string {
+  const cleaned = name
+    .replace(/[^A-Za-z0-9._-]+/g, '-')
+    .replace(/^[^A-Za-z0-9]+/, '')
+    .slice(0, 128);
+  return cleaned === '' ? defaultNamespace() : cleaned;
 }
 
 /**
@@ -98,7 +112,7 @@ function ChoiceNote({ choice, models, facts }: { choice: string; models: readonl
 }
 
 /** An analysis error the user can fix, named with its fix (analysisProblem); anything else as an unexpected error. */
-function RunError({ error }: { error: unknown }) {
+function RunError({ error, namespace }: { error: unknown; namespace: string }) {
   const problem = analysisProblem(error);
   if (!problem) return <ActionResult error={error} />;
   return (
@@ -108,7 +122,8 @@ function RunError({ error }: { error: unknown }) {
       </p>
       {problem.jobId ? (
         <p>
-          <Link to={`/jobs/${encodeURIComponent(problem.jobId)}`}>Open the job</Link> to see what was kept.
+          <Link to={`/jobs/${encodeURIComponent(problem.jobId)}`}>Open the job</Link> to see what was kept, or{' '}
+          <Link to={`/plan/${encodeURIComponent(namespace)}`}>open the plan view</Link> with the checks' findings.
         </p>
       ) : null}
     </div>
@@ -132,6 +147,8 @@ export default function Analyse() {
   const [fileName, setFileName] = useState<string | null>(null);
   const [dragging, setDragging] = useState(false);
   const [namespace, setNamespace] = useState(defaultNamespace);
+  // Typed by the user: a file picked afterwards no longer renames it.
+  const [namespaceTyped, setNamespaceTyped] = useState(false);
   const [analyzer, setAnalyzer] = useState('auto');
   const [picked, setPicked] = useState<string | null>(null);
   const [apiKey, setApiKey] = useState('');
@@ -146,6 +163,7 @@ export default function Analyse() {
     if (!file) return;
     setInput(decodePlanBytes(new Uint8Array(await file.arrayBuffer())));
     setFileName(file.name);
+    if (!namespaceTyped) setNamespace(namespaceFromFileName(file.name));
   };
   const onDrop = (e: DragEvent) => {
     e.preventDefault();
@@ -217,8 +235,16 @@ export default function Analyse() {
           />
         </Field>
         <div className="row">
-          <Field label="Namespace" hint="Letters, digits, dot, dash, underscore.">
-            <input value={namespace} onChange={(e) => setNamespace(e.target.value)} required pattern={NAMESPACE_PATTERN} />
+          <Field label="Namespace" hint="Runs into one namespace are compared. A file's name by default; letters, digits, dot, dash, underscore.">
+            <input
+              value={namespace}
+              onChange={(e) => {
+                setNamespace(e.target.value);
+                setNamespaceTyped(true);
+              }}
+              required
+              pattern={NAMESPACE_PATTERN}
+            />
           </Field>
           <Field label="Analyzer">
             <select value={analyzer} onChange={(e) => setAnalyzer(e.target.value)}>
@@ -241,7 +267,7 @@ export default function Analyse() {
         <button type="submit" disabled={run.isPending || !input}>
           Run analysis
         </button>
-        {run.error ? <RunError error={run.error} /> : null}
+        {run.error ? <RunError error={run.error} namespace={namespace} /> : null}
       </form>
     </Page>
   );

@@ -23,6 +23,22 @@ function Progress({ job }: { job: Job }) {
   );
 }
 
+/** "+N new · −M no longer detected · K unchanged" against the namespace's previous run (docs/decisions.md "Runs compared"). */
+function RunsCompared({ namespace, c }: { namespace: string; c: NonNullable<Job['runs_compared']> }) {
+  return (
+    <p data-testid="runs-compared">
+      Against the previous run of this namespace: <strong>+{c.new}</strong> new · <strong>−{c.no_longer_detected}</strong> no longer detected ·{' '}
+      <strong>{c.unchanged}</strong> unchanged.
+      {c.no_longer_detected > 0 ? (
+        <>
+          {' '}
+          <Link to={`/findings?namespace=${encodeURIComponent(namespace)}`}>Review what is no longer detected</Link>
+        </>
+      ) : null}
+    </p>
+  );
+}
+
 /**
  * `/jobs/{id}`: the job polled every second (GET /jobs/{id}) until terminal; cancel while
  * queued or running, retry when failed or cancelled (analysis-api.md "Jobs"); links to the
@@ -58,10 +74,12 @@ export default function JobDetail() {
             {j.status === 'done' ? (
               <p className="done-links" role="status">
                 Finished {when(j.finished_at)} with {j.resource_count ?? j.processed_count} units.{' '}
+                <Link to={`/plan/${encodeURIComponent(j.namespace)}`}>Open the plan view</Link> ·{' '}
                 <Link to={`/reports?namespace=${encodeURIComponent(j.namespace)}`}>Open the report</Link> ·{' '}
                 <Link to={`/findings?namespace=${encodeURIComponent(j.namespace)}`}>Triage the findings</Link>
               </p>
             ) : null}
+            {j.runs_compared ? <RunsCompared namespace={j.namespace} c={j.runs_compared} /> : null}
             {j.quota_exceeded ? <p role="alert">The monthly spend cap was reached during this run: the report is partial.</p> : null}
             {j.error ? (
               <div className="state error" role="alert">
