@@ -29,6 +29,7 @@ import { ChannelStore, CHANNEL_INDEXES } from './notify/channel-store';
 import { SsoStore, SSO_INDEXES } from './identity/sso-store';
 import { ScimStore, SCIM_INDEXES } from './identity/scim-store';
 import { SocialIdentityStore, SOCIAL_INDEXES } from './identity/social-store';
+import { SuppressionStore, SUPPRESSION_INDEXES } from './findings/suppression-store';
 
 const ALL_INDEXES: Record<string, IndexSpec[]>[] = [
   ORG_INDEXES,
@@ -59,6 +60,7 @@ const ALL_INDEXES: Record<string, IndexSpec[]>[] = [
   SSO_INDEXES,
   SCIM_INDEXES,
   SOCIAL_INDEXES,
+  SUPPRESSION_INDEXES,
 ];
 
 /** The name of every collection the schema declares (the org purge walks them all). */
@@ -139,6 +141,7 @@ export function createStores(store: Store, box: SecretBox): Stores {
     sso: new SsoStore(store),
     scim: new ScimStore(store),
     socialIdentities: new SocialIdentityStore(store),
+    suppressions: new SuppressionStore(store),
     box,
   };
 }

@@ -184,16 +184,16 @@ describe.skipIf(!existsSync(CHROMIUM) || !BUILT)('the web dashboard in a browser
     await page.getByRole('dialog', { name: 'Keyboard shortcuts' }).waitFor();
     await record('findings-help');
     await page.keyboard.press('Escape');
-    await page.keyboard.press('j');
-    await page.keyboard.press('a');
-    await page.keyboard.press('j');
-    await page.keyboard.press('s');
-    await page.keyboard.press('j');
+    await page.keyboard.press('j'); // opens the first finding
+    await page.keyboard.press('a'); // acknowledged; the next finding opens
+    await page.keyboard.press('s'); // suppress: the form asks for a reason first
+    await expect.poll(() => page.evaluate('document.activeElement?.tagName')).toBe('SELECT');
+    await page.keyboard.press('Control+Enter'); // saved; the next finding opens
     await page.keyboard.press('f');
     await expect.poll(() => page.evaluate('document.activeElement?.tagName')).toBe('SELECT');
     await page.getByLabel('Note').fill('the bucket is public on purpose');
     await page.getByRole('button', { name: 'Save triage' }).click();
-    await page.getByText('Saved.').waitFor();
+    await page.getByTestId('undo-toast').getByText('marked false positive').waitFor();
     await page.locator('.unit-body').waitFor();
     await record('findings');
     const list = await page.evaluate(

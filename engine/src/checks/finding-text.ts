@@ -216,6 +216,18 @@ function isSettingLine(line: string): boolean {
   return !/^(?:[+~-]\s+)?(?:-\s+)?"?(?:name|kind|apiVersion|Key|Type)"?\s*[:=]/.test(t);
 }
 
+/** The mask the analyzers write in place of a secret's value (analyzers/common/secrets.ts). */
+const SECRET_MASK = '(sensitive value)';
+
+/**
+ * For a rule that reads the masked secrets (`secrets` in its check: a literal was found and
+ * masked), a clause saying what the mask in `observed` means; `admin_password = (sensitive
+ * value)` alone reads as if the input held no secret. Empty otherwise.
+ */
+function maskedSecretNote(rule: RuleDef, observed: string): string {
+  return /\bsecrets\b/.test(rule.check ?? '') && observed.includes(SECRET_MASK) ? ', where the input holds a plain-text literal that is masked here' : '';
+}
+
 /**
  * A deterministic finding for `rule` matched on `unit` (analysis-api.md "Analysis payload"
  * finding shape): `risk` states what failed on the unit (the attributes the check read with
@@ -242,7 +254,7 @@ export function checkFindingText(rule: RuleDef, unit: AnalysisUnit, evidence: re
     title: rule.title,
     severity: rule.severity,
     rule_id: rule.rule_id,
-    risk: `${observed}: ${sentence(rule.title)}`,
+    risk: `${observed}${maskedSecretNote(rule, observed)}: ${sentence(rule.title)}`,
     why_it_matters: sentence(sections.risk ?? sections.lookFor ?? rule.title),
     suggested_next_step: sentence(sections.remediation ?? `Change the unit to the compliant example of rule ${rule.rule_id}`),
     confidence: 'HIGH',

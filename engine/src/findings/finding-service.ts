@@ -10,6 +10,7 @@ import { REASON_CODES, type ReasonCode } from './feedback-store';
 import { FINDING_STATUSES, type FindingDoc, type FindingListFilter, type FindingStatus } from './finding-store';
 import { findingsPageJson, presentFinding } from './finding-view';
 import { dayKey, daysAfter, nextUtcDay, RESOLVED_STATUSES, stateCounts } from './finding-counts';
+import { detectionHashes, detectionNamespace, type Detection } from './run-detection';
 
 export { presentFinding } from './finding-view';
 
@@ -42,18 +43,26 @@ export async function listFindingsJson(ctx: EngineContext, orgId: string, filter
   return findingsPageJson(await ctx.stores.findings.listRawJson(orgId, await storeFilter(ctx, orgId, filter), page));
 }
 
-/** GET /findings filters (`namespace` is our addition). */
+/** GET /findings filters (`namespace` is our addition: one name, or several, docs/decisions.md "Several namespaces"). */
 export interface FindingsFilter {
   status?: FindingStatus;
   severity?: Severity;
   rule_id?: string;
-  namespace?: string;
+  namespace?: string | readonly string[];
+  /** Our addition, with exactly one namespace: its findings in one run-detection state (run-detection.ts). */
+  detection?: Detection;
 }
 
-/** The store's filter: a namespace becomes the hashes of its member resources. */
+/** The store's filter: namespaces become the hashes of their member resources (any of them). */
 async function storeFilter(ctx: EngineContext, orgId: string, filter: FindingsFilter): Promise<FindingListFilter> {
   let hashes: string[] | undefined;
-  if (filter.namespace !== undefined) hashes = (await ctx.stores.resources.listMembers(orgId, filter.namespace)).map((m) => m.hash);
+  if (filter.detection !== undefined) {
+    hashes = await detectionHashes(ctx, orgId, detectionNamespace(filter.namespace), filter.detection);
+  } else if (filter.namespace !== undefined) {
+    const names = typeof filter.namespace === 'string' ? [filter.namespace] : filter.namespace;
+    const members = await Promise.all(names.map((n) => ctx.stores.resources.listMembers(orgId, n)));
+    hashes = [...new Set(members.flat().map((m) => m.hash))];
+  }
   return { status: filter.status, severity: filter.severity, rule_id: filter.rule_id, resource_hashes: hashes };
 }
 
@@ -63,8 +72,9 @@ async function storeFilter(ctx: EngineContext, orgId: string, filter: FindingsFi
  * new = first_seen in the window; resolved = now in a status other than open/needs_review and
  * last triaged in the window (analysis-api.md "Finding status": a resolved finding).
  * From the org's counter document (finding-counts.ts; docs/decisions.md "Aggregate counters"):
- * the whole UTC days after the window's first instant from day buckets, and the rest of that
- * first day by two indexed range counts, so the cost follows one day's records, not the org's.
+ * the whole UTC days after the window's first instant from day buckets; of that first day, new
+ * records from its hour counter plus a range count of the first hour, resolved ones by an indexed
+ * range count (triage is paced by reviewers), so the cost follows one hour's records, not the org's.
  */
 export async function findingsSummary(ctx: EngineContext, orgId: string, days: number) {
   const now = ctx.now();
@@ -73,7 +83,7 @@ export async function findingsSummary(ctx: EngineContext, orgId: string, days: n
   const count = (filter: Record<string, unknown>) => ctx.stores.findings.count(orgId, filter);
   const [counts, newFirstDay, resolvedFirstDay] = await Promise.all([
     ctx.stores.findings.summaryCounts(orgId, now),
-    count({ first_seen: { $gte: since, $lt: firstDayEnd } }),
+    ctx.stores.findings.newSinceInDay(orgId, since, now),
     count({ status: { $in: RESOLVED_STATUSES }, updated_at: { $gte: since, $lt: firstDayEnd } }),
   ]);
   const sinceDay = dayKey(since);

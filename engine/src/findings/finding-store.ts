@@ -2,7 +2,7 @@ import type { Collection, Filter, IndexSpec, Store } from '../store/port';
 import type { Confidence, Severity } from '../core/payload';
 import { ConflictError } from '../core/errors';
 import { CounterDocs, type Counts } from '../store/counters';
-import { addContribution, changeDeltas, contribution, expiredDayPaths, oldestDayKey } from './finding-counts';
+import { addContribution, changeDeltas, contribution, expiredDayPaths, hourCounterId, hourKey, hoursAfter, nextUtcHour, oldestDayKey } from './finding-counts';
 
 /** analysis-api.md "Finding status". */
 export type FindingStatus = 'open' | 'needs_review' | 'acknowledged' | 'suppressed' | 'false_positive';
@@ -148,7 +148,25 @@ export class FindingStore {
         return { created: false };
       }
     };
-    return this.counters.track(orgId, [orgId], insert, (r) => (r.created ? [{ id: orgId, deltas: contribution(doc) }] : []));
+    const hourId = hourCounterId(orgId, doc.first_seen);
+    const deltas = [
+      { id: orgId, deltas: contribution(doc) },
+      { id: hourId, deltas: { [`n.${hourKey(doc.first_seen)}`]: 1 } },
+    ];
+    return this.counters.track(orgId, [orgId, hourId], insert, (r) => (r.created ? deltas : []));
+  }
+
+  /**
+   * A run that saw these findings again without analysing their unit (its stored analysis was
+   * current): `last_seen` becomes `now` and `occurrence_count` grows by one, for the records of
+   * `resourceHash` and `ruleIds` last seen before `since` (the run's start: a resumed run that
+   * walks a unit again, or one it analysed itself, does not count it twice). Status untouched
+   * (analysis-api.md "Finding record"). Returns how many records moved.
+   */
+  async refreshSeen(orgId: string, resourceHash: string, ruleIds: readonly string[], since: string, now: string): Promise<number> {
+    if (ruleIds.length === 0) return 0;
+    const filter = { org_id: orgId, resource_hash: resourceHash, rule_id: { $in: ruleIds }, last_seen: { $lt: since } };
+    return (await this.findings.updateMany(filter, { $set: { last_seen: now }, $inc: { occurrence_count: 1 } })).matched;
   }
 
   get(orgId: string, resourceHash: string, ruleId: string): Promise<FindingDoc | null> {
@@ -204,6 +222,29 @@ export class FindingStore {
     const expired = expiredDayPaths(counts, oldest);
     if (expired.length > 0) await this.counters.unset(orgId, expired);
     return counts;
+  }
+
+  /**
+   * Records first seen in [`from`, the end of its UTC day): the whole hours after `from`'s hour
+   * from that day's hour counter (finding-counts.ts; rebuilt by one range count per hour when
+   * missing), the rest of `from`'s hour by a range count. `now` dates the rebuild's stale test.
+   */
+  async newSinceInDay(orgId: string, from: string, now: Date): Promise<number> {
+    const dayStart = Date.parse(`${from.slice(0, 10)}T00:00:00.000Z`);
+    const recount = async (): Promise<Counts> => {
+      const hours: Counts = {};
+      for (let h = 0; h < 24; h += 1) {
+        const start = new Date(dayStart + h * 3_600_000).toISOString();
+        const n = await this.count(orgId, { first_seen: { $gte: start, $lt: nextUtcHour(start) } });
+        if (n > 0) hours[hourKey(start)] = n;
+      }
+      return { n: hours };
+    };
+    const [hours, firstHour] = await Promise.all([
+      this.counters.read(orgId, hourCounterId(orgId, from), recount, now),
+      this.count(orgId, { first_seen: { $gte: from, $lt: nextUtcHour(from) } }),
+    ]);
+    return firstHour + hoursAfter(hours, from);
   }
 
   /**

@@ -2,6 +2,7 @@ import type { EngineContext } from '../context/engine-context';
 import { NO_FINDINGS_RULE_ID, type AnalysisPayload } from '../core/payload';
 import { fireNeedsReview } from '../notify/review-webhook';
 import { requiresReviewRuleIds } from '../custom-rules/custom-rule-service';
+import { reopenLapsedSuppressions } from './suppression-expiry';
 
 /**
  * Creates or refreshes the triage record of every finding of an analysis
@@ -22,6 +23,8 @@ export async function recordTriage(
   now: string,
   reviewRules?: ReadonlySet<string>,
 ) {
+  // A suppression that lapsed reopens before the run's gate and report read the statuses (suppression-expiry.ts).
+  await reopenLapsedSuppressions(ctx, orgId);
   const needsReview: { rule_id: string }[] = [];
   const seen = new Set<string>();
   const decided = payload.findings.every((f) => f.rule_id === NO_FINDINGS_RULE_ID || f.confidence === 'LOW');

@@ -5,7 +5,8 @@ import { assertEgressAllowed, STRICT_EGRESS } from '../net/egress';
 import { notifyChannels } from './channel-delivery';
 import { FINDING_NEEDS_REVIEW } from './events';
 import type { ReviewWebhookDoc } from './review-webhook-store';
-import { postJson } from './signed-delivery';
+import { findingPageUrl, namespaceFindingsUrl } from '../core/finding-links';
+import { notificationSettings, postJson } from './signed-delivery';
 
 export { signatureFor } from './signed-delivery';
 
@@ -64,6 +65,17 @@ export interface ReviewSubject {
   readonly title: string;
 }
 
+/** The finding's own dashboard page (under its first namespace, sorted) when the operator set a dashboard base URL; else null. */
+function needsReviewUrl(namespaces: readonly string[], finding: ReviewSubject): string | null {
+  const namespace = [...namespaces].sort()[0] ?? '-';
+  return findingPageUrl(
+    namespaceFindingsUrl(notificationSettings().dashboardBaseUrl?.() ?? null, namespace),
+    namespace,
+    finding.resource_hash,
+    finding.rule_id,
+  );
+}
+
 /**
  * Fires `finding.needs_review` for `finding`, best effort: to the org's enabled review webhook
  * (never throws, never retries, gives up after `notifications.timeout_seconds`; the delivery
@@ -84,7 +96,7 @@ export function fireNeedsReview(ctx: EngineContext, orgId: string, finding: Revi
       notifyChannels(ctx, orgId, {
         event: FINDING_NEEDS_REVIEW,
         text: `Finding needs review: [${finding.severity}] ${finding.title} (${finding.rule_id}) on ${finding.resource_address}`,
-        url: null,
+        url: needsReviewUrl(namespaces, finding),
         data: {
           resource_hash: finding.resource_hash,
           rule_id: finding.rule_id,

@@ -12,6 +12,8 @@ import { EgressRefusedError, egressFetch, STRICT_EGRESS } from '../net/egress';
 export interface NotificationSettings {
   readonly timeoutMs: number;
   readonly maxChannelsPerOrg: number;
+  /** The dashboard's base URL now (`server.dashboard_base_url`, else `public_base_url`; null: none), for links in notifications. */
+  readonly dashboardBaseUrl?: () => string | null;
 }
 
 let settings: NotificationSettings = { timeoutMs: 5_000, maxChannelsPerOrg: 20 };

@@ -1,4 +1,5 @@
 import { SEVERITY_ORDER, type Confidence, type Severity } from '../core/payload';
+import { findingPageUrl } from '../core/finding-links';
 
 /**
  * The report view model: the one object every report template (built-in or an org's own) sees
@@ -91,6 +92,8 @@ export interface ReportFinding {
   badge: string | null;
   /** True for suppressed / false_positive findings shown because include_suppressed is set. */
   hidden_by_default: boolean;
+  /** The finding's own dashboard page (finding-links.ts), when the report has a dashboard link; else null. */
+  dashboard_url: string | null;
 }
 
 export interface ReportSeverityCount {
@@ -179,6 +182,7 @@ function resourceAddress(type: string, name: string): string {
  * Spec: analysis-api.md "Reports and report links".
  */
 export function buildReportModel(input: ReportInput): ReportModel {
+  const dashboardUrl = safeUrl(input.dashboard_url);
   const findings: Omit<ReportFinding, 'id'>[] = [];
   const resources: ReportResource[] = [];
   const statusCounts: Record<ReportFindingStatus, number> = {
@@ -231,6 +235,7 @@ export function buildReportModel(input: ReportInput): ReportModel {
         status_label: STATUS_LABELS[status],
         badge: status === 'open' ? null : STATUS_LABELS[status],
         hidden_by_default: hiddenByDefault,
+        dashboard_url: findingPageUrl(dashboardUrl, input.namespace, r.hash, f.rule_id),
       });
     }
     hiddenCount += hidden;
@@ -270,7 +275,7 @@ export function buildReportModel(input: ReportInput): ReportModel {
     quota_exceeded: input.quota_exceeded === true,
     job: input.job ? { job_id: input.job.job_id, status: input.job.status } : null,
     report_html_url: safeUrl(input.report_html_url),
-    dashboard_url: safeUrl(input.dashboard_url),
+    dashboard_url: dashboardUrl,
     multi_analyzer: analyzers.length > 1,
     analyzers,
     severities: SEVERITY_ORDER.map((severity) => ({

@@ -19,16 +19,17 @@ export const SARIF_TOOL = { name: 'Planwarden', version: '0.1.0' } as const;
  * those triaged suppressed or false_positive carry a SARIF suppression instead of being left
  * out, so code scanning closes them as dismissed rather than fixed. Rule help comes from the
  * org's rulesets (built-ins with the org's edits, plus custom rules) of each analyzer in the
- * namespace. `options.job` as in renderNamespaceReport. Throws NotFoundError (404) for an
+ * namespace. `options.job` as in renderNamespaceReport; `options.dashboardUrl` (the namespace's
+ * findings page, finding-links.ts) gives each result its page as `hostedViewerUri`. Throws NotFoundError (404) for an
  * unknown namespace, ValidationError (422) for a malformed one.
  */
 export async function buildNamespaceSarif(
   ctx: EngineContext,
   orgId: string,
   namespace: string,
-  options: Pick<ReportInputOptions, 'job'> = {},
+  options: Pick<ReportInputOptions, 'job' | 'dashboardUrl'> = {},
 ): Promise<Sarif.Log> {
-  const data = await loadNamespaceReportData(ctx, orgId, namespace, { includeSuppressed: true, job: options.job });
+  const data = await loadNamespaceReportData(ctx, orgId, namespace, { includeSuppressed: true, job: options.job, dashboardUrl: options.dashboardUrl });
   const model = buildReportModel(data.input);
   const analyzers = new Set(model.findings.map((f) => f.analyzer));
   const units = new Map([...data.resources].map(([hash, r]) => [hash, r.metadata]));

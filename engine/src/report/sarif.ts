@@ -183,6 +183,8 @@ export function buildSarifLog(input: SarifInput): Sarif.Log {
       message: { text: resultMessage(f) },
       locations: [resultLocation(f, where)],
       partialFingerprints: { [SARIF_FINGERPRINT_KEY]: sha256(`${f.resource_hash}\u0000${f.rule_id}`) },
+      // SARIF 2.1.0 §3.27.22: where a person views this result (the finding's dashboard page).
+      ...(f.dashboard_url ? { hostedViewerUri: f.dashboard_url } : {}),
       properties: {
         severity: f.severity,
         'security-severity': SECURITY_SEVERITY[f.severity] ?? '5.5',

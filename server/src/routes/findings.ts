@@ -1,11 +1,22 @@
-import { findingsSummary, listFindingsJson, updateFindingStatus } from '@planwarden/engine/findings/finding-service';
+import { findingsSummary, listFindingsJson } from '@planwarden/engine/findings/finding-service';
+import { listFindingsWithNamespaces, riskiestNamespaces } from '@planwarden/engine/findings/finding-namespaces';
+import { afterLapsedReopened, getFinding, triageFinding } from '@planwarden/engine/findings/suppression-expiry';
 import { listFeedback, postFeedback } from '@planwarden/engine/findings/feedback-service';
+import { resolveNoLongerDetected } from '@planwarden/engine/findings/resolve-no-longer-detected';
 import { republishAfterTriage } from '@planwarden/engine/codehost/pull-report';
 import { identityCtx } from '../auth/identity';
 import { codehostDeps } from '../codehost/deps';
 import type { ServerServices } from '../services';
 import { route, type RouteDef } from '../http/route';
-import { FeedbackQuerySchema, FindingsQuerySchema, PostFeedbackSchema, SummaryQuerySchema, UpdateFindingSchema } from './findings.schema';
+import {
+  FeedbackQuerySchema,
+  FindingsListQuerySchema,
+  NamespaceRiskQuerySchema,
+  PostFeedbackSchema,
+  ResolveNoLongerDetectedSchema,
+  SummaryQuerySchema,
+  TriageFindingSchema,
+} from './findings.schema';
 import { NO_QUERY, param, parseBody, parseQuery } from './shared';
 
 /** analysis-api.md "Findings and review feedback": findings, summary, triage PATCH, feedback log. */
@@ -16,11 +27,14 @@ export function findingRoutes(services: ServerServices): RouteDef[] {
       path: '/findings',
       policy: 'member',
       body: 'none',
-      query: FindingsQuerySchema,
+      query: FindingsListQuerySchema,
       handler: async (ctx, req) => {
-        const { limit, offset, ...filter } = parseQuery(FindingsQuerySchema, req);
+        const { limit, offset, include_namespaces, ...filter } = parseQuery(FindingsListQuerySchema, req);
+        if (include_namespaces)
+          return { body: await afterLapsedReopened(ctx.engine, ctx.orgId, () => listFindingsWithNamespaces(ctx.engine, ctx.orgId, filter, { limit, offset })) };
         // The body is built from the records' stored JSON (finding-view.ts), sent as is: same bytes and headers as res.json.
-        return { contentType: 'application/json', body: await listFindingsJson(ctx.engine, ctx.orgId, filter, { limit, offset }) };
+        const body = await afterLapsedReopened(ctx.engine, ctx.orgId, () => listFindingsJson(ctx.engine, ctx.orgId, filter, { limit, offset }));
+        return { contentType: 'application/json', body };
       },
     }),
     route({
@@ -29,25 +43,58 @@ export function findingRoutes(services: ServerServices): RouteDef[] {
       policy: 'member',
       body: 'none',
       query: SummaryQuerySchema,
-      handler: async (ctx, req) => ({ body: await findingsSummary(ctx.engine, ctx.orgId, parseQuery(SummaryQuerySchema, req).days) }),
+      handler: async (ctx, req) => {
+        const { days } = parseQuery(SummaryQuerySchema, req);
+        return { body: await afterLapsedReopened(ctx.engine, ctx.orgId, () => findingsSummary(ctx.engine, ctx.orgId, days)) };
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/findings/namespaces',
+      policy: 'member',
+      body: 'none',
+      query: NamespaceRiskQuerySchema,
+      handler: async (ctx, req) => {
+        const { limit } = parseQuery(NamespaceRiskQuerySchema, req);
+        return { body: await afterLapsedReopened(ctx.engine, ctx.orgId, () => riskiestNamespaces(ctx.engine, ctx.orgId, limit)) };
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/findings/:resource_hash/:rule_id',
+      policy: 'member',
+      body: 'none',
+      query: NO_QUERY,
+      handler: async (ctx, req) => ({ body: await getFinding(ctx.engine, ctx.orgId, param(req, 'resource_hash'), param(req, 'rule_id')) }),
     }),
     route({
       method: 'patch',
       path: '/findings/:resource_hash/:rule_id',
       policy: 'member',
       body: 'json',
-      requestBody: UpdateFindingSchema,
+      requestBody: TriageFindingSchema,
       query: NO_QUERY,
       handler: async (ctx, req) => {
-        const body = await updateFindingStatus(
-          identityCtx(ctx),
-          ctx.orgId,
-          param(req, 'resource_hash'),
-          param(req, 'rule_id'),
-          parseBody(UpdateFindingSchema, req),
-        );
+        // The spec's update plus the suppression expiry (suppression-expiry.ts).
+        const body = await triageFinding(identityCtx(ctx), ctx.orgId, param(req, 'resource_hash'), param(req, 'rule_id'), parseBody(TriageFindingSchema, req));
         // Re-post the commit status and rewrite the comment of every pull request the resource feeds (best effort, never an error).
         await republishAfterTriage(codehostDeps(services), ctx.engine, ctx.orgId, body.resource_hash);
+        return { body };
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/findings/resolve-no-longer-detected',
+      policy: 'member',
+      body: 'json',
+      requestBody: ResolveNoLongerDetectedSchema,
+      query: NO_QUERY,
+      handler: async (ctx, req) => {
+        const body = await resolveNoLongerDetected(identityCtx(ctx), ctx.orgId, parseBody(ResolveNoLongerDetectedSchema, req));
+        // As after a PATCH: every pull request a resolved resource feeds is re-posted (best effort).
+        for (const hash of new Set(body.resolved.map((f) => f.resource_hash))) {
+          await republishAfterTriage(codehostDeps(services), ctx.engine, ctx.orgId, hash);
+        }
         return { body };
       },
     }),

@@ -2,6 +2,7 @@ import type { Request } from 'express';
 import { renderOrgReport } from '@planwarden/engine/report/report-link-service';
 import { serializeSarif } from '@planwarden/engine/report/sarif';
 import { buildNamespaceSarif, SARIF_CONTENT_TYPE } from '@planwarden/engine/report/sarif-service';
+import { namespaceFindingsUrl } from '@planwarden/engine/core/finding-links';
 import { API_BASE } from '../http/route';
 import { identityCtx } from '../auth/identity';
 import { route, type RouteDef } from '../http/route';
@@ -32,7 +33,9 @@ export function reportRoutes(services: ServerServices): RouteDef[] {
         const query = parseQuery(ReportQuerySchema, req);
         // SARIF has no templates: a template_id still overrides the format, as for the others.
         if (query.format === 'sarif' && !query.template_id) {
-          const log = await buildNamespaceSarif(ctx.engine, ctx.orgId, param(req, 'namespace'));
+          const namespace = param(req, 'namespace');
+          const dashboardUrl = namespaceFindingsUrl(services.config.server.dashboard_base_url ?? services.config.server.public_base_url, namespace);
+          const log = await buildNamespaceSarif(ctx.engine, ctx.orgId, namespace, { dashboardUrl });
           return query.raw ? { contentType: SARIF_CONTENT_TYPE, body: serializeSarif(log) } : { body: { sarif_report: log } };
         }
         const report = await renderOrgReport(ctx.engine, ctx.orgId, param(req, 'namespace'), {

@@ -4,7 +4,9 @@
  * engine's presenters, so they have one source and are never re-typed by hand.
  */
 import type { z } from 'zod';
-import type { FindingsQuerySchema, UpdateFindingSchema } from '../../../../server/src/routes/findings.schema';
+import type { FindingsQuerySchema, TriageFindingSchema, UpdateFindingSchema } from '../../../../server/src/routes/findings.schema';
+import type { listFindingsWithNamespaces, riskiestNamespaces } from '@planwarden/engine/findings/finding-namespaces';
+import type { getFinding } from '@planwarden/engine/findings/suppression-expiry';
 import type {
   CreateKeySchema,
   CreateOrgSchema,
@@ -52,6 +54,11 @@ export type Finding = ReturnType<typeof presentFinding>;
 export type FindingsQuery = z.input<typeof FindingsQuerySchema>;
 export type FindingsSummary = Awaited<ReturnType<typeof findingsSummary>>;
 export type UpdateFindingBody = z.input<typeof UpdateFindingSchema>;
+/** GET /findings?include_namespaces=true rows; GET /findings/{hash}/{rule}; PATCH with `expires_at`; GET /findings/namespaces. */
+export type FindingRow = Awaited<ReturnType<typeof listFindingsWithNamespaces>>['findings'][number];
+export type FindingRecord = Awaited<ReturnType<typeof getFinding>>;
+export type TriageBody = z.input<typeof TriageFindingSchema>;
+export type NamespaceRiskList = Awaited<ReturnType<typeof riskiestNamespaces>>;
 export type Feedback = ReturnType<typeof presentFeedback>;
 export type Proposal = ReturnType<typeof presentProposal>;
 export type RuleHealth = Awaited<ReturnType<typeof ruleHealth>>;

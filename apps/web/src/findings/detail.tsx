@@ -1,12 +1,22 @@
 import { useQuery } from '@tanstack/react-query';
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
 import { api, ApiError, query } from '../api/client';
-import { REASONS, STATUSES, type CustomRule, type Feedback, type Finding, type FindingStatus, type ReasonCode, type StoredResource } from '../api/types';
+import {
+  REASONS,
+  STATUSES,
+  type CustomRule,
+  type Feedback,
+  type FindingRecord,
+  type FindingRow,
+  type FindingStatus,
+  type ReasonCode,
+  type StoredResource,
+  type TriageBody,
+} from '../api/types';
 import { useSession } from '../auth/session';
 import { Markdown } from '../ui/markdown';
 import { Field, SeverityBadge, StatusBadge, when } from '../ui/page';
 import { ActionResult, ErrorBox, Loading } from '../ui/states';
-import { useTriage } from './data';
 
 /** Which lines of `body` an evidence string points at (a line containing it, trimmed). */
 export function evidenceLines(body: string, evidence: readonly string[]): Set<number> {
@@ -40,27 +50,69 @@ function UnitBody({ body, evidence }: { body: string; evidence: readonly string[
   );
 }
 
-/** The reason-code form of PATCH /findings: status, reason code, note. `focusStatus` preselects a status. */
-function TriageForm({ finding, preset }: { finding: Finding; preset: FindingStatus | null }) {
-  const triage = useTriage();
+/** The triage form's preset: the one-key status that opened it (it then asks for the reason first). */
+export type FormPreset = 'false_positive' | 'suppressed' | null;
+
+/** `yyyy-mm-dd` (a date input's value) → the instant the suppression lapses: the start of the next local day. */
+export function expiryInstant(day: string): string | null {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day);
+  return m ? new Date(Number(m[1]), Number(m[2]) - 1, Number(m[3]) + 1).toISOString() : null;
+}
+
+/** Today as a date input's value (the earliest day a suppression may run to). */
+function today(): string {
+  const d = new Date();
+  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+}
+
+interface TriageFormProps {
+  finding: FindingRow | FindingRecord;
+  preset: FormPreset;
+  saving: boolean;
+  error: unknown;
+  onSave: (body: TriageBody) => void;
+  /** Escape: leave the form without saving (the page gives the focus back to the list). */
+  onLeave: () => void;
+}
+
+/**
+ * The reason-code form of PATCH /findings: status, reason code, note, and for a suppression an
+ * optional last day (`expires_at`: the finding reopens the day after). Opened by `f` or `s`,
+ * it takes the focus on the reason; Escape leaves it, Ctrl+Enter saves from any field.
+ */
+function TriageForm({ finding, preset, saving, error, onSave, onLeave }: TriageFormProps) {
   const [status, setStatus] = useState<FindingStatus>(preset ?? finding.status);
   const [reason, setReason] = useState<ReasonCode | ''>(preset === 'false_positive' ? 'false_positive' : '');
   const [note, setNote] = useState(finding.note ?? '');
-  const first = useRef<HTMLSelectElement>(null);
+  const [until, setUntil] = useState('');
+  const reasonRef = useRef<HTMLSelectElement>(null);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: resets the form when another finding or preset arrives, not on every refetch of the same one
   useEffect(() => {
     setStatus(preset ?? finding.status);
     setReason(preset === 'false_positive' ? 'false_positive' : '');
     setNote(finding.note ?? '');
-    if (preset) first.current?.focus();
-  }, [finding, preset]);
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    triage.mutate({ targets: [finding], body: { status, reason_code: reason || null, note: note || null } });
+    setUntil('');
+    if (preset) reasonRef.current?.focus();
+  }, [finding.resource_hash, finding.rule_id, preset]);
+  const submit = (e?: FormEvent) => {
+    e?.preventDefault();
+    const expires = status === 'suppressed' && until ? expiryInstant(until) : null;
+    onSave({ status, reason_code: reason || null, note: note || null, ...(expires ? { expires_at: expires } : {}) });
+  };
+  const onKeyDown = (e: KeyboardEvent<HTMLFormElement>) => {
+    if (e.key === 'Escape') {
+      e.preventDefault();
+      e.stopPropagation();
+      onLeave();
+    } else if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
+      e.preventDefault();
+      submit();
+    }
   };
   return (
-    <form className="triage-form" onSubmit={submit} aria-label="Triage this finding">
+    <form className="triage-form" onSubmit={submit} onKeyDown={onKeyDown} aria-label="Triage this finding">
       <Field label="Status">
-        <select ref={first} value={status} onChange={(e) => setStatus(e.target.value as FindingStatus)}>
+        <select value={status} onChange={(e) => setStatus(e.target.value as FindingStatus)}>
           {STATUSES.map((s) => (
             <option key={s} value={s}>
               {s.replace(/_/g, ' ')}
@@ -69,7 +121,7 @@ function TriageForm({ finding, preset }: { finding: Finding; preset: FindingStat
         </select>
       </Field>
       <Field label="Reason code">
-        <select value={reason} onChange={(e) => setReason(e.target.value as ReasonCode | '')}>
+        <select ref={reasonRef} value={reason} onChange={(e) => setReason(e.target.value as ReasonCode | '')}>
           <option value="">(none)</option>
           {REASONS.map((r) => (
             <option key={r} value={r}>
@@ -78,23 +130,57 @@ function TriageForm({ finding, preset }: { finding: Finding; preset: FindingStat
           ))}
         </select>
       </Field>
+      {status === 'suppressed' ? (
+        <Field label="Suppressed through (optional)" hint="Reopens the next day; empty: until someone reopens it">
+          <input type="date" value={until} min={today()} onChange={(e) => setUntil(e.target.value)} />
+        </Field>
+      ) : null}
       <Field label="Note">
         <textarea value={note} onChange={(e) => setNote(e.target.value)} rows={2} maxLength={4000} />
       </Field>
-      <button type="submit" disabled={triage.isPending}>
-        Save triage
-      </button>
-      <ActionResult error={triage.error} success={triage.isSuccess ? 'Saved.' : null} />
+      <div className="fw-form-actions">
+        <button type="submit" disabled={saving}>
+          Save triage
+        </button>
+        <span className="muted">
+          <kbd>Ctrl</kbd>+<kbd>Enter</kbd> saves · <kbd>Esc</kbd> leaves
+        </span>
+      </div>
+      <ActionResult error={error} />
     </form>
   );
 }
 
+/** The mask the engine writes in place of a secret's value (analyzers' secret masking). */
+export const SENSITIVE_MARK = '(sensitive value)';
+
+/** Says what `(sensitive value)` means where a finding shows it: the input holds the value in plain text; it is masked here. */
+function MaskedNote({ texts }: { texts: readonly (string | null | undefined)[] }) {
+  if (!texts.some((t) => t?.includes(SENSITIVE_MARK))) return null;
+  return (
+    <p className="fw-masked" role="note">
+      <strong>{SENSITIVE_MARK}</strong> is Planwarden's mask, not the input's value: the input holds this value as a plain-text literal, and it is masked here
+      so the secret is not shown again. Move it to a secret store or a sensitive variable.
+    </p>
+  );
+}
+
+/** Props of the drawer's content: the row (or the record fetched for a finding's own URL), and the triage form's wiring. */
+export interface FindingDetailProps extends Omit<TriageFormProps, 'finding'> {
+  finding: FindingRow | FindingRecord;
+  /** GET /findings/{hash}/{rule}: namespaces and the suppression's expiry (undefined while loading). */
+  record?: FindingRecord;
+  /** The finding's own absolute URL, to copy. */
+  link: string;
+}
+
 /**
- * The finding detail: header, unit body with evidence highlighted (GET /resource/{hash}), the
- * model's explanation as text, the rule's text (GET /orgs/{org}/rules/{rule_id}, Markdown), the
- * feedback history (GET /feedback) and the reason-code form for writers.
+ * The finding detail: header with the full address and namespaces, unit body with evidence
+ * highlighted (GET /resource/{hash}), the model's explanation as text, the rule's text
+ * (GET /orgs/{org}/rules/{rule_id}, Markdown), the feedback history (GET /feedback) and the
+ * reason-code form for writers.
  */
-export function FindingDetail({ finding, preset }: { finding: Finding; preset: FindingStatus | null }) {
+export function FindingDetail({ finding, record, link, ...form }: FindingDetailProps) {
   const session = useSession();
   const resource = useQuery({
     queryKey: ['resource', finding.resource_hash],
@@ -109,18 +195,49 @@ export function FindingDetail({ finding, preset }: { finding: Finding; preset: F
     queryKey: ['feedback', finding.resource_hash, finding.rule_id],
     queryFn: () => api.get<{ feedback: Feedback[] }>(`/feedback${query({ resource_hash: finding.resource_hash, rule_id: finding.rule_id })}`),
   });
+  const [copied, setCopied] = useState(false);
   const llm = resource.data?.analysis?.findings.find((f) => f.rule_id === finding.rule_id);
+  const namespaces = record?.namespaces ?? ('namespaces' in finding ? finding.namespaces : []);
+  const until = record?.suppressed_until ?? null;
   return (
     <article className="detail" aria-labelledby="detail-title">
       <h2 id="detail-title">{finding.title}</h2>
       <p className="meta">
-        <SeverityBadge severity={finding.severity} /> <StatusBadge status={finding.status} /> <code>{finding.rule_id}</code> on{' '}
-        <code>{finding.resource_address}</code>
+        <SeverityBadge severity={finding.severity} /> <StatusBadge status={finding.status} />
+        {until && finding.status === 'suppressed' ? <span className="muted"> until {when(until)}</span> : null}
       </p>
-      <p className="muted">
-        First seen {when(finding.first_seen)} · last seen {when(finding.last_seen)} · seen {finding.occurrence_count}×
+      <dl className="fw-facts">
+        <dt>Rule</dt>
+        <dd>
+          <code>{finding.rule_id}</code>
+        </dd>
+        <dt>Resource</dt>
+        <dd>
+          <code className="fw-full">{finding.resource_address}</code>
+        </dd>
+        <dt>Namespace{namespaces.length === 1 ? '' : 's'}</dt>
+        <dd>{namespaces.length ? namespaces.join(', ') : <span className="muted">none</span>}</dd>
+        <dt>Seen</dt>
+        <dd>
+          first {when(finding.first_seen)} · last {when(finding.last_seen)} · {finding.occurrence_count}×
+        </dd>
+      </dl>
+      <p className="fw-link">
+        <a href={link}>Link to this finding</a>{' '}
+        <button
+          type="button"
+          onClick={() =>
+            void navigator.clipboard?.writeText(link).then(
+              () => setCopied(true),
+              () => setCopied(false),
+            )
+          }
+        >
+          {copied ? 'Copied' : 'Copy link'}
+        </button>
       </p>
-      {session.can('member') ? <TriageForm finding={finding} preset={preset} /> : null}
+      <MaskedNote texts={[llm?.risk, ...(llm?.evidence ?? [])]} />
+      {session.can('member') ? <TriageForm finding={finding} {...form} /> : null}
       {llm ? (
         <dl className="explain">
           <dt>Risk</dt>

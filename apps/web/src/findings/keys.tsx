@@ -1,18 +1,24 @@
 import * as Dialog from '@radix-ui/react-dialog';
 import type { FindingStatus } from '../api/types';
 
-/** One-key statuses of the workbench (`f` opens the reason form preset to false positive). */
+/** One-key statuses of the workbench (`f` and `s` open the form to ask for a reason; `s` also for an expiry). */
 export const STATUS_KEYS: Record<string, FindingStatus> = { o: 'open', r: 'needs_review', a: 'acknowledged', s: 'suppressed', f: 'false_positive' };
+
+/** Statuses whose key opens the form (a reason is asked) instead of saving at once. */
+export const FORM_KEYS: ReadonlySet<FindingStatus> = new Set<FindingStatus>(['false_positive', 'suppressed']);
 
 export const KEY_HELP: [string, string][] = [
   ['j / ↓', 'Next finding'],
   ['k / ↑', 'Previous finding'],
   ['x', 'Select or unselect the finding'],
-  ['o', 'Set status: open'],
-  ['r', 'Set status: needs review'],
-  ['a', 'Set status: acknowledged'],
-  ['s', 'Set status: suppressed'],
-  ['f', 'False positive: opens the reason form'],
+  ['o', 'Set status: open, then go to the next finding'],
+  ['r', 'Set status: needs review, then next'],
+  ['a', 'Set status: acknowledged, then next'],
+  ['s', 'Suppress: asks for a reason and an optional end date'],
+  ['f', 'False positive: asks for a reason'],
+  ['Ctrl+Enter', 'Save the form, then next'],
+  ['Esc', 'Leave the form (or close the finding)'],
+  ['u', 'Undo the last triage (for 10 seconds)'],
   ['/', 'Search the findings'],
   ['?', 'Show this list'],
 ];

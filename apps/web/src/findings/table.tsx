@@ -1,22 +1,57 @@
 import { flexRender, getCoreRowModel, getSortedRowModel, useReactTable, type ColumnDef, type SortingState } from '@tanstack/react-table';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useMemo, useRef, useState } from 'react';
-import type { Finding } from '../api/types';
+import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import type { FindingRow } from '../api/types';
 import { SeverityBadge, StatusBadge, when } from '../ui/page';
-import { findingId } from './data';
+import { findingId, rowNamespace } from './data';
+import { shortenMiddle } from './shorten';
 
 const SEVERITY_RANK: Record<string, number> = { CRITICAL: 0, HIGH: 1, MEDIUM: 2, LOW: 3, INFO: 4 };
 const ROW_HEIGHT = 36;
+/** Beside the open drawer a row holds two lines: title over rule, address over namespace. */
+const COMPACT_ROW_HEIGHT = 50;
+/** The focusable list's id: the page gives it the focus back after a save or Escape. */
+export const LIST_ID = 'findings-list';
 /**
- * Column widths: the badges and the date fixed, the text columns sharing the rest, so all six
- * fit a 1400 px window beside the detail pane; below the table's min-width (styles.css) the
- * focusable list scrolls sideways. Clipped text keeps its full value in the DOM and a tooltip.
+ * Column widths: the badges and the date fixed, the text columns sharing the rest in these
+ * proportions. While the drawer is open the rule and the namespace move under the title and the
+ * address (two-line rows) and the date gives way (the drawer shows it), so at 1400 px a title, a
+ * rule id and a shortened address still read whole. Clipped text keeps its full value in a
+ * tooltip and in the drawer.
  */
-const WIDTH: Record<string, string | undefined> = { severity: '7.4rem', status: '8rem', title: '23%', rule_id: '19%', last_seen: '6.2rem' };
+const WIDTH: Record<string, string | undefined> = {
+  severity: '6.8rem',
+  status: '7.3rem',
+  title: '33%',
+  rule_id: '20%',
+  resource_address: '29%',
+  namespace: '18%',
+  last_seen: '5.4rem',
+};
+const COMPACT_WIDTH: Record<string, string | undefined> = { ...WIDTH, title: '52%', resource_address: '48%' };
+/** Longest address shown before it is shortened in the middle. */
+const ADDRESS_CHARS = 40;
 
 /** A text cell clipped with an ellipsis; the full text stays readable by screen readers and on hover. */
-function Clipped({ text }: { text: string }) {
-  return <span title={text}>{text}</span>;
+function Clipped({ text, shown = text }: { text: string; shown?: string }) {
+  return <span title={text}>{shown}</span>;
+}
+
+/** Two clipped lines in one cell (the drawer is open): the main value, and a second one in small muted text. */
+function TwoLines({ main, sub }: { main: ReactNode; sub: ReactNode }) {
+  return (
+    <span className="fw-two">
+      {main}
+      <span className="fw-sub">{sub}</span>
+    </span>
+  );
+}
+
+/** A row's namespace cell: the one the filter names (else its first), `+N` when its resource sits in more; all of them on hover. */
+function NamespaceText({ row, preferred }: { row: FindingRow; preferred: readonly string[] }) {
+  const shown = rowNamespace(row, preferred);
+  if (!shown) return <span className="muted">no namespace</span>;
+  return <Clipped text={row.namespaces.join(', ')} shown={row.namespaces.length > 1 ? `${shown} +${row.namespaces.length - 1}` : shown} />;
 }
 
 /** Formatters made once: a new Intl formatter per cell (toLocaleDateString) costs more than the whole row's render while scrolling. */
@@ -32,7 +67,11 @@ function day(iso: string): string {
 }
 
 export interface TableProps {
-  rows: Finding[];
+  rows: FindingRow[];
+  /** The namespaces the filter names: a row in several shows the one picked. */
+  namespaces: readonly string[];
+  /** True while the drawer is open: the date column gives its room to the text. */
+  compact: boolean;
   /** The active finding's id (`resource_hash/rule_id`): an id, not an index, so it stays put while pages arrive or the sort changes. */
   activeId: string | null;
   onActivate: (id: string) => void;
@@ -40,7 +79,7 @@ export interface TableProps {
   onToggle: (id: string) => void;
   onToggleAll: (ids: string[], on: boolean) => void;
   /** Rows in display (sorted) order, reported on every sort change (keyboard moves follow it). */
-  onOrder: (rows: Finding[]) => void;
+  onOrder: (rows: FindingRow[]) => void;
   canWrite: boolean;
 }
 
@@ -49,9 +88,9 @@ export interface TableProps {
  * the visible rows are in the DOM and 10,000 findings scroll smoothly. Rows are buttons for the
  * mouse; the keyboard moves with j/k (handled by the page).
  */
-export function FindingsTable({ rows, activeId, onActivate, selected, onToggle, onToggleAll, onOrder, canWrite }: TableProps) {
+export function FindingsTable({ rows, namespaces, compact, activeId, onActivate, selected, onToggle, onToggleAll, onOrder, canWrite }: TableProps) {
   const [sorting, setSorting] = useState<SortingState>([{ id: 'severity', desc: false }]);
-  const columns = useMemo<ColumnDef<Finding>[]>(
+  const columns = useMemo<ColumnDef<FindingRow>[]>(
     () => [
       {
         id: 'severity',
@@ -60,9 +99,32 @@ export function FindingsTable({ rows, activeId, onActivate, selected, onToggle, 
         cell: (c) => <SeverityBadge severity={c.row.original.severity} />,
       },
       { id: 'status', header: 'Status', accessorKey: 'status', cell: (c) => <StatusBadge status={c.row.original.status} /> },
-      { id: 'title', header: 'Title', accessorKey: 'title', cell: (c) => <Clipped text={c.row.original.title} /> },
+      {
+        id: 'title',
+        header: compact ? 'Title · rule' : 'Title',
+        accessorKey: 'title',
+        cell: (c) => {
+          const f = c.row.original;
+          return compact ? <TwoLines main={<Clipped text={f.title} />} sub={<Clipped text={f.rule_id} />} /> : <Clipped text={f.title} />;
+        },
+      },
       { id: 'rule_id', header: 'Rule', accessorKey: 'rule_id', cell: (c) => <Clipped text={c.row.original.rule_id} /> },
-      { id: 'resource_address', header: 'Resource', accessorKey: 'resource_address', cell: (c) => <Clipped text={c.row.original.resource_address} /> },
+      {
+        id: 'resource_address',
+        header: compact ? 'Resource · namespace' : 'Resource',
+        accessorKey: 'resource_address',
+        cell: (c) => {
+          const f = c.row.original;
+          const address = <Clipped text={f.resource_address} shown={shortenMiddle(f.resource_address, ADDRESS_CHARS)} />;
+          return compact ? <TwoLines main={address} sub={<NamespaceText row={f} preferred={namespaces} />} /> : address;
+        },
+      },
+      {
+        id: 'namespace',
+        header: 'Namespace',
+        accessorFn: (f) => rowNamespace(f, namespaces) ?? '',
+        cell: (c) => <NamespaceText row={c.row.original} preferred={namespaces} />,
+      },
       {
         id: 'last_seen',
         header: 'Last seen',
@@ -74,12 +136,12 @@ export function FindingsTable({ rows, activeId, onActivate, selected, onToggle, 
         ),
       },
     ],
-    [],
+    [namespaces, compact],
   );
   const table = useReactTable({
     data: rows,
     columns,
-    state: { sorting },
+    state: { sorting, columnVisibility: { rule_id: !compact, namespace: !compact, last_seen: !compact } },
     onSortingChange: setSorting,
     getCoreRowModel: getCoreRowModel(),
     getSortedRowModel: getSortedRowModel(),
@@ -89,7 +151,10 @@ export function FindingsTable({ rows, activeId, onActivate, selected, onToggle, 
   const activeIndex = useMemo(() => (activeId === null ? -1 : sorted.findIndex((r) => findingId(r.original) === activeId)), [sorted, activeId]);
 
   const scrollRef = useRef<HTMLDivElement>(null);
-  const virtualizer = useVirtualizer({ count: sorted.length, getScrollElement: () => scrollRef.current, estimateSize: () => ROW_HEIGHT, overscan: 12 });
+  const rowHeight = compact ? COMPACT_ROW_HEIGHT : ROW_HEIGHT;
+  const virtualizer = useVirtualizer({ count: sorted.length, getScrollElement: () => scrollRef.current, estimateSize: () => rowHeight, overscan: 12 });
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the rows' height changes with the drawer: measure again
+  useEffect(() => virtualizer.measure(), [rowHeight, virtualizer]);
   useEffect(() => {
     if (activeIndex >= 0) virtualizer.scrollToIndex(activeIndex, { align: 'auto' });
   }, [activeIndex, virtualizer]);
@@ -103,7 +168,7 @@ export function FindingsTable({ rows, activeId, onActivate, selected, onToggle, 
   return (
     // biome-ignore lint/a11y/noNoninteractiveTabindex: the findings grid is focused and driven by the keyboard (j/k)
     // biome-ignore lint/a11y/useAriaPropsSupportedByRole: names the keyboard-driven findings grid for screen readers
-    <div className="grid-scroll" ref={scrollRef} data-testid="findings-scroll" tabIndex={0} aria-label="Findings list (j/k to move, ? for keys)">
+    <div className="grid-scroll" id={LIST_ID} ref={scrollRef} data-testid="findings-scroll" tabIndex={0} aria-label="Findings list (j/k to move, ? for keys)">
       <table className="grid" aria-label="Findings" aria-rowcount={sorted.length + 1}>
         <thead>
           <tr>
@@ -115,7 +180,12 @@ export function FindingsTable({ rows, activeId, onActivate, selected, onToggle, 
             {table.getHeaderGroups()[0].headers.map((h) => {
               const dir = h.column.getIsSorted();
               return (
-                <th key={h.id} scope="col" style={{ width: WIDTH[h.id] }} aria-sort={dir === 'asc' ? 'ascending' : dir === 'desc' ? 'descending' : 'none'}>
+                <th
+                  key={h.id}
+                  scope="col"
+                  style={{ width: (compact ? COMPACT_WIDTH : WIDTH)[h.id] }}
+                  aria-sort={dir === 'asc' ? 'ascending' : dir === 'desc' ? 'descending' : 'none'}
+                >
                   <button type="button" className="sort" onClick={h.column.getToggleSortingHandler()}>
                     {flexRender(h.column.columnDef.header, h.getContext())}
                     <span aria-hidden="true">{dir === 'asc' ? ' ▲' : dir === 'desc' ? ' ▼' : ''}</span>
@@ -143,7 +213,7 @@ export function FindingsTable({ rows, activeId, onActivate, selected, onToggle, 
                 className={v.index === activeIndex ? 'active' : undefined}
                 data-finding={id}
                 onClick={() => onActivate(id)}
-                style={{ height: ROW_HEIGHT }}
+                style={{ height: rowHeight }}
               >
                 {canWrite ? (
                   // biome-ignore lint/a11y/useKeyWithClickEvents: only keeps the checkbox's click from activating the row; the checkbox handles keys

@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useMemo } from 'react';
 import { Link } from 'react-router';
 import { api, query } from '../api/client';
-import { SEVERITIES, STATUSES, type Finding, type FindingsSummary, type JobListItem, type Usage } from '../api/types';
+import { SEVERITIES, STATUSES, type Finding, type FindingsSummary, type JobListItem, type NamespaceRiskList, type Usage } from '../api/types';
 import { useSession } from '../auth/session';
 import { useFindings } from '../findings/data';
 import { DailyChart } from '../ui/chart';
@@ -43,7 +43,31 @@ function Counts({ title, counts, link }: { title: string; counts: Record<string,
   );
 }
 
-/** `/overview`: counts by severity and status, new findings over time, top rules, recent jobs, usage against the cap. */
+/** The namespaces with the most open CRITICAL, then HIGH, findings (GET /findings/namespaces), each a link to its open findings. */
+function RiskiestNamespaces() {
+  const risk = useQuery({ queryKey: ['namespace-risk'], queryFn: () => api.get<NamespaceRiskList>(`/findings/namespaces${query({ limit: 5 })}`) });
+  return (
+    <section className="card" aria-labelledby="riskiest">
+      <h2 id="riskiest">Riskiest namespaces</h2>
+      <QueryView query={risk} isEmpty={(d) => d.namespaces.length === 0} empty="No open critical or high findings.">
+        {(d) => (
+          <>
+            <ol>
+              {d.namespaces.map((n) => (
+                <li key={n.namespace}>
+                  <Link to={`/findings?namespace=${encodeURIComponent(n.namespace)}`}>{n.namespace}</Link> {n.open_critical} critical · {n.open_high} high
+                </li>
+              ))}
+            </ol>
+            {d.partial ? <p className="muted">Counted over the newest open critical and high findings only.</p> : null}
+          </>
+        )}
+      </QueryView>
+    </section>
+  );
+}
+
+/** `/overview`: counts by severity and status, new findings over time, riskiest namespaces, top rules, recent jobs, usage against the cap. */
 export default function Overview() {
   const session = useSession();
   const summary = useQuery({ queryKey: ['summary'], queryFn: () => api.get<FindingsSummary>(`/findings/summary${query({ days: WINDOW_DAYS })}`) });
@@ -98,6 +122,7 @@ export default function Overview() {
         </QueryView>
       </section>
       <div className="cards">
+        <RiskiestNamespaces />
         <section className="card" aria-labelledby="top-rules">
           <h2 id="top-rules">Top rules (open)</h2>
           {topRules.length === 0 ? (
