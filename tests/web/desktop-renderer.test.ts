@@ -71,10 +71,15 @@ describe.skipIf(desktopBrowserMissing !== null)('the desktop renderer over the r
     expect(nav.filter((entry) => TEAM_ONLY_NAV.includes(entry))).toEqual([]);
 
     await page.getByRole('link', { name: 'Organization' }).click();
-    const tablist = page.getByRole('tablist', { name: 'Organization sections' });
-    await tablist.getByRole('tab', { name: 'Members' }).waitFor(); // the page loads lazily: wait before reading the tabs
-    const tabs = await tablist.getByRole('tab').allTextContents();
-    expect(tabs).toEqual(expect.arrayContaining(['Members', 'Credentials', 'Analyzers']));
+    // The sections sit in groups (People, Settings, ...), each group a tab with its own row of sections: read them all.
+    const groups = page.getByRole('tablist', { name: 'Organization sections' });
+    await groups.getByRole('tab', { name: 'People' }).waitFor(); // the page loads lazily: wait before reading the tabs
+    const tabs: string[] = [];
+    for (const group of await groups.getByRole('tab').allTextContents()) {
+      await groups.getByRole('tab', { name: group }).click();
+      tabs.push(...(await page.getByRole('tablist', { name: group }).getByRole('tab').allTextContents()));
+    }
+    expect(tabs).toEqual(expect.arrayContaining(['Members', 'Model credentials', 'Analyzers']));
     expect(tabs.filter((t) => TEAM_ONLY_TABS.includes(t))).toEqual([]);
     await record('desktop-organization');
 

@@ -1,12 +1,21 @@
 import { ForbiddenError, NotFoundError } from '../core/errors';
 import { recordAudit } from '../audit/record';
+import type { Stores } from '../context/engine-context';
 import { isoNow, type IdentityCtx } from '../context/identity-context';
 import { randomId, randomToken, sha256Hex } from './secrets';
 import { ORG_ROLE_RANK, type ApiKeyDoc, type OrgRole } from './types';
 
 /** Presenter: identity-api.md "Service-account key" (never the raw key or its hash). */
 export function presentKey(k: ApiKeyDoc) {
-  return { key_id: k.key_id, role: k.role, name: k.name, ip_allowlist: k.ip_allowlist, created_at: k.created_at, is_active: k.is_active };
+  return {
+    key_id: k.key_id,
+    role: k.role,
+    name: k.name,
+    ip_allowlist: k.ip_allowlist,
+    created_at: k.created_at,
+    is_active: k.is_active,
+    last_used_at: k.last_used_at ?? null,
+  };
 }
 
 /**
@@ -42,6 +51,18 @@ export async function createApiKey(
   const presented = presentKey(doc);
   await recordAudit(ctx, { orgId, action: 'api_key.create', targetType: 'api_key', targetId: doc.key_id, before: null, after: presented });
   return { ...presented, key: raw };
+}
+
+/** How stale a key's recorded last use may be: one write a minute per key in use, not one per request. */
+export const KEY_USE_RESOLUTION_MS = 60_000;
+
+/**
+ * Records that `doc` authenticated a request at `now` (`last_used_at`, shown by GET /auth/keys:
+ * docs/decisions.md "Service keys"), unless its recorded use is under KEY_USE_RESOLUTION_MS old.
+ */
+export async function recordKeyUse(stores: Stores, doc: ApiKeyDoc, now: Date): Promise<void> {
+  if (doc.last_used_at && now.getTime() - Date.parse(doc.last_used_at) < KEY_USE_RESOLUTION_MS) return;
+  await stores.apiKeys.markUsed(doc.org_id, doc.key_id, now.toISOString());
 }
 
 /** GET /auth/keys: the org's keys, revoked ones included (is_active false). */

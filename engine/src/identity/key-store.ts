@@ -35,6 +35,11 @@ export class ApiKeyStore {
     return this.keys.findOne({ org_id: orgId, key_id: keyId });
   }
 
+  /** Records that the key authenticated a request at `at` (ISO instant): its last use, shown in the key list. */
+  async markUsed(orgId: string, keyId: string, at: string): Promise<void> {
+    await this.keys.updateOne({ org_id: orgId, key_id: keyId }, { $set: { last_used_at: at } });
+  }
+
   revoke(orgId: string, keyId: string, now: string): Promise<ApiKeyDoc | null> {
     return this.keys.findOneAndUpdate({ org_id: orgId, key_id: keyId }, { $set: { is_active: false, revoked_at: now } }, { returnDocument: 'after' });
   }

@@ -80,6 +80,8 @@ export interface ApiKeyDoc {
   created_by: string | null;
   created_at: string;
   revoked_at: string | null;
+  /** When the key last authenticated a request, at most a minute stale (key-service.ts recordKeyUse); absent on keys made before it was recorded. */
+  last_used_at?: string | null;
 }
 
 /** An invitation; only the SHA-256 of its token is stored. */

@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request } from 'express';
 import { ForbiddenError, UnauthorizedError } from '@planwarden/engine/core/errors';
+import { recordKeyUse } from '@planwarden/engine/identity/key-service';
 import { sha256Hex } from '@planwarden/engine/identity/secrets';
 import { DEFAULT_ORG_ID } from '@planwarden/engine/orgs/org-store';
 import type { Stores } from '@planwarden/engine/context/engine-context';
@@ -47,6 +48,8 @@ export interface AuthenticatorDeps {
   readonly signer: SessionSigner;
   readonly guard: BruteForceGuard;
   readonly settings: () => AuthSettings;
+  /** The clock a key's last use is recorded with. */
+  readonly now: () => Date;
 }
 
 /**
@@ -86,6 +89,7 @@ export class Authenticator {
     if (!doc) await this.deps.guard.fail('ip', source);
     if (!doc?.is_active) throw new UnauthorizedError('Invalid API key');
     if (doc.ip_allowlist && !ipAllowed(ip, doc.ip_allowlist)) throw new ForbiddenError('This key may not be used from this address');
+    await recordKeyUse(this.deps.stores, doc, this.deps.now());
     return { kind: 'api_key', orgId: doc.org_id, role: doc.role, isSuperadmin: false, userId: null, keyId: doc.key_id };
   }
 

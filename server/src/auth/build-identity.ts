@@ -19,6 +19,7 @@ export function buildIdentityServices(config: Config, engine: EngineContext): Id
     stores: engine.stores,
     signer,
     guard,
+    now: engine.now,
     settings: () => ({ apiKey: config.auth.api_key, enabled: config.auth.enabled, trustProxy: config.server.trust_proxy }),
   });
   return { config, signer, guard, authenticator };

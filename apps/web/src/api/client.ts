@@ -32,15 +32,90 @@ export interface ApiResponse {
 /** How a request travels: fetch in a browser, an IPC bridge in the desktop app. */
 export type Transport = (request: ApiRequest) => Promise<ApiResponse>;
 
-/** A non-2xx answer: `status` and the server's `{detail}` (or the raw text). */
+/** A non-2xx answer: `status`, the server's `{detail}` (or the raw text) and, for a 429 or 503, its Retry-After in seconds. */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly detail: string,
     readonly body: unknown,
+    readonly retryAfterSeconds: number | null = null,
   ) {
     super(detail);
   }
+}
+
+/** What went wrong in a sentence, and what the user can do about it. */
+export interface ErrorExplanation {
+  readonly message: string;
+  readonly fix: string;
+}
+
+/** `text` as a sentence: trimmed, with a final full stop. */
+function sentence(text: string): string {
+  const t = text.trim();
+  return /[.!?]$/.test(t) ? t : `${t}.`;
+}
+
+/**
+ * A validation detail in words: the zod issue paths the server names (`ip_allowlist.0: not an IP
+ * address`) read as the field's name and entry (`IP allowlist, entry 1: not an IP address`).
+ */
+function readableDetail(detail: string): string {
+  return detail
+    .split('; ')
+    .map((part) =>
+      part.replace(/^([a-z][a-z0-9_]*)((?:\.[a-z0-9_]+)*): /, (_all, field: string, rest: string) => {
+        const entry = /^\.(\d+)/.exec(rest);
+        const name = field
+          .replace(/_/g, ' ')
+          .replace(/\bip\b/, 'IP')
+          .replace(/\burl\b/, 'URL');
+        return `${name[0]!.toUpperCase()}${name.slice(1)}${entry ? `, entry ${Number(entry[1]) + 1}` : ''}: `;
+      }),
+    )
+    .join('; ');
+}
+
+/** The fix for a status the user's own request caused (identity-api.md "Errors" and analysis-api.md statuses). */
+const FIXES: Record<number, string> = {
+  400: 'Check what you entered and try again.',
+  401: 'Sign in again (your session may have ended), or check the e-mail and password.',
+  402: "Ask an organization owner about the plan's limits, or choose deterministic checks only.",
+  403: 'Your role does not allow this here: ask an admin or owner of the organization to do it or to give you the role.',
+  404: 'It may have been deleted, or it belongs to another organization: check the link, or switch organization.',
+  409: 'Someone or something changed it first: reload the page to see the current state, then try again.',
+  413: 'Send a smaller input (split the plan or the file), or ask the operator to raise the size limit.',
+  415: 'Reload the page and try again.',
+  422: 'Correct the values the message names and try again.',
+  423: 'Wait until the current operation finishes, then try again.',
+};
+
+/**
+ * Explains `error` for a person: the server's detail as a sentence and the fix for its status
+ * (400-429 are mistakes the user can correct; 5xx and a lost connection are not theirs). Never
+ * "something went wrong" and never a bare HTTP status.
+ */
+export function explainError(error: unknown): ErrorExplanation {
+  if (error instanceof ApiError) {
+    const detail = error.detail && !/^HTTP \d+$/.test(error.detail) ? sentence(readableDetail(error.detail)) : null;
+    if (error.status === 429) {
+      const wait = error.retryAfterSeconds ? `Wait ${error.retryAfterSeconds} seconds` : 'Wait a minute';
+      return { message: detail ?? 'Too many requests in a short time.', fix: `${wait}, then try again.` };
+    }
+    const fix = FIXES[error.status];
+    if (fix) return { message: detail ?? 'The server refused this request.', fix };
+    if (error.status >= 500) {
+      return {
+        message: detail ?? 'The server could not complete this request.',
+        fix: "Try again in a moment; if it keeps failing, tell the server's operator what you were doing.",
+      };
+    }
+    return { message: detail ?? 'The server refused this request.', fix: 'Check what you entered and try again.' };
+  }
+  if (error instanceof TypeError) {
+    return { message: 'The server could not be reached.', fix: 'Check your network connection and that the server is running, then try again.' };
+  }
+  return { message: sentence(error instanceof Error ? error.message : String(error)), fix: 'Try again.' };
 }
 
 export const API_BASE = '/api/v1';
@@ -115,7 +190,8 @@ export async function call<T>(request: ApiRequest, options: { quiet401?: boolean
   if (res.status >= 400) {
     const detail = body && typeof body === 'object' && 'detail' in body ? String((body as { detail: unknown }).detail) : `HTTP ${res.status}`;
     if (res.status === 401 && !options.quiet401) onUnauthorized?.();
-    throw new ApiError(res.status, detail, body);
+    const retryAfter = Number(res.headers.get('retry-after'));
+    throw new ApiError(res.status, detail, body, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : null);
   }
   return body as T;
 }

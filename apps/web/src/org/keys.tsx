@@ -6,8 +6,13 @@ import { useSession } from '../auth/session';
 import { CopyButton } from '../ui/copy';
 import { Field, when } from '../ui/page';
 import { ActionResult, QueryView } from '../ui/states';
+import { CiSnippets } from './ci-snippet';
 
-/** Service keys (POST/GET/DELETE /auth/keys): the secret is shown once, with a copy button. */
+/**
+ * Service keys (POST/GET/DELETE /auth/keys): the secret is shown once, with a copy button, and
+ * the CI snippets that use it; each key's last use (to the minute) and expiry. Keys never expire
+ * (identity-api.md "Service accounts" has no expiry): the table says so, and Revoke ends one.
+ */
 export function ServiceKeys() {
   const client = useQueryClient();
   const keys = useQuery({ queryKey: ['keys'], queryFn: () => api.get<{ keys: ApiKey[] }>('/auth/keys') });
@@ -65,6 +70,9 @@ export function ServiceKeys() {
                 <th scope="col">Name</th>
                 <th scope="col">Role</th>
                 <th scope="col">Created</th>
+                <th scope="col">Last used</th>
+                <th scope="col">Expires</th>
+                <th scope="col">IP allowlist</th>
                 <th scope="col">State</th>
                 <th scope="col">Actions</th>
               </tr>
@@ -75,6 +83,9 @@ export function ServiceKeys() {
                   <td>{k.name ?? k.key_id}</td>
                   <td>{k.role}</td>
                   <td>{when(k.created_at)}</td>
+                  <td>{k.last_used_at ? when(k.last_used_at) : 'never used'}</td>
+                  <td>{k.is_active ? 'never (revoke to end it)' : '—'}</td>
+                  <td>{k.ip_allowlist?.length ? k.ip_allowlist.join(', ') : 'any address'}</td>
                   <td>{k.is_active ? 'active' : 'revoked'}</td>
                   <td>
                     {k.is_active ? (
@@ -89,6 +100,7 @@ export function ServiceKeys() {
           </table>
         )}
       </QueryView>
+      <CiSnippets />
     </>
   );
 }

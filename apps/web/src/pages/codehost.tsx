@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { FormEvent } from 'react';
-import { useSearchParams } from 'react-router';
+import { Link, useSearchParams } from 'react-router';
 import { api } from '../api/client';
 import { detailIf, getOrNull } from '../api/optional';
 import type { CodehostConfig, CodehostConfigBody, CodehostInstallLink, CodehostManifest } from '../api/types';
@@ -46,7 +46,7 @@ function OperatorNote({ detail }: { detail: string }) {
 }
 
 /**
- * "Install the GitHub App": asks the server for an install link carrying this org's signed state
+ * "Install on GitHub": asks the server for an install link carrying this org's signed state
  * and sends the browser there; GitHub's setup redirect binds the installation and comes back
  * with `?installed=<id>` (docs/decisions.md "Installation binding").
  */
@@ -64,8 +64,8 @@ function InstallApp({ base, installed }: { base: string; installed: boolean }) {
           ? 'Install the app on another account to replace this installation.'
           : 'Install the GitHub App on the repositories to review. GitHub sends you back here and the installation is connected to this organization.'}
       </p>
-      <button type="button" onClick={() => link.mutate()} disabled={link.isPending || link.isSuccess}>
-        Install the GitHub App
+      <button type="button" className="primary" onClick={() => link.mutate()} disabled={link.isPending || link.isSuccess}>
+        Install on GitHub
       </button>
       {notConfigured ? (
         <p className="state unavailable" role="note">
@@ -180,12 +180,15 @@ export default function Codehost() {
   });
   if (!admin)
     return (
-      <Page title="Code-host integration">
+      <Page title="GitHub">
         <Empty>Only organization admins and owners connect GitHub. Ask one of them; pull-request results still appear under Findings.</Empty>
       </Page>
     );
   return (
-    <Page title="Code-host integration">
+    <Page title="GitHub">
+      <p className="small">
+        <Link to="/integrations">All integrations</Link>
+      </p>
       {params.get('app_created') === '1' ? (
         <p className="state ok" role="status">
           Your GitHub App was created. Install it on the repositories to review in GitHub; its installation is recorded automatically.

@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useSearchParams } from 'react-router';
+import { Link, useSearchParams } from 'react-router';
 import { api, query } from '../api/client';
-import type { NamespaceEntry, OrgInfo, ReportLink } from '../api/types';
+import type { Finding, NamespaceEntry, OrgInfo, ReportLink } from '../api/types';
 import { useSession } from '../auth/session';
 import { ConfirmButton } from '../ui/confirm';
 import { CopyButton } from '../ui/copy';
@@ -14,15 +14,60 @@ export function publicLinkOf(markdown: string): string | null {
   return /<([^<>\s]*\/reports\/[^<>\s]+)>/.exec(markdown)?.[1] ?? null;
 }
 
-/** The rendered HTML report in a sandboxed frame: no scripts, no same-origin access. */
-function HtmlReport({ namespace }: { namespace: string }) {
+/** The rendered HTML report in a sandboxed frame: no scripts, no same-origin access; `withHidden` includes the findings triage hides. */
+function HtmlReport({ namespace, withHidden }: { namespace: string; withHidden: boolean }) {
   const html = useQuery({
-    queryKey: ['report', namespace, 'html'],
-    queryFn: () => api.get<{ html_report: string }>(`/${encodeURIComponent(namespace)}/report${query({ format: 'html' })}`),
+    queryKey: ['report', namespace, 'html', withHidden],
+    queryFn: () =>
+      api.get<{ html_report: string }>(`/${encodeURIComponent(namespace)}/report${query({ format: 'html', include_suppressed: withHidden || undefined })}`),
   });
   if (html.isPending) return <Loading what="Rendering the report" />;
   if (html.isError) return <ErrorBox error={html.error} retry={() => void html.refetch()} />;
   return <iframe className="report-frame" title={`Report for ${namespace}`} sandbox="" srcDoc={html.data.html_report} />;
+}
+
+/** The most records one GET /findings answers (analysis-api.md "Findings": limit 1-1000). */
+const FINDINGS_PAGE_MAX = 1000;
+
+/**
+ * How many of the namespace's findings triage hides from its report (suppressed and false
+ * positive: the report leaves them out unless asked), said above the report with a switch to
+ * show them and a link to the findings list (GET /findings?namespace=…&status=…).
+ */
+function HiddenByTriage({ namespace, withHidden, onToggle }: { namespace: string; withHidden: boolean; onToggle: () => void }) {
+  const count = useQuery({
+    queryKey: ['findings', 'hidden-count', namespace],
+    queryFn: async () => {
+      const counts = await Promise.all(
+        (['suppressed', 'false_positive'] as const).map(async (status) => {
+          const page = await api.get<{ findings: Finding[] }>(`/findings${query({ namespace, status, limit: FINDINGS_PAGE_MAX })}`);
+          return page.findings.length;
+        }),
+      );
+      return { suppressed: counts[0]!, falsePositive: counts[1]! };
+    },
+  });
+  if (!count.data) return null;
+  const { suppressed, falsePositive } = count.data;
+  const total = suppressed + falsePositive;
+  const atMost = (n: number) => (n >= FINDINGS_PAGE_MAX ? `${n}+` : String(n));
+  if (total === 0) return <p className="muted">Triage hides no finding of this namespace: the report shows every finding.</p>;
+  return (
+    <div className="hidden-by-triage" role="note" data-testid="hidden-by-triage">
+      <p>
+        <strong>
+          {atMost(total)} finding{total === 1 ? '' : 's'} hidden by triage
+        </strong>{' '}
+        ({atMost(suppressed)} suppressed, {atMost(falsePositive)} false positive){withHidden ? ': shown below with their status.' : ': not in this report.'}
+      </p>
+      <div className="actions">
+        <button type="button" onClick={onToggle} aria-pressed={withHidden}>
+          {withHidden ? 'Hide them again' : 'Show them in the report'}
+        </button>
+        <Link to={`/findings${query({ namespace, status: suppressed > 0 ? 'suppressed' : 'false_positive' })}`}>Review them in Findings</Link>
+      </div>
+    </div>
+  );
 }
 
 /**
@@ -89,6 +134,7 @@ export default function Reports() {
   const session = useSession();
   const [params, setParams] = useSearchParams();
   const namespace = params.get('namespace') ?? '';
+  const withHidden = params.get('hidden') === 'shown';
   const namespaces = useQuery({ queryKey: ['namespaces'], queryFn: () => api.get<NamespaceEntry[]>('/namespaces') });
   const org = useQuery({ queryKey: ['org', session.org_id], queryFn: () => api.get<OrgInfo>(`/orgs/${encodeURIComponent(session.org_id!)}`) });
   const download = useMutation({
@@ -156,9 +202,14 @@ export default function Reports() {
               )}
             </p>
           ) : null}
+          <HiddenByTriage
+            namespace={namespace}
+            withHidden={withHidden}
+            onToggle={() => setParams(withHidden ? { namespace } : { namespace, hidden: 'shown' })}
+          />
           {links}
           <h2>Report</h2>
-          <HtmlReport namespace={namespace} />
+          <HtmlReport namespace={namespace} withHidden={withHidden} />
         </>
       ) : (
         <>

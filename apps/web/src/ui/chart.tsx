@@ -10,12 +10,16 @@ export function DailyChart({ days, values, label, summary }: { days: number[]; v
   const host = useRef<HTMLDivElement>(null);
   useEffect(() => {
     if (!host.current) return;
+    // Canvas colours come from the theme's tokens (styles.css), so the chart follows dark mode.
+    const css = getComputedStyle(host.current);
+    const token = (name: string) => css.getPropertyValue(name).trim();
+    const axis = { stroke: token('--muted'), grid: { stroke: token('--line-soft') }, ticks: { stroke: token('--line') } };
     const plot = new uPlot(
       {
         width: Math.min(720, host.current.clientWidth || 720),
         height: 200,
-        series: [{}, { label, stroke: '#2563eb', fill: 'rgba(37,99,235,0.12)', width: 2 }],
-        axes: [{}, { size: 40 }],
+        series: [{}, { label, stroke: token('--accent'), fill: token('--chart-fill'), width: 2 }],
+        axes: [axis, { ...axis, size: 40 }],
         legend: { show: false },
         cursor: { show: false },
       },

@@ -1,6 +1,6 @@
 import type { ReactNode } from 'react';
 import type { UseQueryResult } from '@tanstack/react-query';
-import { ApiError } from '../api/client';
+import { ApiError, explainError } from '../api/client';
 
 /** A polite loading line (announced by screen readers). */
 export function Loading({ what = 'Loading' }: { what?: string }) {
@@ -11,12 +11,14 @@ export function Loading({ what = 'Loading' }: { what?: string }) {
   );
 }
 
-/** An error box with the server's detail and, when given, a retry button. */
+/** An error box: what went wrong in the server's words, the fix (explainError) and, when given, a retry button. */
 export function ErrorBox({ error, retry }: { error: unknown; retry?: () => void }) {
-  const detail = error instanceof ApiError ? `${error.detail} (HTTP ${error.status})` : error instanceof Error ? error.message : String(error);
+  const { message, fix } = explainError(error);
   return (
     <div className="state error" role="alert">
-      <p>Something went wrong: {detail}</p>
+      <p>
+        <strong>{message}</strong> {fix}
+      </p>
       {retry ? (
         <button type="button" onClick={retry}>
           Try again
