@@ -82,7 +82,12 @@ export async function buildServer(baseConfig: Config, options: StartOptions = {}
   // `notifications.egress.*` is an alias merged into the one egress policy (docs/decisions.md).
   const allowlist = [...config.egress.allowlist, ...config.notifications.egress.allowlist, ...config.notifications.egress.allowed_hosts];
   const engine: EngineContext = { stores, analyzers: createAnalyzerRegistry(), now, log, egress: { allowlist } };
-  configureNotifications({ timeoutMs: config.notifications.timeout_seconds * 1000, maxChannelsPerOrg: config.notifications.max_channels_per_org });
+  configureNotifications({
+    timeoutMs: config.notifications.timeout_seconds * 1000,
+    maxChannelsPerOrg: config.notifications.max_channels_per_org,
+    // Read at each delivery: the live configuration (settings-service.ts) follows setting changes.
+    dashboardBaseUrl: () => config.server.dashboard_base_url ?? config.server.public_base_url,
+  });
   const { pool_size, max_concurrent_per_org, max_queued_per_org, max_queued } = config.templates;
   configureTemplateSandbox({ poolSize: pool_size, maxConcurrentPerLane: max_concurrent_per_org, maxQueuedPerLane: max_queued_per_org, maxQueued: max_queued });
   await stores.orgs.ensure({ org_id: DEFAULT_ORG_ID, name: 'Default organization', slug: 'default' }, now().toISOString());
@@ -126,6 +131,7 @@ export async function buildServer(baseConfig: Config, options: StartOptions = {}
       settings,
       providerFor,
       enqueue: (job, apiKey) => runner.enqueue(job, apiKey),
+      syncLease: runner.syncLease(),
       sleep: options.sleep,
       // analysis-api.md: 402 before any work when the monthly cap is met; a cap reached mid-run ends the job with quota_exceeded.
       assertBudget: (orgId) => assertBudget(engine, orgId, config.usage),

@@ -18,6 +18,7 @@ const Findings = lazy(() => import('./pages/findings'));
 const Analyse = lazy(() => import('./pages/analyse'));
 const Jobs = lazy(() => import('./pages/jobs'));
 const JobDetail = lazy(() => import('./pages/job-detail'));
+const Plan = lazy(() => import('./pages/plan'));
 const Reports = lazy(() => import('./pages/reports'));
 const Rules = lazy(() => import('./pages/rules'));
 const Templates = lazy(() => import('./pages/templates'));
@@ -25,6 +26,7 @@ const Organization = lazy(() => import('./pages/organization'));
 const Account = lazy(() => import('./pages/account'));
 const Admin = lazy(() => import('./pages/admin'));
 const Codehost = lazy(() => import('./pages/codehost'));
+const Integrations = lazy(() => import('./pages/integrations'));
 const SignInSettings = lazy(() => import('./pages/sign-in-settings'));
 const NotFound = lazy(() => import('./pages/not-found'));
 const DesktopSettings = lazy(() => import('./desktop/page'));
@@ -105,10 +107,12 @@ function App() {
             >
               <Route index element={<Navigate to="/overview" replace />} />
               <Route path="/overview" element={<Overview />} />
-              <Route path="/findings" element={<Findings />} />
+              {/* One route for the list and a finding's own page (/findings/{namespace}/{resource_hash}/{rule_id}): moving between them keeps the workbench mounted. */}
+              <Route path="/findings/:namespace?/:resource_hash?/:rule_id?" element={<Findings />} />
               <Route path="/analyse" element={<Analyse />} />
               <Route path="/jobs" element={<Jobs />} />
               <Route path="/jobs/:jobId" element={<JobDetail />} />
+              <Route path="/plan/:namespace?" element={<Plan />} />
               <Route path="/reports" element={<Reports />} />
               <Route path="/rules" element={<Rules />} />
               <Route path="/templates" element={<Templates />} />
@@ -116,6 +120,7 @@ function App() {
               <Route path="/organization" element={<Organization />} />
               <Route path="/account" element={<Account />} />
               <Route path="/admin" element={<Admin />} />
+              <Route path="/integrations" element={<Integrations />} />
               <Route path="/integrations/codehost" element={<Codehost />} />
               <Route path="/admin/settings/sign-in" element={<SignInSettings />} />
               <Route path="*" element={<NotFound />} />
@@ -127,9 +132,9 @@ function App() {
   );
 }
 
-// A cold load of /findings fetches its code and first page alongside GET /auth/me instead of
-// after it (budget: interactive within 1.5 s with 10,000 findings).
-if (window.location.pathname === '/findings') {
+// A cold load of /findings (or a finding's own page under it) fetches its code and first page
+// alongside GET /auth/me instead of after it (budget: interactive within 1.5 s with 10,000 findings).
+if (window.location.pathname === '/findings' || window.location.pathname.startsWith('/findings/')) {
   void import('./pages/findings');
   prefetchFindings(queryClient, new URLSearchParams(window.location.search));
 }

@@ -17,6 +17,7 @@ import { metricsRoutes, withSpanHooks } from './metrics';
 import { modelRoutes } from './models';
 import { orgRoutes } from './orgs';
 import { reportRoutes } from './reports';
+import { planViewRoutes } from './plan-view';
 import { teamRoutes } from './teams';
 import { findingRoutes } from './findings';
 import { ruleHealthRoutes } from './rule-health';
@@ -75,6 +76,7 @@ export function allRoutes(services: ServerServices): RouteDef[] {
     ...analyzeRoutes(services),
     ...ingestRoutes(),
     ...reportRoutes(services),
+    ...planViewRoutes(),
     ...analyzerRoutes(),
   ]);
 }
