@@ -220,6 +220,10 @@ describe.skipIf(!existsSync(CHROMIUM) || !BUILT)('keyboard triage in the finding
     const list = await cold.locator('.fw-list').boundingBox();
     const pane = await drawer.boundingBox();
     expect(pane!.y).toBeGreaterThanOrEqual(list!.y + list!.height - 1);
+    // Severity and title only: the list fits the phone, nothing scrolls sideways.
+    const scroll = cold.getByTestId('findings-scroll');
+    expect(await scroll.evaluate((el) => el.scrollWidth - el.clientWidth)).toBeLessThanOrEqual(1);
+    expect(await scroll.locator('th[data-col="status"]').isVisible()).toBe(false);
     await recorder.record(cold, 'triage-phone');
     await context.close();
   }, 180_000);

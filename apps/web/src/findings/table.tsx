@@ -182,6 +182,7 @@ export function FindingsTable({ rows, namespaces, compact, activeId, onActivate,
               return (
                 <th
                   key={h.id}
+                  data-col={h.id}
                   scope="col"
                   style={{ width: (compact ? COMPACT_WIDTH : WIDTH)[h.id] }}
                   aria-sort={dir === 'asc' ? 'ascending' : dir === 'desc' ? 'descending' : 'none'}
@@ -222,7 +223,9 @@ export function FindingsTable({ rows, namespaces, compact, activeId, onActivate,
                   </td>
                 ) : null}
                 {row.getVisibleCells().map((c) => (
-                  <td key={c.id}>{flexRender(c.column.columnDef.cell, c.getContext())}</td>
+                  <td key={c.id} data-col={c.column.id}>
+                    {flexRender(c.column.columnDef.cell, c.getContext())}
+                  </td>
                 ))}
               </tr>
             );
