@@ -5,50 +5,35 @@
  * checks' findings, in the rule's own words, with no error. Once a provider key is stored (the
  * providers' base URLs point at the fake), the model is offered and selected, and a missing key
  * for another provider is named with its fix instead of a generic error. The Analyse page's
- * screenshot goes to tests/web/artifacts/ (and P3's review copy, see SCREENSHOT).
+ * screenshot goes to tests/web/artifacts/.
  */
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import { buildServer, isStale } from '../../server/scripts/build.mjs';
-import { DASHBOARD_DIST } from '../../server/src/http/dashboard';
+import type { Page } from 'playwright-core';
 import { startFakeProvider, type FakeProvider } from '../fakes/llm-provider-server';
-import { spawnServer, type ServerProcess } from '../helpers/server-process';
-import { CHROMIUM, launch, newContext, screenshot, seriousViolations } from './browser';
-import { apiJson, registerOverHttp, signIn } from './flows';
+import type { ServerProcess } from '../helpers/server-process';
+import { screenshot, seriousViolations } from './browser';
+import { BROWSER_READY, startDashboardRig, type DashboardRig } from './dashboard-rig';
+import { apiJson, signIn } from './flows';
 
-const BUILT = existsSync(join(DASHBOARD_DIST, 'index.html'));
 const SAMPLE_PLAN = resolve(import.meta.dirname, '../../resources/examples/azure-firewall-plan.json');
 const OWNER = { email: 'first-run@example.com', password: 'correct-horse-1' };
-/** Where the reviewer looks at the Analyse page (besides tests/web/artifacts/). */
-const SCREENSHOT = '/tmp/pw/p3-analyse.png';
 
-describe.skipIf(!existsSync(CHROMIUM) || !BUILT)('Analyse on the first run: checks first, a model on top', () => {
+describe.skipIf(!BROWSER_READY)('Analyse on the first run: checks first, a model on top', () => {
   let fake: FakeProvider;
-  let dataDir: string;
+  let rig: DashboardRig | undefined;
   let server: ServerProcess;
-  let browser: Browser;
   let page: Page;
-  let owner: { cookie: string; orgId: string | null };
+  let owner: DashboardRig['owner'];
 
   beforeAll(async () => {
     fake = await startFakeProvider();
-    dataDir = mkdtempSync(join(tmpdir(), 'planwarden-first-run-'));
-    if (isStale()) await buildServer();
-    server = await spawnServer({ dataDir, fake, entry: 'compiled', env: { PLANWARDEN_AUTH_ENABLED: 'true' } });
-    owner = await registerOverHttp(server.url, OWNER.email, OWNER.password, 'First Run');
-    browser = await launch();
-    const { context } = await newContext(browser);
-    page = await context.newPage();
-    await page.emulateMedia({ colorScheme: 'light' });
+    rig = await startDashboardRig({ name: 'first-run', owner: OWNER, orgName: 'First Run', fake });
+    ({ server, page, owner } = rig);
   }, 180_000);
   afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
+    await rig?.stop();
     await fake?.close();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   }, 180_000);
 
   it('with no provider key, selects checks only, says how to add a model, and shows the findings of a sample plan', async () => {
@@ -66,9 +51,7 @@ describe.skipIf(!existsSync(CHROMIUM) || !BUILT)('Analyse on the first run: chec
 
     await page.locator('input[type=file]').setInputFiles(SAMPLE_PLAN);
     await page.getByText('Loaded azure-firewall-plan.json').waitFor();
-    const shot = await screenshot(page, 'analyse-first-run');
-    mkdirSync(dirname(SCREENSHOT), { recursive: true });
-    copyFileSync(shot, SCREENSHOT);
+    await screenshot(page, 'analyse-first-run');
     expect(await seriousViolations(page)).toEqual([]);
 
     await page.getByRole('button', { name: 'Run analysis' }).click();

@@ -8,18 +8,15 @@
  * through "Install on GitHub" only; a checks-only job says so; a report says how many findings
  * triage hides; and an error the user caused reads as a sentence with its fix.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildServer, isStale } from '../../server/scripts/build.mjs';
-import { DASHBOARD_DIST } from '../../server/src/http/dashboard';
-import { spawnServer, type ServerProcess } from '../helpers/server-process';
-import { CHROMIUM, launch, newContext, screenshot, seriousViolations, type AxeViolation } from './browser';
+import type { ServerProcess } from '../helpers/server-process';
+import { newContext, screenshot, seriousViolations, type AxeViolation } from './browser';
+import { BROWSER_READY, startDashboardRig, type DashboardRig } from './dashboard-rig';
 import { apiJson, registerOverHttp } from './flows';
 
-const BUILT = existsSync(join(DASHBOARD_DIST, 'index.html'));
 /** The README's sample plan: its firewall rules fail deterministic checks, so a checks-only run has findings. */
 const PLAN = resolve(import.meta.dirname, '../../resources/examples/azure-firewall-plan.json');
 const NAMESPACE = 'everywhere-plan';
@@ -29,8 +26,8 @@ const WIDE = { width: 1400, height: 900 };
 /** Controls a finger must hit: buttons, tabs, form controls and the navigation's links (links inside running text are exempt, WCAG 2.5.5). */
 const TARGETS = 'button, [role="tab"], select, input:not([type="checkbox"]):not([type="radio"]), a.button, nav a, summary';
 
-describe.skipIf(!existsSync(CHROMIUM) || !BUILT)('the dashboard on a phone, in dark mode, and its organization pages', () => {
-  let dataDir: string;
+describe.skipIf(!BROWSER_READY)('the dashboard on a phone, in dark mode, and its organization pages', () => {
+  let rig: DashboardRig | undefined;
   let server: ServerProcess;
   let browser: Browser;
   let cookie: string;
@@ -50,11 +47,9 @@ describe.skipIf(!existsSync(CHROMIUM) || !BUILT)('the dashboard on a phone, in d
   }
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'planwarden-everywhere-'));
-    if (isStale()) await buildServer();
-    server = await spawnServer({ dataDir, entry: 'compiled', env: { PLANWARDEN_AUTH_ENABLED: 'true' } });
-    browser = await launch();
-    ({ cookie } = await registerOverHttp(server.url, 'admin@example.com', 'correct-horse-1', 'Everywhere'));
+    rig = await startDashboardRig({ name: 'everywhere', owner: { email: 'admin@example.com', password: 'correct-horse-1' }, orgName: 'Everywhere' });
+    ({ server, browser } = rig);
+    cookie = rig.owner.cookie;
     // A checks-only analysis (no model), and one finding suppressed by triage.
     const analysed = await apiJson(server.url, 'POST', `/${NAMESPACE}/analyze/auto`, { cookie, json: { raw_input: readFileSync(PLAN, 'utf8') } });
     expect(analysed.status, JSON.stringify(analysed.body)).toBe(200);
@@ -68,9 +63,7 @@ describe.skipIf(!existsSync(CHROMIUM) || !BUILT)('the dashboard on a phone, in d
     expect(suppressed.status).toBe(200);
   }, 240_000);
   afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    await rig?.stop();
   }, 120_000);
 
   it('collapses the navigation behind a menu at 390 px that opens, closes on navigation, with no sideways scroll and 44 px targets', async () => {

@@ -9,19 +9,16 @@
  * shows their symbols. Screenshots at 1400×900 and 390×844 go to tests/web/artifacts/; the wide
  * one is the README's (docs/plan-view.png).
  */
-import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { copyFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import { buildServer, isStale } from '../../server/scripts/build.mjs';
-import { DASHBOARD_DIST } from '../../server/src/http/dashboard';
+import type { Page } from 'playwright-core';
 import { corpusFile } from '../corpus';
-import { spawnServer, type ServerProcess } from '../helpers/server-process';
-import { CHROMIUM, launch, newContext, screenshot, seriousViolations } from './browser';
-import { apiJson, registerOverHttp, signIn } from './flows';
+import type { ServerProcess } from '../helpers/server-process';
+import { screenshot, seriousViolations } from './browser';
+import { BROWSER_READY, startDashboardRig, type DashboardRig } from './dashboard-rig';
+import { apiJson, signIn } from './flows';
 
-const BUILT = existsSync(join(DASHBOARD_DIST, 'index.html'));
 /** infracost's AWS example plan (tests/corpus/MANIFEST.tsv): nested modules, creates, an in-place update, unchanged resources. */
 const SAMPLE_PLAN = resolve(import.meta.dirname, '../corpus/tfplan-json/infracost-aws-modules-tf014-large.json');
 /** The README's screenshot of this view. */
@@ -51,28 +48,19 @@ async function rowBadges(page: Page): Promise<Record<string, string>> {
   return out;
 }
 
-describe.skipIf(!existsSync(CHROMIUM) || !BUILT)('The plan view after a checks-only analysis', () => {
-  let dataDir: string;
+describe.skipIf(!BROWSER_READY)('The plan view after a checks-only analysis', () => {
+  let rig: DashboardRig | undefined;
   let server: ServerProcess;
-  let browser: Browser;
   let page: Page;
-  let owner: { cookie: string; orgId: string | null };
+  let owner: DashboardRig['owner'];
   let namespace: string;
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'planwarden-plan-view-'));
-    if (isStale()) await buildServer();
-    server = await spawnServer({ dataDir, entry: 'compiled', env: { PLANWARDEN_AUTH_ENABLED: 'true' } });
-    owner = await registerOverHttp(server.url, OWNER.email, OWNER.password, 'Plan View');
-    browser = await launch();
-    const { context } = await newContext(browser);
-    page = await context.newPage();
-    await page.emulateMedia({ colorScheme: 'light' });
+    rig = await startDashboardRig({ name: 'plan-view', owner: OWNER, orgName: 'Plan View' });
+    ({ server, page, owner } = rig);
   }, 180_000);
   afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    await rig?.stop();
   }, 180_000);
 
   it('opens from the finished job: nested modules, action symbols, unchanged greyed, badges as GET /findings counts them', async () => {

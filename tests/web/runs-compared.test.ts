@@ -4,53 +4,40 @@
  * one namespace; the second run, with one firewall fixed, says "+N new · −M no longer detected ·
  * K unchanged" on its job page; the findings page lists the fixed firewall's findings as no
  * longer detected and "Resolve all as fixed" resolves them in one action; analysed again as it
- * was, they come back flagged "reappeared". Screenshots go to tests/web/artifacts/ (and the
- * reviewer's copy under /tmp/pw/).
+ * was, they come back flagged "reappeared". Screenshots go to tests/web/artifacts/.
  */
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import { buildServer, isStale } from '../../server/scripts/build.mjs';
-import { DASHBOARD_DIST } from '../../server/src/http/dashboard';
-import { spawnServer, type ServerProcess } from '../helpers/server-process';
-import { CHROMIUM, launch, newContext, screenshot, seriousViolations } from './browser';
-import { registerOverHttp, signIn } from './flows';
+import type { Page } from 'playwright-core';
+import type { ServerProcess } from '../helpers/server-process';
+import { screenshot, seriousViolations } from './browser';
+import { BROWSER_READY, startDashboardRig, type DashboardRig } from './dashboard-rig';
+import { signIn } from './flows';
 
-const BUILT = existsSync(join(DASHBOARD_DIST, 'index.html'));
 const FILE = 'azure-firewall-plan.json';
 const SAMPLE_PLAN = resolve(import.meta.dirname, `../../resources/examples/${FILE}`);
 const FIXED_ADDRESS = 'azurerm_firewall.standard';
 const OWNER = { email: 'runs@example.com', password: 'correct-horse-1' };
 
-describe.skipIf(!existsSync(CHROMIUM) || !BUILT)('runs compared in the dashboard', () => {
-  let dataDir: string;
+describe.skipIf(!BROWSER_READY)('runs compared in the dashboard', () => {
+  let rig: DashboardRig | undefined;
   let server: ServerProcess;
-  let browser: Browser;
   let page: Page;
   /** The same file name, one firewall fixed (threat intelligence set to Deny). */
   let fixedPlan: string;
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'planwarden-runs-'));
+    rig = await startDashboardRig({ name: 'runs', owner: OWNER, orgName: 'Runs' });
+    ({ server, page } = rig);
     const plan = JSON.parse(readFileSync(SAMPLE_PLAN, 'utf8')) as { resource_changes: { address: string; change: { after: Record<string, unknown> } }[] };
     plan.resource_changes.find((rc) => rc.address === FIXED_ADDRESS)!.change.after.threat_intel_mode = 'Deny';
-    mkdirSync(join(dataDir, 'fixed'));
-    fixedPlan = join(dataDir, 'fixed', FILE);
+    mkdirSync(join(rig.workDir, 'fixed'));
+    fixedPlan = join(rig.workDir, 'fixed', FILE);
     writeFileSync(fixedPlan, JSON.stringify(plan));
-    if (isStale()) await buildServer();
-    server = await spawnServer({ dataDir: join(dataDir, 'data'), entry: 'compiled', env: { PLANWARDEN_AUTH_ENABLED: 'true' } });
-    await registerOverHttp(server.url, OWNER.email, OWNER.password, 'Runs');
-    browser = await launch();
-    const { context } = await newContext(browser);
-    page = await context.newPage();
-    await page.emulateMedia({ colorScheme: 'light' });
   }, 180_000);
   afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    await rig?.stop();
   }, 180_000);
 
   /** Analyse → the file (checks only, the default without a key) → the job page's comparison line. */
@@ -92,10 +79,13 @@ describe.skipIf(!existsSync(CHROMIUM) || !BUILT)('runs compared in the dashboard
     await panel.waitFor();
     expect(await panel.textContent()).toContain(`${gone} open finding${gone === 1 ? ' is' : 's are'} no longer detected`);
     expect(await panel.getByText(FIXED_ADDRESS).count()).toBe(gone);
+    // The list above it holds the latest run's findings only: the gone ones are shown apart.
+    const current = await page.request.get(`${server.url}/api/v1/findings?namespace=${FILE}&detection=current&status=open&limit=1000`);
+    const { findings: currentOpen } = (await current.json()) as { findings: unknown[] };
+    await page.getByText(`${currentOpen.length} open finding${currentOpen.length === 1 ? '' : 's'}`, { exact: true }).waitFor();
     await page.waitForLoadState('networkidle');
     expect(await seriousViolations(page)).toEqual([]);
-    const shot = await screenshot(page, 'runs-compared-findings');
-    copyFileSync(shot, '/tmp/pw/p2-runs-compared-findings.png');
+    await screenshot(page, 'runs-compared-findings');
 
     await panel.getByRole('button', { name: `Resolve all ${gone} as fixed` }).click();
     await panel.getByText(`Resolved ${gone} finding${gone === 1 ? '' : 's'} as fixed`).waitFor();
@@ -109,6 +99,6 @@ describe.skipIf(!existsSync(CHROMIUM) || !BUILT)('runs compared in the dashboard
     expect(await panel.textContent()).toContain(`${gone} finding${gone === 1 ? '' : 's'} reappeared`);
     await page.waitForLoadState('networkidle');
     expect(await seriousViolations(page)).toEqual([]);
-    copyFileSync(await screenshot(page, 'runs-compared-reappeared'), '/tmp/pw/p2-runs-compared-reappeared.png');
+    await screenshot(page, 'runs-compared-reappeared');
   }, 240_000);
 });

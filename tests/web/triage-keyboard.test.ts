@@ -7,18 +7,13 @@
  * shows that finding; a masked secret says what its mask means; the Overview ranks the
  * riskiest namespaces. Screenshots at 1400×900 and 390×844 under tests/web/artifacts/.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildServer, isStale } from '../../server/scripts/build.mjs';
-import { DASHBOARD_DIST } from '../../server/src/http/dashboard';
-import { spawnServer, type ServerProcess } from '../helpers/server-process';
-import { CHROMIUM, launch, newContext, screenshot } from './browser';
-import { apiJson, Recorder, registerOverHttp, signIn } from './flows';
+import type { ServerProcess } from '../helpers/server-process';
+import { newContext, screenshot } from './browser';
+import { BROWSER_READY, startDashboardRig, type DashboardRig } from './dashboard-rig';
+import { apiJson, Recorder, signIn } from './flows';
 
-const BUILT = existsSync(join(DASHBOARD_DIST, 'index.html'));
 const OWNER = { email: 'triager@example.com', password: 'correct-horse-1' };
 const PROD = 'aws-network-prod';
 const STAGING = 'aws-network-staging';
@@ -43,8 +38,8 @@ function plan(ns: string, n: number): string {
 
 type Finding = { resource_hash: string; rule_id: string; status: string; title: string; resource_address: string; note: string | null };
 
-describe.skipIf(!existsSync(CHROMIUM) || !BUILT)('keyboard triage in the findings workbench', () => {
-  let dataDir: string;
+describe.skipIf(!BROWSER_READY)('keyboard triage in the findings workbench', () => {
+  let rig: DashboardRig | undefined;
   let server: ServerProcess;
   let browser: Browser;
   let page: Page;
@@ -57,10 +52,9 @@ describe.skipIf(!existsSync(CHROMIUM) || !BUILT)('keyboard triage in the finding
   const activeId = () => page.evaluate('document.activeElement?.id ?? ""');
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'planwarden-triage-'));
-    if (isStale()) await buildServer();
-    server = await spawnServer({ dataDir, entry: 'compiled', env: { PLANWARDEN_AUTH_ENABLED: 'true' } });
-    ({ cookie } = await registerOverHttp(server.url, OWNER.email, OWNER.password, 'Acme'));
+    rig = await startDashboardRig({ name: 'triage', owner: OWNER, orgName: 'Acme' });
+    ({ server, browser, page } = rig);
+    cookie = rig.owner.cookie;
     const rules = (await (await fetch(`${server.url}/api/v1/terraform/rules?type=aws`, { headers: { cookie } })).text()).match(/^## ([A-Z0-9-]+):/gm) ?? [];
     const ruleId = rules.map((r) => r.slice(3, -1)).find((r) => r.startsWith('TF-AWS')) ?? 'TF-GEN-SECRET-PLAINTEXT';
     for (const [ns, n] of Object.entries(COUNTS)) {
@@ -92,13 +86,9 @@ describe.skipIf(!existsSync(CHROMIUM) || !BUILT)('keyboard triage in the finding
     // One finding already acknowledged: the default (open) list leaves it out.
     const done = (await listOf(GCP))[0];
     expect((await api('PATCH', `/findings/${done.resource_hash}/${done.rule_id}`, { status: 'acknowledged' })).status).toBe(200);
-    browser = await launch();
-    page = await (await newContext(browser)).context.newPage();
   }, 300_000);
   afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    await rig?.stop();
   }, 180_000);
 
   it('lists open findings by default, with a Namespace column and addresses shortened in the middle', async () => {

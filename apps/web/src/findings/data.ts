@@ -43,6 +43,9 @@ export function filtersFrom(params: URLSearchParams): FindingFilters {
 function findingsQueryString(f: FindingFilters, limit: number, offset: number): string {
   const q = new URLSearchParams();
   for (const ns of f.namespaces ?? []) q.append('namespace', ns);
+  // One namespace: the findings of its latest run; those it no longer has are listed apart
+  // (no-longer-detected.tsx; docs/decisions.md "Runs compared").
+  if (f.namespaces?.length === 1) q.set('detection', 'current');
   if (f.status) q.set('status', f.status);
   if (f.severity) q.set('severity', f.severity);
   if (f.rule_id) q.set('rule_id', f.rule_id);

@@ -17,6 +17,7 @@ import { useSession } from '../auth/session';
 import { Markdown } from '../ui/markdown';
 import { Field, SeverityBadge, StatusBadge, when } from '../ui/page';
 import { ActionResult, ErrorBox, Loading } from '../ui/states';
+import { EnumOptions } from './enum-options';
 
 /** Which lines of `body` an evidence string points at (a line containing it, trimmed). */
 export function evidenceLines(body: string, evidence: readonly string[]): Set<number> {
@@ -113,21 +114,13 @@ function TriageForm({ finding, preset, saving, error, onSave, onLeave }: TriageF
     <form className="triage-form" onSubmit={submit} onKeyDown={onKeyDown} aria-label="Triage this finding">
       <Field label="Status">
         <select value={status} onChange={(e) => setStatus(e.target.value as FindingStatus)}>
-          {STATUSES.map((s) => (
-            <option key={s} value={s}>
-              {s.replace(/_/g, ' ')}
-            </option>
-          ))}
+          <EnumOptions values={STATUSES} />
         </select>
       </Field>
       <Field label="Reason code">
         <select ref={reasonRef} value={reason} onChange={(e) => setReason(e.target.value as ReasonCode | '')}>
           <option value="">(none)</option>
-          {REASONS.map((r) => (
-            <option key={r} value={r}>
-              {r.replace(/_/g, ' ')}
-            </option>
-          ))}
+          <EnumOptions values={REASONS} />
         </select>
       </Field>
       {status === 'suppressed' ? (

@@ -3,6 +3,7 @@ import { REASONS, SEVERITIES, STATUSES, type FindingStatus, type ReasonCode, typ
 import { Field } from '../ui/page';
 import { ANY_STATUS, DEFAULT_STATUS, FILTER_KEYS } from './data';
 import { NamespacePicker } from './namespace-picker';
+import { EnumOptions } from './enum-options';
 
 /** `params` with the namespace filter replaced by `namespaces` (the other filters kept). */
 function withNamespaces(params: URLSearchParams, namespaces: readonly string[]): URLSearchParams {
@@ -37,11 +38,7 @@ export function Filters({ params, onChange }: { params: URLSearchParams; onChang
       <form className="filters" onSubmit={submit} key={params.toString()} aria-label="Filter findings">
         <Field label="Status">
           <select name="status" defaultValue={params.get('status') ?? DEFAULT_STATUS}>
-            {STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {s.replace(/_/g, ' ')}
-              </option>
-            ))}
+            <EnumOptions values={STATUSES} />
             <option value={ANY_STATUS}>any status</option>
           </select>
         </Field>
@@ -88,21 +85,13 @@ export function BulkBar({ count, saving, onApply, onDone }: { count: number; sav
       <strong>{count} selected</strong>
       <Field label="Set status">
         <select value={status} onChange={(e) => setStatus(e.target.value as FindingStatus)}>
-          {STATUSES.map((s) => (
-            <option key={s} value={s}>
-              {s.replace(/_/g, ' ')}
-            </option>
-          ))}
+          <EnumOptions values={STATUSES} />
         </select>
       </Field>
       <Field label="Reason">
         <select value={reason} onChange={(e) => setReason(e.target.value as ReasonCode | '')}>
           <option value="">(none)</option>
-          {REASONS.map((r) => (
-            <option key={r} value={r}>
-              {r.replace(/_/g, ' ')}
-            </option>
-          ))}
+          <EnumOptions values={REASONS} />
         </select>
       </Field>
       <button type="submit" disabled={saving}>
