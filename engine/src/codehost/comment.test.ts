@@ -54,6 +54,20 @@ describe('the pull request comment', () => {
     expect(row.split(/(?<!\\)\|/).length).toBe(7);
   });
 
+  it("links each finding's title to its own page in the dashboard, and to nothing without the dashboard's address", () => {
+    const one = finding(3);
+    const linked = renderComment({ ...base, findings: [one] });
+    expect(linked).toContain(`](https://dash.example/findings/pr-acme-infra-7/${one.resource_hash}/AWS-RULE-3) |`);
+    const plain = renderComment({ ...base, dashboardUrl: null, findings: [one] });
+    expect(plain).not.toContain('/findings/pr-acme-infra-7/');
+    expect(
+      plain
+        .split('\n')
+        .find((l) => l.includes('AWS-RULE-3'))!
+        .split(/(?<!\\)\|/).length,
+    ).toBe(7);
+  });
+
   it('says what this push changed against the previous one, and nothing when there is no comparison', () => {
     const body = renderComment({ ...base, findings: [finding(1)], comparison: { new: 2, no_longer_detected: 1, unchanged: 7 } });
     expect(body).toContain('Since the previous push: +2 new · −1 no longer detected · 7 unchanged');

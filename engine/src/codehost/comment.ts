@@ -2,6 +2,7 @@ import { SEVERITY_ORDER } from '../core/payload';
 import type { DetectionEntry, RunComparison } from '../analysis/job-store';
 import type { FindingDoc } from '../findings/finding-store';
 import type { CommitState, GateOutcome } from '../integrations/gate';
+import { findingPageUrl } from '../core/finding-links';
 
 /**
  * The pull-request report comment (analysis-api.md "Code-hosting integration"): the marker
@@ -132,9 +133,12 @@ function footer(input: CommentInput): string {
 export function renderComment(input: CommentInput): string {
   const head = [reportMarker(input.namespace), namespaceMarker(input.namespace), ...summary(input)].join('\n');
   const tail = ['', links(input), '', '---', footer(input)].join('\n');
-  const rows = sortFindings(input.findings).map(
-    (f) => `| ${f.severity} | ${cell(f.status)} | \`${cell(f.rule_id)}\` | ${cell(f.resource_address)} | ${cell(f.title)} |`,
-  );
+  const rows = sortFindings(input.findings).map((f) => {
+    // Each title links to the finding's own page when the dashboard's address is known.
+    const page = findingPageUrl(input.dashboardUrl, input.namespace, f.resource_hash, f.rule_id);
+    const title = page ? `[${cell(f.title)}](${page})` : cell(f.title);
+    return `| ${f.severity} | ${cell(f.status)} | \`${cell(f.rule_id)}\` | ${cell(f.resource_address)} | ${title} |`;
+  });
   if (rows.length === 0) return `${head}\n${input.state === 'error' ? '' : 'No findings.'}\n${tail}`;
   const table = ['### Findings', '', '| Severity | Status | Rule | Resource | Title |', '|---|---|---|---|---|'];
   let size = head.length + tail.length + table.join('\n').length + 2;

@@ -9,6 +9,7 @@ import type { PullDoc } from './codehost-store';
 import { renderComment, reportMarker } from './comment';
 import { INJECTION_RULE_ID } from './injection-scanner';
 import { appIdentityFor } from './app-identity';
+import { namespaceFindingsUrl } from '../core/finding-links';
 
 /**
  * Publishing a pull request's analysis (analysis-api.md "Code-hosting integration", "Commit
@@ -83,7 +84,7 @@ export async function publishPullReport(deps: CodehostDeps, orgId: string, pull:
   const publicBase = baseUrl(settings.public_base_url);
   const dashboardBase = baseUrl(settings.dashboard_base_url) ?? publicBase;
   const reportUrl = publicBase && job.hashes.length > 0 ? `${publicBase}/api/v1/reports/${await mintReportLink(ctx, orgId, pull.namespace)}` : null;
-  const dashboardUrl = dashboardBase ? `${dashboardBase}/findings?namespace=${encodeURIComponent(pull.namespace)}` : null;
+  const dashboardUrl = namespaceFindingsUrl(dashboardBase, pull.namespace);
   const findings = job.hashes.length === 0 ? [] : await ctx.stores.findings.forResources(orgId, job.hashes);
   const body = renderComment({
     namespace: pull.namespace,
