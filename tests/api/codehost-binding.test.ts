@@ -145,6 +145,13 @@ describe('an installation binds to one org, through proof', () => {
     const missing = await visitSetup(`${setupUrlOf(server)}?setup_action=install&state=${encodeURIComponent(state)}`, bravo.auth);
     expect(missing.status).toBe(400);
     expect(((await missing.json()) as { detail: string }).detail).toMatch(/installation_id is missing/);
+    // The person's browser (HTML first in Accept) is sent back to the integration page, which says why.
+    const browser = await setupWith('700002', state, { ...bravo.auth, accept: 'text/html,application/xhtml+xml,*/*;q=0.8' });
+    expect(browser.status).toBe(303);
+    const back = new URL(browser.headers.get('location')!, server.url);
+    expect(back.pathname).toBe('/integrations/codehost');
+    expect(back.searchParams.get('setup_error')).toMatch(/not an installation of this organization's GitHub App/);
+    expect(await boundTo('700002')).toBeNull();
     expect((await config(bravo)).status).toBe(404);
   });
 

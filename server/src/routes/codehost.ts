@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { adminBindInstallation, BindInstallationSchema, completeInstall, installLink } from '@planwarden/engine/codehost/installation-binding';
 import { CodehostConfigSchema, deleteIntegration, deleteOwnApp, getIntegration, putIntegration } from '@planwarden/engine/codehost/integration-service';
-import { completeManifest, createManifest } from '@planwarden/engine/codehost/manifest';
+import { completeManifest, createManifest, integrationPageUrl } from '@planwarden/engine/codehost/manifest';
+import { AppError } from '@planwarden/engine/core/errors';
 import { handleWebhook } from '@planwarden/engine/codehost/webhook';
 import { identityCtx } from '../auth/identity';
 import { codehostDeps } from '../codehost/deps';
@@ -65,10 +66,17 @@ export function codehostRoutes(services: ServerServices): RouteDef[] {
       body: 'none',
       query: SetupQuerySchema,
       handler: async (ctx, req) => {
-        const query = parseQuery(SetupQuerySchema, req);
-        const ictx = identityCtx(ctx);
-        const issuedAt = await redeemInstallState(services.identity.signer, query.state, ctx.orgId, ictx.actor);
-        return { status: 307, headers: { location: await completeInstall(deps, ictx, ctx.orgId, query.installation_id, issuedAt) } };
+        try {
+          const query = parseQuery(SetupQuerySchema, req);
+          const ictx = identityCtx(ctx);
+          const issuedAt = await redeemInstallState(services.identity.signer, query.state, ctx.orgId, ictx.actor);
+          return { status: 307, headers: { location: await completeInstall(deps, ictx, ctx.orgId, query.installation_id, issuedAt) } };
+        } catch (error) {
+          // GitHub sends the person's browser here: a refusal goes back to the integration page,
+          // which says what failed; an API client (no HTML in Accept) gets the status and {detail}.
+          if (!(error instanceof AppError) || req.accepts(['json', 'html']) !== 'html') throw error;
+          return { status: 303, headers: { location: integrationPageUrl(deps.settings(), `setup_error=${encodeURIComponent(error.message)}`) } };
+        }
       },
     }),
     route({

@@ -194,6 +194,12 @@ export default function Codehost() {
           Your GitHub App was created. Install it on the repositories to review in GitHub; its installation is recorded automatically.
         </p>
       ) : null}
+      {params.get('setup_error') ? (
+        <p className="state error" role="alert">
+          GitHub came back, but the installation was not connected: {params.get('setup_error')} Start again with Install on GitHub below, signed in as an
+          administrator of this organization.
+        </p>
+      ) : null}
       {params.get('installed') ? (
         <p className="state ok" role="status">
           GitHub installation {params.get('installed')} is connected to this organization.
