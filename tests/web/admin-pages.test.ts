@@ -112,6 +112,11 @@ describe.skipIf(!existsSync(CHROMIUM) || !BUILT)('integration, identity and plat
     await page.unroute('https://github.com/**');
     expect((await boot('PATCH', '/admin/settings', { server_public_base_url: null })).status).toBe(200);
 
+    // GitHub's setup redirect refused (the server sends the browser back with the reason).
+    await page.goto(
+      `${server.url}/integrations/codehost?setup_error=${encodeURIComponent('installation 7 is not an installation of this organization’s GitHub App.')}`,
+    );
+    await page.getByRole('alert').getByText('the installation was not connected: installation 7 is not an installation').waitFor();
     await page.goto(`${server.url}/integrations/codehost?app_created=1`);
     await page.getByText('Your GitHub App was created.').waitFor();
     await confirmAction(page, 'Disconnect');
