@@ -62,6 +62,7 @@ function probes(target: { hash: string; rule: string }): Probe[] {
     { name: 'GET /big/report (markdown)', run: get('/big/report?format=markdown') },
     { name: 'GET /big/report (html)', run: get('/big/report?format=html') },
     { name: 'GET /big/report (sarif)', run: get('/big/report?format=sarif') },
+    { name: 'GET /big/report (sarif, raw)', run: get('/big/report?format=sarif&raw=true') },
     {
       name: 'POST checks-only analyze (50 units)',
       run: (s) => s.api(`/terraform/small-${n++}/analyze`, { method: 'POST', json: { raw_input: planOfUnits(50, `s${n}`) } }),

@@ -6,6 +6,8 @@
  * by resource, and a resource may sit in several namespaces, so a finding has a list of them.
  */
 import type { EngineContext } from '../context/engine-context';
+import { nextTurn } from '../ingest/timed-batches';
+import { readInTimedBatches } from '../ingest/timed-reads';
 import { listFindings, type FindingsFilter } from './finding-service';
 
 /**
@@ -28,20 +30,31 @@ export interface NamespaceRisk {
   open_high: number;
 }
 
+/** Resource hashes of the org's open records of `severity`, newest first, at most RISK_SCAN_LIMIT. */
+async function openHashes(ctx: EngineContext, orgId: string, severity: 'CRITICAL' | 'HIGH'): Promise<string[]> {
+  const records = await ctx.stores.findings.list(orgId, { status: 'open', severity }, { limit: RISK_SCAN_LIMIT, offset: 0 });
+  return records.map((f) => f.resource_hash);
+}
+
 /**
  * GET /findings/namespaces: the org's namespaces with at least one open CRITICAL or HIGH finding,
  * most open CRITICAL first, then most open HIGH, then by name; at most `limit`. Reads the open
  * CRITICAL and HIGH records (index org_status_last_seen; at most RISK_SCAN_LIMIT each, `partial`
- * true when cut) and their resources' memberships, never the org's other records.
+ * true when cut) and their resources' memberships, never the org's other records. A turn of the
+ * event loop comes between the two reads and the membership batches (readInTimedBatches), so
+ * they do not hold the server in one stall. Records are not read in offset pages: each
+ * page would scan every record before its offset (severity is not in the status index), costing
+ * more in all and as much in its last page.
  * Returns `{namespaces: NamespaceRisk[], partial}`.
  */
 export async function riskiestNamespaces(ctx: EngineContext, orgId: string, limit: number) {
-  const page = { limit: RISK_SCAN_LIMIT, offset: 0 };
-  const [critical, high] = await Promise.all([
-    ctx.stores.findings.list(orgId, { status: 'open', severity: 'CRITICAL' }, page),
-    ctx.stores.findings.list(orgId, { status: 'open', severity: 'HIGH' }, page),
-  ]);
-  const byHash = await ctx.stores.resources.namespacesOfMany(orgId, [...new Set([...critical, ...high].map((f) => f.resource_hash))]);
+  const critical = await openHashes(ctx, orgId, 'CRITICAL');
+  await nextTurn();
+  const high = await openHashes(ctx, orgId, 'HIGH');
+  await nextTurn();
+  const byHash = new Map(
+    await readInTimedBatches([...new Set([...critical, ...high])], async (batch) => [...(await ctx.stores.resources.namespacesOfMany(orgId, batch))]),
+  );
   const tally = new Map<string, NamespaceRisk>();
   const add = (hash: string, field: 'open_critical' | 'open_high') => {
     for (const namespace of byHash.get(hash) ?? []) {
@@ -50,8 +63,8 @@ export async function riskiestNamespaces(ctx: EngineContext, orgId: string, limi
       tally.set(namespace, row);
     }
   };
-  for (const f of critical) add(f.resource_hash, 'open_critical');
-  for (const f of high) add(f.resource_hash, 'open_high');
+  for (const hash of critical) add(hash, 'open_critical');
+  for (const hash of high) add(hash, 'open_high');
   const ranked = [...tally.values()].sort(
     (a, b) => b.open_critical - a.open_critical || b.open_high - a.open_high || (a.namespace < b.namespace ? -1 : a.namespace > b.namespace ? 1 : 0),
   );

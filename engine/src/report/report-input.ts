@@ -4,6 +4,7 @@ import type { FindingDoc } from '../findings/finding-store';
 import type { ReportInput } from './model';
 import { assertNamespace } from '../analysis/ingest-service';
 import { lacksModelReview, type ResourceDoc } from '../ingest/resource-store';
+import { readInTimedBatches } from '../ingest/timed-reads';
 
 export interface ReportInputOptions {
   readonly includeSuppressed: boolean;
@@ -43,7 +44,9 @@ export async function loadNamespaceReportData(ctx: EngineContext, orgId: string,
   const hashes = members.map((m) => m.hash);
   // Without a job of its own, the report says when the namespace's latest run stopped at the monthly cap.
   const job = options.job !== undefined ? options.job : await latestCappedJob(ctx, orgId, namespace);
-  const [resources, triage] = await Promise.all([ctx.stores.resources.getMany(orgId, hashes), ctx.stores.findings.forResources(orgId, hashes)]);
+  // Read in batches with event-loop turns between (readInTimedBatches): a namespace's resources are megabytes to decode.
+  const resources = await readInTimedBatches(hashes, (batch) => ctx.stores.resources.getMany(orgId, batch));
+  const triage = await readInTimedBatches(hashes, (batch) => ctx.stores.findings.forResources(orgId, batch));
   const triageByKey = new Map(triage.map((t) => [triageKey(t.resource_hash, t.rule_id), t]));
   const byHash = new Map(resources.map((r) => [r.hash, r]));
   const input: ReportInput = {

@@ -5,7 +5,8 @@ import type { EngineContext } from '../context/engine-context';
 import { AppError } from '../core/errors';
 import { parseRules, type RuleDef } from '../rules/ruleset';
 import { buildReportModel } from './model';
-import { buildSarifLog } from './sarif';
+import { buildSarifLogInSlices } from './sarif';
+import { nextTurn } from '../ingest/timed-batches';
 
 /** Media type of a SARIF log (SARIF 2.1.0 §3.1, registered with IANA). */
 export const SARIF_CONTENT_TYPE = 'application/sarif+json';
@@ -21,7 +22,8 @@ export const SARIF_TOOL = { name: 'Planwarden', version: '0.1.0' } as const;
  * org's rulesets (built-ins with the org's edits, plus custom rules) of each analyzer in the
  * namespace. `options.job` as in renderNamespaceReport; `options.dashboardUrl` (the namespace's
  * findings page, finding-links.ts) gives each result its page as `hostedViewerUri`. Throws NotFoundError (404) for an
- * unknown namespace, ValidationError (422) for a malformed one.
+ * unknown namespace, ValidationError (422) for a malformed one. Gives the event loop a turn
+ * between its steps, so no step of a large namespace holds the server for long.
  */
 export async function buildNamespaceSarif(
   ctx: EngineContext,
@@ -29,12 +31,19 @@ export async function buildNamespaceSarif(
   namespace: string,
   options: Pick<ReportInputOptions, 'job' | 'dashboardUrl'> = {},
 ): Promise<Sarif.Log> {
+  // Each step below is tens of milliseconds on a namespace of thousands of findings: a turn of the
+  // event loop between them (nextTurn) keeps any one stall to a step, and the results are built
+  // in slices (buildSarifLogInSlices).
   const data = await loadNamespaceReportData(ctx, orgId, namespace, { includeSuppressed: true, job: options.job, dashboardUrl: options.dashboardUrl });
+  await nextTurn();
   const model = buildReportModel(data.input);
+  await nextTurn();
   const analyzers = new Set(model.findings.map((f) => f.analyzer));
   const units = new Map([...data.resources].map(([hash, r]) => [hash, r.metadata]));
   const notes = new Map([...data.triage].map(([key, t]) => [key, t.note]));
-  return buildSarifLog({ model, units, notes, rules: await orgRules(ctx, orgId, analyzers), tool: SARIF_TOOL });
+  const rules = await orgRules(ctx, orgId, analyzers);
+  await nextTurn();
+  return buildSarifLogInSlices({ model, units, notes, rules, tool: SARIF_TOOL });
 }
 
 /** Every rule of every variant of `analyzerNames` as the org applies them; first definition of an id wins. */
@@ -53,6 +62,7 @@ async function orgRules(ctx: EngineContext, orgId: string, analyzerNames: Readon
         throw error;
       }
       for (const def of defs) if (!rules.has(def.rule_id)) rules.set(def.rule_id, def);
+      await nextTurn(); // parsing a ruleset takes a few milliseconds; an analyzer has several
     }
   }
   return rules;

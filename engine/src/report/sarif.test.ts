@@ -3,7 +3,7 @@ import { sarifSchemaErrors } from '../../../tests/helpers/sarif-schema';
 import { parseRules } from '../rules/ruleset';
 import { buildReportModel } from './model';
 import { buildFinding, buildResource } from '../../../tests/helpers/report-fixtures';
-import { buildSarifLog, lookForText, SARIF_FINGERPRINT_KEY, unitLocation, type SarifInput } from './sarif';
+import { buildSarifLog, buildSarifLogInSlices, lookForText, SARIF_FINGERPRINT_KEY, serializeSarif, unitLocation, type SarifInput } from './sarif';
 
 const RULES = parseRules(
   [
@@ -141,5 +141,33 @@ describe('lookForText', () => {
   it('returns the list under "Look for:" and null without one', () => {
     expect(lookForText(RULES[0].body)).toBe('- `acl = "public-read"` on a bucket.\n- A bucket policy granting `Principal: "*"`.');
     expect(lookForText('## X: y\nSeverity: LOW\n\nJust prose.')).toBeNull();
+  });
+});
+
+describe('buildSarifLogInSlices', () => {
+  it('builds the same log as buildSarifLog for a namespace of thousands of findings', async () => {
+    const severities = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'INFO'] as const;
+    const statuses = ['open', 'acknowledged', 'suppressed', 'false_positive', 'needs_review'] as const;
+    const resources = Array.from({ length: 3000 }, (_, i) =>
+      buildResource({
+        hash: `h-${i}`,
+        name: `b${i}`,
+        findings: [
+          buildFinding({ rule_id: 'S3-001', resource_address: `aws_s3_bucket.b${i}`, status: statuses[i % statuses.length] }),
+          buildFinding({ rule_id: `X-${i % 37}`, severity: severities[i % severities.length], resource_address: `aws_s3_bucket.b${i}` }),
+        ],
+      }),
+    );
+    const model = buildReportModel({ namespace: 'big', generatedAt: '2025-01-01T00:00:00.000Z', includeSuppressed: true, resources });
+    const input: SarifInput = {
+      model,
+      units: new Map(resources.map((r, i) => [r.hash, { source: 'diff', path: `mod${i % 7}/main.tf`, new_start: i + 1 }])),
+      rules: new Map(RULES.map((r) => [r.rule_id, r])),
+      notes: new Map(resources.map((r, i) => [`${r.hash}\u0000S3-001`, i % 2 === 0 ? `note ${i}` : null])),
+      tool: { name: 'Planwarden', version: '0.1.0' },
+    };
+    const sliced = await buildSarifLogInSlices(input);
+    expect(sliced.runs[0].results).toHaveLength(6000);
+    expect(serializeSarif(sliced)).toBe(serializeSarif(buildSarifLog(input)));
   });
 });

@@ -101,7 +101,11 @@ export function ingestRoutes(): RouteDef[] {
       policy: 'member',
       body: 'none',
       query: NO_QUERY,
-      handler: async (ctx, req) => ({ body: await listNamespaceResources(ctx.engine, ctx.orgId, param(req, 'namespace')) }),
+      handler: async (ctx, req) => {
+        const resources = await listNamespaceResources(ctx.engine, ctx.orgId, param(req, 'namespace'));
+        // Same bytes as JSON.stringify(resources), streamed: megabytes serialised in one go would hold the event loop.
+        return { stream: (out) => writeJsonArray(resources, out) };
+      },
     }),
     route({
       method: 'post',

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { nextTurn } from '@planwarden/engine/ingest/timed-batches';
 import type { BodyWriter } from '../http/route';
 
@@ -7,19 +8,32 @@ const SLICE_MS = 8;
 const CHUNK_CHARS = 256 * 1024;
 
 /**
- * Writes `prefix + JSON.stringify(items) + suffix` to `out`, byte-identical to serialising it in
- * one go, but item by item: a chunk is written after SLICE_MS of serialisation (or CHUNK_CHARS),
- * then it waits for its turn (nextTurn: one slice per event-loop iteration across all requests) and for a full socket to drain (BodyWriter), so a 10 MB ingest reply
- * (analysis-api.md "Ingest": it echoes every unit) never holds the event loop, nor is it ever
- * held in memory whole. Items must be JSON-serialisable plain data. Rejects when the
- * client went away (BodyWriter).
+ * Writes `prefix + JSON.stringify(items) + suffix` to `out` (with `indent`, the array as
+ * JSON.stringify(…, null, indent.space) prints it on a line indented `indent.line`),
+ * byte-identical to serialising it in one go, but item by item: a chunk is written after
+ * SLICE_MS of serialisation (or CHUNK_CHARS), then it waits for its turn (nextTurn: one slice per
+ * event-loop iteration across all requests) and for a full socket to drain (BodyWriter), so a
+ * 10 MB ingest reply (analysis-api.md "Ingest": it echoes every unit) never holds the event loop,
+ * nor is it ever held in memory whole. Items must be JSON-serialisable plain data. Rejects when
+ * the client went away (BodyWriter).
  */
-export async function writeJsonArray(items: readonly unknown[], out: BodyWriter, prefix = '', suffix = ''): Promise<void> {
+export async function writeJsonArray(items: readonly unknown[], out: BodyWriter, prefix = '', suffix = '', indent?: ArrayIndent): Promise<void> {
+  // Pretty-printed, an item's own lines sit one level deeper than the array: JSON text has no raw
+  // line breaks inside strings, so indenting after each '\n' matches JSON.stringify's nesting.
+  const inner = indent ? `\n${indent.line}${indent.space}` : '';
+  const item = (value: unknown): string => {
+    const json = (indent ? JSON.stringify(value, null, indent.space) : JSON.stringify(value)) ?? 'null'; // as JSON.stringify renders undefined in an array
+    return indent ? inner + json.replaceAll('\n', inner) : json;
+  };
+  if (items.length === 0) {
+    await out.write(`${prefix}[]${suffix}`);
+    return;
+  }
   let parts: string[] = [`${prefix}[`];
   let chars = parts[0].length;
   let started = performance.now();
   for (let i = 0; i < items.length; i += 1) {
-    const json = JSON.stringify(items[i]) ?? 'null'; // as JSON.stringify renders undefined in an array
+    const json = item(items[i]);
     parts.push(i === 0 ? json : `,${json}`);
     chars += json.length;
     if (chars >= CHUNK_CHARS || ((i & 15) === 15 && performance.now() - started >= SLICE_MS)) {
@@ -30,8 +44,34 @@ export async function writeJsonArray(items: readonly unknown[], out: BodyWriter,
       started = performance.now();
     }
   }
-  parts.push(`]${suffix}`);
+  parts.push(`${indent ? `\n${indent.line}` : ''}]${suffix}`);
   await out.write(parts.join(''));
+}
+
+/** A marker for writeJsonAround, random per process so that no stored text can hold it. */
+export const STREAMED_ARRAY = `planwarden-streamed-array-${randomUUID()}`;
+
+/** How a pretty-printed array sits in its document: the indentation unit and the indentation of the line that opens it. */
+export interface ArrayIndent {
+  readonly space: string;
+  readonly line: string;
+}
+
+/**
+ * Writes `JSON.stringify(value, null, space)` (compact when `space` is '') plus `suffix` to `out`,
+ * byte for byte, with the one large array of `value` streamed item by item (writeJsonArray):
+ * `value` holds `marker` (a string found nowhere else in it) where the array goes, and `items` is
+ * that array. The rest of `value` is serialised in one go, so it must be small. Throws Error when
+ * `marker` is not in `value` exactly once; rejects when the client went away (BodyWriter).
+ */
+export async function writeJsonAround(value: unknown, marker: string, items: readonly unknown[], out: BodyWriter, space = '', suffix = ''): Promise<void> {
+  const text = JSON.stringify(value, null, space);
+  const quoted = JSON.stringify(marker);
+  const at = text.indexOf(quoted);
+  if (at === -1 || text.indexOf(quoted, at + 1) !== -1) throw new Error('writeJsonAround: the marker must appear exactly once');
+  const lineStart = text.lastIndexOf('\n', at) + 1;
+  const indent = space === '' ? undefined : { space, line: /^[ \t]*/.exec(text.slice(lineStart, at))?.[0] ?? '' };
+  await writeJsonArray(items, out, text.slice(0, at), text.slice(at + quoted.length) + suffix, indent);
 }
 
 /**

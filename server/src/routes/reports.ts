@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import { renderOrgReport } from '@planwarden/engine/report/report-link-service';
-import { serializeSarif } from '@planwarden/engine/report/sarif';
+import { SARIF_INDENT } from '@planwarden/engine/report/sarif';
 import { buildNamespaceSarif, SARIF_CONTENT_TYPE } from '@planwarden/engine/report/sarif-service';
 import { namespaceFindingsUrl } from '@planwarden/engine/core/finding-links';
 import { API_BASE } from '../http/route';
@@ -9,6 +9,7 @@ import { route, type RouteDef } from '../http/route';
 import type { ServerServices } from '../services';
 import { ReportQuerySchema } from './reports.schema';
 import { param, parseQuery } from './shared';
+import { STREAMED_ARRAY, writeJsonAround } from './json-slices';
 
 /**
  * The prefix a public report token is appended to: `{server.public_base_url}/api/v1/reports/`;
@@ -36,7 +37,19 @@ export function reportRoutes(services: ServerServices): RouteDef[] {
           const namespace = param(req, 'namespace');
           const dashboardUrl = namespaceFindingsUrl(services.config.server.dashboard_base_url ?? services.config.server.public_base_url, namespace);
           const log = await buildNamespaceSarif(ctx.engine, ctx.orgId, namespace, { dashboardUrl });
-          return query.raw ? { contentType: SARIF_CONTENT_TYPE, body: serializeSarif(log) } : { body: { sarif_report: log } };
+          // The bytes of serializeSarif(log) (raw) or of the JSON reply {sarif_report: log}, streamed
+          // result by result: serialising megabytes in one go would hold the event loop.
+          const [run, ...rest] = log.runs;
+          const skeleton = { ...log, runs: [{ ...run, results: STREAMED_ARRAY }, ...rest] };
+          const results = run.results ?? [];
+          if (query.raw) {
+            // As res.send labels a string reply; SARIF_CONTENT_TYPE alone would reach the client without a charset.
+            return {
+              contentType: `${SARIF_CONTENT_TYPE}; charset=utf-8`,
+              stream: (out) => writeJsonAround(skeleton, STREAMED_ARRAY, results, out, SARIF_INDENT, '\n'),
+            };
+          }
+          return { stream: (out) => writeJsonAround({ sarif_report: skeleton }, STREAMED_ARRAY, results, out) };
         }
         const report = await renderOrgReport(ctx.engine, ctx.orgId, param(req, 'namespace'), {
           format: query.format === 'sarif' ? 'markdown' : query.format,
