@@ -10,6 +10,7 @@
 import type { Finding } from '../core/payload';
 import type { AnalysisUnit } from '../core/unit';
 import type { RuleDef } from '../rules/ruleset';
+import { memoByText } from './memo';
 
 /** The sections of a rule's Markdown that a finding's text is drawn from; null when the rule lacks one. */
 export interface RuleSections {
@@ -60,6 +61,9 @@ export function ruleSections(body: string): RuleSections {
   };
 }
 
+/** ruleSections once per rule text: a rule applies to many units of a plan. */
+const cachedSections = memoByText(ruleSections);
+
 const MACROS = 'exists|all|exists_one|filter|map';
 /** A unit's `resource "type" "name" {` line: evidence standing for the whole unit, not a failing setting. */
 const RESOURCE_LINE_RE = /^(?:[+~-]|-\/\+|\+\/-)?\s*(?:resource|data) "/;
@@ -80,7 +84,7 @@ const MAX_LIST_ELEMENTS = 1;
 export function failingAttributes(check: string, values: unknown): string[] {
   if (values === null || typeof values !== 'object') return [];
   const paths = readPaths(check);
-  const outer = (path: string[]) => paths.some((p) => p.length > path.length && path.every((f, i) => p[i] === f));
+  const outer = (path: readonly string[]) => paths.some((p) => p.length > path.length && path.every((f, i) => p[i] === f));
   const out: string[] = [];
   for (const path of paths) for (const entry of resolve(values, path, '', outer(path))) if (!out.includes(entry)) out.push(entry);
   return out.slice(0, MAX_ATTRIBUTES);
@@ -96,8 +100,8 @@ export function unsetAttributes(check: string, values: unknown): string[] {
   return top.filter((name) => !(name in values)).slice(0, MAX_ATTRIBUTES);
 }
 
-/** The `values` paths a check reads (see failingAttributes), `*` standing for a list's elements. */
-function readPaths(check: string): string[][] {
+/** The `values` paths a check reads (see failingAttributes), `*` standing for a list's elements; once per check. */
+const readPaths = memoByText((check): readonly (readonly string[])[] => {
   const paths: string[][] = [];
   const add = (path: string[]) => {
     if (path.length > 0 && !paths.some((p) => p.join('.') === path.join('.'))) paths.push(path);
@@ -107,7 +111,7 @@ function readPaths(check: string): string[][] {
   for (const m of expression.matchAll(/values\s*\[\s*"([^"]+)"\s*\]/g)) add([m[1]]);
   if (/values\s*\[\s*[A-Za-z_]\w*\s*\]/.test(expression)) for (const m of expression.matchAll(/"([a-z_][a-z0-9_]*)"/g)) add([m[1]]);
   return paths;
-}
+});
 
 /**
  * Adds the `values` paths `expression` reads: `values.a.b`, and inside a macro over a list
@@ -237,7 +241,7 @@ function maskedSecretNote(rule: RuleDef, observed: string): string {
  * rule's compliant example). Evidence stays the exact body lines (the spec's evidence).
  */
 export function checkFindingText(rule: RuleDef, unit: AnalysisUnit, evidence: readonly string[]): Finding {
-  const sections = ruleSections(rule.body);
+  const sections = cachedSections(rule.body);
   const attributes = rule.check ? failingAttributes(rule.check, unit.metadata.values) : [];
   const unset = rule.check && attributes.length === 0 ? unsetAttributes(rule.check, unit.metadata.values) : [];
   // The deepest setting among the evidence (the body's lines run from the block to the value).

@@ -33,23 +33,16 @@ import type { AnalysisUnit } from '../core/unit';
 import type { RuleDef } from '../rules/ruleset';
 import { celPattern, parseCel, type CelProgram } from './cel-regex';
 import { checkFindingText, withoutCompanionCalls } from './finding-text';
-
-const compiled = new Map<string, CelProgram | Error>();
+import { memoByText } from './memo';
 
 /** Parses (once, cached) a CEL expression; returns the Error for an expression that does not parse. */
-export function compileCheck(expression: string): CelProgram | Error {
-  let entry = compiled.get(expression);
-  if (!entry) {
-    try {
-      entry = parseCel(expression);
-    } catch (err) {
-      entry = err instanceof Error ? err : new Error(String(err));
-    }
-    if (compiled.size >= 1024) compiled.delete(compiled.keys().next().value!);
-    compiled.set(expression, entry);
+export const compileCheck: (expression: string) => CelProgram | Error = memoByText((expression) => {
+  try {
+    return parseCel(expression);
+  } catch (err) {
+    return err instanceof Error ? err : new Error(String(err));
   }
-  return entry;
-}
+});
 
 /** One rule whose check matched the unit. */
 export interface CheckMatch {
@@ -152,12 +145,7 @@ const NOT_FIELDS = new Set([
  * body field, the unit's `resource "..." "..."` line. Trimmed, de-duplicated, in body order.
  */
 function evidenceFor(check: string, body: string, secretLines: readonly string[]): string[] {
-  // Fields named inside companions.<macro>(...) are the companions', and unit.<field> the unit
-  // record's: neither names a line of the body.
-  const expression = withoutCompanionCalls(check).replace(/\bunit\s*\.\s*\w+/g, '');
-  const named = [...expression.matchAll(/\.([A-Za-z_][A-Za-z0-9_]*)\b(?!\s*\()/g)].map((m) => m[1]);
-  const quoted = [...expression.matchAll(/"([a-z_][a-z0-9_]*)"/g)].map((m) => m[1]); // keys read as values[k]
-  const fields = new Set([...named, ...quoted].filter((f) => !NOT_FIELDS.has(f)));
+  const { fields, secrets, patterns, companions } = evidencePlan(check);
   const lines = body
     .split('\n')
     .map((l) => l.trim())
@@ -166,13 +154,40 @@ function evidenceFor(check: string, body: string, secretLines: readonly string[]
     const key = /^(?:[+~-]\s+)?"?([A-Za-z0-9_.-]+)"?\s*[=:]/.exec(line)?.[1];
     return key !== undefined && fields.has(key);
   });
-  if (/\bsecrets\b/.test(expression)) picked.push(...secretLines.map((l) => l.trim()).filter((l) => l !== '' && lines.includes(l)));
-  for (const pattern of matchPatterns(expression)) picked.push(...lines.filter((l) => pattern.test(l)));
+  if (secrets) picked.push(...secretLines.map((l) => l.trim()).filter((l) => l !== '' && lines.includes(l)));
+  for (const pattern of patterns) picked.push(...lines.filter((l) => pattern.test(l)));
   // A missing or weakened companion has no line of its own: the unit's resource line stands for it.
-  if (picked.length === 0 && /\bcompanions\b/.test(check)) picked.push(...lines.filter((l) => RESOURCE_LINE_RE.test(l)).slice(0, 1));
+  if (picked.length === 0 && companions) picked.push(...lines.filter((l) => RESOURCE_LINE_RE.test(l)).slice(0, 1));
   const set = new Set(picked);
   return lines.filter((l) => set.has(l)).filter((l, i, all) => all.indexOf(l) === i);
 }
+
+/** What evidenceFor looks for in a unit's body, read from the check's text alone. */
+interface EvidencePlan {
+  /** Body keys that the expression names as fields. */
+  readonly fields: ReadonlySet<string>;
+  /** The expression reads `secrets`: the masked lines recorded at ingest are evidence. */
+  readonly secrets: boolean;
+  /** Its `.matches(...)` patterns, as line tests. */
+  readonly patterns: readonly { test(line: string): boolean }[];
+  /** The check reads `companions`. */
+  readonly companions: boolean;
+}
+
+/** The evidence plan of a check, made once per check text. */
+const evidencePlan = memoByText((check): EvidencePlan => {
+  // Fields named inside companions.<macro>(...) are the companions', and unit.<field> the unit
+  // record's: neither names a line of the body.
+  const expression = withoutCompanionCalls(check).replace(/\bunit\s*\.\s*\w+/g, '');
+  const named = [...expression.matchAll(/\.([A-Za-z_][A-Za-z0-9_]*)\b(?!\s*\()/g)].map((m) => m[1]);
+  const quoted = [...expression.matchAll(/"([a-z_][a-z0-9_]*)"/g)].map((m) => m[1]); // keys read as values[k]
+  return {
+    fields: new Set([...named, ...quoted].filter((f) => !NOT_FIELDS.has(f))),
+    secrets: /\bsecrets\b/.test(expression),
+    patterns: matchPatterns(expression),
+    companions: /\bcompanions\b/.test(check),
+  };
+});
 
 const RESOURCE_LINE_RE = /^(?:[+~-]|-\/\+|\+\/-)?\s*(?:resource|data) "/;
 

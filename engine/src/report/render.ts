@@ -1,9 +1,10 @@
 import { CaptureTag, Context, Liquid, toValue, toValueSync, type Emitter, type FS, type Template } from 'liquidjs';
-import sanitizeHtml from 'sanitize-html';
+import type sanitizeHtml from 'sanitize-html';
 import { ValidationError } from '../core/errors';
-import { compileBuiltinHtml } from './html-report';
+import { compiledBuiltin } from './compiled-builtins';
 import { BUILTIN_FILES, BUILTIN_TEMPLATES, REPORT_FORMATS, TEMPLATE_LIMITS, type RenderedReport, type ReportFormat } from './formats';
 import { buildReportModel, type ReportModel } from './model';
+import { markdownCell, markdownCode, markdownFence, markdownText } from './markdown-escape';
 import { driveInSlices } from './liquid-slices';
 
 // Re-exported for existing importers; modules that must not load LiquidJS import './formats'.
@@ -19,65 +20,24 @@ export { BUILTIN_TEMPLATES, REPORT_FORMATS, TEMPLATE_LIMITS, templatesDir, type 
 // Escaping filters. Every LLM-written string reaches a report through one of these (Markdown)
 // or Liquid's own `escape` (HTML).
 
-const MD_INLINE = /[\\`*_[\]|~<>&#]/g;
-
-function mdInline(s: string): string {
-  return s.replace(MD_INLINE, (ch) => (ch === '<' ? '&lt;' : ch === '>' ? '&gt;' : ch === '&' ? '&amp;' : `\\${ch}`));
-}
-
 /** Markdown table cell / single-line text: one line, `|` `<` `>` `` ` `` and emphasis neutralised. */
 export function mdCell(value: unknown): string {
-  return mdInline(text(value).replace(/\s+/g, ' ').trim());
+  return markdownCell(text(value));
 }
 
 /** Markdown paragraph text: keeps line breaks, neutralises inline syntax and line-start blocks. */
 export function mdText(value: unknown): string {
-  const lines = text(value)
-    .replace(/\r\n?/g, '\n')
-    .split('\n')
-    .map((l) => l.trim());
-  const out: string[] = [];
-  for (const line of lines) {
-    if (line === '' && (out.length === 0 || out[out.length - 1] === '')) continue;
-    // Leading whitespace is gone (no indented code); escape block markers: headings, lists,
-    // setext underlines, numbered lists. `>` becomes an entity, which cannot start a quote.
-    out.push(
-      mdInline(line)
-        .replace(/^([+=-])/, '\\$1')
-        .replace(/^(\d+)([.)])/, '$1\\$2'),
-    );
-  }
-  while (out.length > 0 && out[out.length - 1] === '') out.pop();
-  return out.join('\n');
+  return markdownText(text(value));
 }
 
 /** Inline code span whose fence is longer than any backtick run inside; `inTable` escapes `|`. */
 export function mdCode(value: unknown, inTable?: unknown): string {
-  let s = text(value).replace(/\s*[\r\n]+\s*/g, ' ');
-  if (s === '') return '';
-  const fence = '`'.repeat(longestRun(s, '`') + 1);
-  if (inTable === true) s = s.replace(/\|/g, '\\|');
-  const pad = s.startsWith('`') || s.endsWith('`') || /^ .* $/.test(s) ? ' ' : '';
-  return `${fence}${pad}${s}${pad}${fence}`;
+  return markdownCode(text(value), inTable);
 }
 
 /** Fenced code block (string, or array joined by newlines) whose fence outlasts any run inside. */
 export function codeFence(value: unknown, lang?: unknown): string {
-  const raw = Array.isArray(value) ? value.map((v) => text(v)).join('\n') : text(value);
-  const body = raw.replace(/\r\n?/g, '\n').replace(/\n$/, '');
-  const fence = '`'.repeat(Math.max(3, longestRun(body, '`') + 1));
-  const info = typeof lang === 'string' ? lang.replace(/[^A-Za-z0-9_+.-]/g, '') : '';
-  return `${fence}${info}\n${body}\n${fence}`;
-}
-
-function longestRun(s: string, ch: string): number {
-  let best = 0;
-  let run = 0;
-  for (const c of s) {
-    run = c === ch ? run + 1 : 0;
-    if (run > best) best = run;
-  }
-  return best;
+  return markdownFence(Array.isArray(value) ? value.map((v) => text(v)).join('\n') : text(value), lang);
 }
 
 function text(value: unknown): string {
@@ -155,11 +115,17 @@ function charge(ctx: Context, out: string): string {
   return out;
 }
 
-const userEngine = createEngine({
-  parseLimit: TEMPLATE_LIMITS.maxSourceChars,
-  renderLimit: TEMPLATE_LIMITS.renderMs,
-  memoryLimit: TEMPLATE_LIMITS.memoryUnits,
-});
+let userEngineOnce: Liquid | undefined;
+
+/** The sandboxed engine of org templates, made on first use: a built-in report never needs it. */
+function userEngine(): Liquid {
+  userEngineOnce ??= createEngine({
+    parseLimit: TEMPLATE_LIMITS.maxSourceChars,
+    renderLimit: TEMPLATE_LIMITS.renderMs,
+    memoryLimit: TEMPLATE_LIMITS.memoryUnits,
+  });
+  return userEngineOnce;
+}
 // Built-ins are ours and their cost grows with the namespace: same sandbox, no budget.
 const builtinEngine = createEngine({ parseLimit: Infinity, renderLimit: Infinity, memoryLimit: Infinity });
 
@@ -206,7 +172,7 @@ function parseUntrusted(source: string): Template[] {
     throw new ValidationError(`template failed to render: source exceeds ${TEMPLATE_LIMITS.maxSourceChars} characters`);
   }
   try {
-    return userEngine.parse(source);
+    return userEngine().parse(source);
   } catch (err) {
     throw new ValidationError(`template failed to render: ${messageOf(err)}`);
   }
@@ -233,8 +199,8 @@ function builtinTemplate(format: ReportFormat): Template[] {
 }
 
 /**
- * A built-in template rendered by LiquidJS, never by the compiled HTML renderer: html-report.test.ts
- * and the benchmark compare the two. Returns the document; throws what LiquidJS throws.
+ * A built-in template rendered by LiquidJS, never by a compiled renderer (compiled-builtins.ts):
+ * html-report.test.ts, markdown-report.test.ts and the benchmark compare the two. Returns the document; throws what LiquidJS throws.
  */
 export function renderBuiltinWithLiquid(model: ReportModel, format: ReportFormat): string {
   return renderWith(builtinEngine, builtinTemplate(format), model, Infinity);
@@ -249,20 +215,6 @@ async function renderBuiltinInSlices(model: ReportModel, format: ReportFormat): 
   const emitter = new CappedEmitter(Infinity);
   await driveInSlices(builtinEngine.renderer.renderTemplates(builtinTemplate(format), ctx, emitter));
   return emitter.buffer;
-}
-
-let builtinHtml: ((model: ReportModel) => string) | null | undefined;
-
-/**
- * The built-in HTML report as compiled TypeScript (html-report.ts: same bytes, ~10× faster than
- * LiquidJS on large namespaces), or null when the loaded html.liquid is not the one it mirrors.
- */
-function builtinHtmlRenderer(): ((model: ReportModel) => string) | null {
-  if (builtinHtml === undefined) {
-    const entry = BUILTIN_TEMPLATES.find((t) => t.format === 'html');
-    builtinHtml = entry ? compileBuiltinHtml(entry.source) : null;
-  }
-  return builtinHtml;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -286,18 +238,18 @@ export async function renderReport(model: ReportModel, options: { format: Report
   if (!REPORT_FORMATS.includes(format)) throw new ValidationError(`unknown report format: ${String(format)}`);
   const contentType = format === 'html' ? 'text/html; charset=utf-8' : 'text/markdown; charset=utf-8';
   if (source === undefined) {
-    const fast = format === 'html' ? builtinHtmlRenderer() : null;
+    const fast = compiledBuiltin(format);
     const content = fast ? fast(model) : await renderBuiltinInSlices(model, format);
     return { content, contentType };
   }
   const templates = parseUntrusted(source);
   let content: string;
   try {
-    content = renderWith(userEngine, templates, model, TEMPLATE_LIMITS.maxOutputChars);
+    content = renderWith(userEngine(), templates, model, TEMPLATE_LIMITS.maxOutputChars);
   } catch (err) {
     throw new ValidationError(`template failed to render: ${messageOf(err)}`);
   }
-  if (format === 'html') content = sanitizeDocument(content);
+  if (format === 'html') content = await sanitizeDocument(content);
   return { content, contentType };
 }
 
@@ -311,35 +263,53 @@ export async function validateTemplateSource(source: string, format: ReportForma
   await renderReport(sampleModel(), { format, source });
 }
 
-const SANITIZE_OPTIONS: sanitizeHtml.IOptions = {
-  allowedTags: [
-    ...sanitizeHtml.defaults.allowedTags,
-    'html',
-    'head',
-    'body',
-    'meta',
-    'title',
-    'style',
-    'span',
-    'details',
-    'summary',
-    'section',
-    'header',
-    'footer',
-    'main',
-  ],
-  allowedAttributes: {
-    '*': ['class', 'id', 'style', 'title', 'lang', 'dir', 'colspan', 'rowspan', 'align'],
-    a: ['href', 'name', 'rel', 'target'],
-    meta: ['charset', 'name', 'content'],
-  },
-  allowedSchemes: ['http', 'https', 'mailto'],
-  allowProtocolRelative: false,
-  allowVulnerableTags: true, // <style>: CSS is allowed, scripts never are
-};
+/** The sanitiser's options; `defaults` are the loaded module's. */
+function sanitizeOptions(sanitize: typeof sanitizeHtml): sanitizeHtml.IOptions {
+  return {
+    allowedTags: [
+      ...sanitize.defaults.allowedTags,
+      'html',
+      'head',
+      'body',
+      'meta',
+      'title',
+      'style',
+      'span',
+      'details',
+      'summary',
+      'section',
+      'header',
+      'footer',
+      'main',
+    ],
+    allowedAttributes: {
+      '*': ['class', 'id', 'style', 'title', 'lang', 'dir', 'colspan', 'rowspan', 'align'],
+      a: ['href', 'name', 'rel', 'target'],
+      meta: ['charset', 'name', 'content'],
+    },
+    allowedSchemes: ['http', 'https', 'mailto'],
+    allowProtocolRelative: false,
+    allowVulnerableTags: true, // <style>: CSS is allowed, scripts never are
+  };
+}
 
-function sanitizeDocument(html: string): string {
-  const clean = sanitizeHtml(html, SANITIZE_OPTIONS);
+let sanitizer: Promise<(html: string) => string> | undefined;
+
+/**
+ * sanitize-html with its options, loaded on the first org HTML template: it and its CSS parser
+ * are most of the renderer's code, and no built-in report (the `planwarden` command's Markdown,
+ * the compiled HTML) passes through it.
+ */
+function loadSanitizer(): Promise<(html: string) => string> {
+  sanitizer ??= import('sanitize-html').then(({ default: sanitize }) => {
+    const options = sanitizeOptions(sanitize);
+    return (html: string) => sanitize(html, options);
+  });
+  return sanitizer;
+}
+
+async function sanitizeDocument(html: string): Promise<string> {
+  const clean = (await loadSanitizer())(html);
   // The parser drops the doctype; put it back so browsers stay out of quirks mode.
   return /^\s*<!doctype html/i.test(html) ? `<!DOCTYPE html>\n${clean.replace(/^\s+/, '')}` : clean;
 }

@@ -58,9 +58,14 @@ export function openInProcessEngine(options: { namespace: string; analyzer: stri
     sarifReport: async () => JSON.parse(serializeSarif(answered(`GET ${reportPath}`, () => run.sarif()))) as Sarif.Log,
     async markdownReport() {
       const model = answered(`GET ${reportPath}`, () => run.reportModel());
-      // LiquidJS loads here, as on the server's first report.
-      const { renderReport } = await import('@planwarden/engine/report/render');
-      return (await renderReport(model, { format: 'markdown' })).content;
+      // The built-in template as compiled TypeScript, as the server renders it (report/render.ts
+      // renderReport); LiquidJS loads only when the loaded template is not the one it mirrors.
+      // A command has no other requests to share its event loop with: no render slices.
+      const { compiledBuiltin } = await import('@planwarden/engine/report/compiled-builtins');
+      const compiled = compiledBuiltin('markdown');
+      if (compiled) return compiled(model);
+      const { renderBuiltinWithLiquid } = await import('@planwarden/engine/report/render');
+      return renderBuiltinWithLiquid(model, 'markdown');
     },
   };
 }
