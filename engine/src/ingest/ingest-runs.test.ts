@@ -5,21 +5,12 @@
  * resources, and an existing namespace keeps its previous run as its current state.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AnalysisUnit } from '../core/unit';
 import { openStore } from '../store/open-store';
 import type { Collection, Doc, Store } from '../store/port';
 import { ResourceStore, RESOURCE_INDEXES, RUNS_KEPT } from './resource-store';
+import { bucketUnit } from '../../../tests/helpers/bucket-units';
 
-function unit(i: number): AnalysisUnit {
-  return {
-    hash: `h${String(i).padStart(5, '0')}`,
-    type: 'aws_s3_bucket',
-    name: `aws_s3_bucket.b${i}`,
-    action: 'create',
-    body: `body ${i}`,
-    metadata: { analyzer: 'terraform' },
-  };
-}
+const unit = bucketUnit;
 const units = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => unit(from + i));
 /** Ten units a batch, so a 30-unit ingest writes its members in three bulk inserts. */
 const BATCHES = { first: 10, min: 10, max: 10 };

@@ -1,19 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AnalysisUnit } from '../core/unit';
 import { openStore } from '../store/open-store';
 import type { Store } from '../store/port';
 import { ResourceStore, RESOURCE_INDEXES } from './resource-store';
+import { bucketUnit } from '../../../tests/helpers/bucket-units';
 
-function unit(i: number): AnalysisUnit {
-  return {
-    hash: `h${String(i).padStart(5, '0')}`,
-    type: 'aws_s3_bucket',
-    name: `aws_s3_bucket.b${i}`,
-    action: 'create',
-    body: `body ${i}`,
-    metadata: { analyzer: 'terraform' },
-  };
-}
+const unit = bucketUnit;
 
 let store: Store;
 let resources: ResourceStore;
