@@ -78,9 +78,10 @@ describe.each(REPLICA_STORES)('two server processes on one $name store', (store)
       const prompts = fake.requests.map((r) => r.user);
       expect(prompts).toHaveLength(units);
       expect(new Set(prompts).size).toBe(units);
+      // A replica's log lines reach this process through its stdout pipe, after the job's status: wait for them.
       for (const id of accepted) {
+        await expect.poll(() => logged('job finished').filter((l) => l.job_id === id).length, { timeout: 10_000 }).toBe(1);
         expect(logged('job started').filter((l) => l.job_id === id)).toHaveLength(1);
-        expect(logged('job finished').filter((l) => l.job_id === id)).toHaveLength(1);
       }
     },
     120_000,

@@ -126,7 +126,7 @@ describe.skipIf(desktopBrowserMissing !== null)('the desktop Sync & Ollama page 
     expect(pulled.get(`${teamOnly.resource_hash}/${teamOnly.rule_id}`)).toBe('suppressed');
 
     // The finding's detail shows the team's later decision and, below it, the laptop's earlier one.
-    await page.goto(`${ORIGIN}/findings?namespace=${PULLED}`);
+    await page.goto(`${ORIGIN}/findings?namespace=${PULLED}&status=any`);
     await page.locator(`tr[data-finding="${both.resource_hash}/${both.rule_id}"]`).click();
     const detail = page.getByRole('complementary', { name: 'Finding detail' });
     await detail.getByText('false positive', { exact: true }).first().waitFor();
