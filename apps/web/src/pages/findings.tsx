@@ -61,8 +61,19 @@ export default function Findings() {
   const setPreset = useCallback((p: FormPreset, id: string | null = null) => setPresetFor(p && id ? { id, preset: p } : null), []);
   // The finding the keys act on, set as soon as one opens: the router commits navigations as transitions, so the URL may lag a fast typist.
   const activeRef = useRef(activeId);
+  // The findings (null: closed) of the navigations the page asked for that the URL has not shown yet.
+  // A commit of an older one must not move activeRef back: after j j or two quick saves the router
+  // can commit the first URL after the second was asked for, and the next key would act on it again.
+  const requestedRef = useRef<(string | null)[]>([]);
   useEffect(() => {
-    activeRef.current = activeId;
+    const requested = requestedRef.current;
+    const at = requested.lastIndexOf(activeId);
+    if (at >= 0 && at < requested.length - 1) {
+      requestedRef.current = requested.slice(at + 1); // an older navigation: a newer one follows
+      return;
+    }
+    requestedRef.current = [];
+    activeRef.current = activeId; // caught up, or moved by the browser (back, forward, a link)
   }, [activeId]);
   const [offer, setOffer] = useState<UndoOffer | null>(null);
   const closeToast = useCallback(() => setOffer(null), []);
@@ -74,6 +85,7 @@ export default function Findings() {
     (target: FindingRow, replace: boolean) => {
       setPreset(null);
       activeRef.current = findingId(target);
+      requestedRef.current.push(activeRef.current);
       navigate({ pathname: findingPath(rowNamespace(target, filters.namespaces), target), search: params.toString() }, { replace });
     },
     [navigate, filters.namespaces, params, setPreset],
@@ -81,6 +93,7 @@ export default function Findings() {
   const close = useCallback(() => {
     setPreset(null);
     activeRef.current = null;
+    requestedRef.current.push(null);
     navigate({ pathname: '/findings', search: params.toString() });
     focusList();
   }, [navigate, params, setPreset]);
