@@ -3,21 +3,26 @@
  * over 20 ms). The compiled server (bench/soak-child.ts, as `npm start` runs it) opens an org of
  * BENCH_EVENT_LOOP_FINDINGS findings (default 100k, written into the sqlite file before it starts:
  * findings-list.bench.ts seedFindings) plus a namespace `big` of BIG_UNITS units analysed by their
- * checks (its findings, its report) and a few hundred triaged findings (feedback, rule health).
- * Then each request runs REPEAT times, one at a time, alone; the server's monitorEventLoopDelay
- * histogram is read before and after (bench/event-loop.ts), so its `max` is the longest stall of
- * the event loop while that request ran. Printed worst first, with the client's median latency.
+ * checks (its findings, its report; BENCH_EVENT_LOOP_UNITS, default 1,000), a few hundred triaged
+ * findings and BENCH_EVENT_LOOP_FEEDBACK feedback entries (default 20,000, written into the file
+ * like the findings: rule health, rule proposals). Then each request runs REPEAT times, one at a
+ * time, alone; the server's monitorEventLoopDelay histogram is read before and after
+ * (bench/event-loop.ts), so its `max` is the longest stall of the event loop while that request
+ * ran. Printed worst first, with the client's median latency.
  *
  * Usage: `npx tsx bench/event-loop.bench.ts` (never part of `npm test`); BENCH_EVENT_LOOP_ONLY=<regex>
  * runs only the requests whose name matches (with BENCH_CPU_PROF=<dir>, bench/lib.ts, for a profile).
+ * The 10k-resource namespace figures: `BENCH_EVENT_LOOP_UNITS=10000 npx tsx bench/event-loop.bench.ts`.
  */
 import { compiledServerEnv } from './compiled-server';
 import { loopDelay, soakServerScript } from './event-loop';
+import { seedFeedback } from './event-loop-seed';
 import { seedFindings } from './findings-list.bench';
 import { median, ms, planOfUnits, startServerChild, type ServerChild } from './lib';
 
 const FINDINGS = Number(process.env.BENCH_EVENT_LOOP_FINDINGS ?? 100_000);
-const BIG_UNITS = 1_000;
+const BIG_UNITS = Number(process.env.BENCH_EVENT_LOOP_UNITS ?? 1_000);
+const FEEDBACK = Number(process.env.BENCH_EVENT_LOOP_FEEDBACK ?? 20_000);
 const REPEAT = 5;
 const STALL_MS = 20;
 
@@ -53,9 +58,12 @@ function probes(target: { hash: string; rule: string }): Probe[] {
     { name: `GET /findings (offset ${FINDINGS / 2})`, run: get(`/findings?limit=100&offset=${FINDINGS / 2}`) },
     { name: 'GET /findings?include_namespaces (100)', run: get('/findings?limit=100&include_namespaces=true') },
     { name: 'GET /findings?namespace=big (1000)', run: get('/findings?namespace=big&limit=1000') },
+    { name: 'GET /findings?namespace=big (100)', run: get('/findings?namespace=big&limit=100') },
     { name: 'GET /findings/summary', run: get('/findings/summary?days=30') },
     { name: 'GET /findings/namespaces', run: get('/findings/namespaces') },
     { name: 'GET /rule-health', run: get('/rule-health') },
+    { name: `POST /rule-proposals/refresh (${FEEDBACK} feedback)`, run: (s) => s.api('/rule-proposals/refresh', { method: 'POST' }) },
+    { name: 'GET /rule-proposals', run: get('/rule-proposals') },
     { name: 'GET /orgs/default/usage', run: get('/orgs/default/usage') },
     { name: 'GET /jobs', run: get('/jobs?limit=50') },
     { name: 'GET /big/resources', run: get('/big/resources') },
@@ -87,7 +95,12 @@ export interface StallRow {
 /** Runs every probe and returns them worst stall first. */
 export async function benchEventLoop(log: (line: string) => void = console.log): Promise<StallRow[]> {
   const script = await soakServerScript();
-  const server = await startServerChild(compiledServerEnv(), { script, seed: (dir) => seedFindings(dir, FINDINGS) });
+  const seed = async (dir: string) => {
+    await seedFindings(dir, FINDINGS);
+    await seedFeedback(dir, FEEDBACK);
+  };
+  // A 10k-unit plan is about 32 MB: over the default input limit.
+  const server = await startServerChild(compiledServerEnv({ PLANWARDEN_SERVER_MAX_INPUT_SIZE_MB: '128' }), { script, seed });
   try {
     const target = await prepare(server, 300);
     const rows: StallRow[] = [];
@@ -116,7 +129,9 @@ export async function benchEventLoop(log: (line: string) => void = console.log):
 if (process.argv[1]?.endsWith('event-loop.bench.ts')) {
   benchEventLoop().then(
     (rows) => {
-      console.log(`\n${FINDINGS} findings in the org; ${REPEAT} requests each, one at a time; stall = monitorEventLoopDelay max (5 ms resolution)`);
+      console.log(
+        `\n${FINDINGS} findings in the org, ${BIG_UNITS} units in namespace big, ${FEEDBACK} feedback entries; ${REPEAT} requests each, one at a time; stall = monitorEventLoopDelay max (5 ms resolution)`,
+      );
       console.table(
         rows.map((r) => ({
           request: r.name,

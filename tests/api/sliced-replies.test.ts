@@ -9,7 +9,7 @@ import { presentResource } from '../../engine/src/analysis/resource-service';
 import { RISK_SCAN_LIMIT } from '../../engine/src/findings/finding-namespaces';
 import { DEFAULT_ORG_ID } from '../../engine/src/orgs/org-store';
 import { serializeSarif } from '../../engine/src/report/sarif';
-import { writeJsonAround } from '../../server/src/routes/json-slices';
+import { writeJsonAround, writeJsonArrayPages } from '../../server/src/routes/json-slices';
 import { corpusFile, startTestServer, type TestServer } from '../helpers/test-server';
 
 const NS = 'sliced-big';
@@ -106,5 +106,20 @@ describe('writeJsonAround', () => {
 
   it('refuses a value without the marker', async () => {
     await expect(collect({ results: [] }, items, '')).rejects.toThrow(/marker/);
+  });
+});
+
+describe('writeJsonArrayPages', () => {
+  it('writes the bytes of JSON.stringify of the pages concatenated, empty pages anywhere', async () => {
+    const big = Array.from({ length: 3000 }, (_, i) => ({ i, s: 'y'.repeat(i % 500) }));
+    const cases: unknown[][][] = [[], [[]], [[], []], [[1], [], [2, 3]], [[], [null, 'a'], []], [big.slice(0, 1000), [], big.slice(1000)]];
+    for (const pages of cases) {
+      const chunks: string[] = [];
+      async function* read() {
+        for (const page of pages) yield page;
+      }
+      await writeJsonArrayPages(read(), { write: async (c) => void chunks.push(c) }, 'P', 'S');
+      expect(chunks.join('')).toBe(`P${JSON.stringify(pages.flat())}S`);
+    }
   });
 });

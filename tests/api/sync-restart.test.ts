@@ -2,9 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startAnalysis } from '../../engine/src/analysis/analyze-service';
+import type { JobStore } from '../../engine/src/analysis/job-store';
+import { failAbandonedSyncJobs } from '../../engine/src/analysis/sync-lease';
+import { DEFAULT_ORG_ID } from '../../engine/src/orgs/org-store';
 import { startFakeProvider, type FakeProvider } from '../fakes/llm-provider-server';
 import { spawnServer, type ServerProcess } from '../helpers/server-process';
-import { corpusFile } from '../helpers/test-server';
+import { corpusFile, startTestServer } from '../helpers/test-server';
 
 // Three resource changes: under server.sync_analysis_max_units, so the analysis runs inline.
 const SMALL_PLAN = corpusFile('tfplan-json/checkov-aws-replace-create-delete.json').toString();
@@ -72,4 +76,41 @@ describe('a sync analysis whose process was killed (sqlite)', () => {
       await proc.kill();
     }
   }, 180_000);
+});
+
+describe('a sync analysis whose process died right after creating its job', () => {
+  it('is created holding its lease, so the next start fails it rather than the stuck-job sweep', async () => {
+    const server = await startTestServer();
+    try {
+      const { engine, analysis } = server.services;
+      // The process "dies" once the job is written: nothing after JobStore.create runs.
+      const real = engine.stores.jobs;
+      const dying = new Proxy(real, {
+        get(target, key) {
+          if (key === 'create')
+            return async (...args: Parameters<JobStore['create']>) => {
+              await target.create(...args);
+              throw new Error('process died');
+            };
+          const value = Reflect.get(target, key) as unknown;
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+      const lease = { owner: 'runner:gone-host:999999:lost', seconds: 3600 };
+      const deps = { ...analysis, ctx: { ...engine, stores: { ...engine.stores, jobs: dying } }, syncLease: lease };
+      await expect(startAnalysis(deps, DEFAULT_ORG_ID, 'terraform', 'died-at-create', { raw_input: SMALL_PLAN })).rejects.toThrow('process died');
+
+      const { jobs } = await real.list(DEFAULT_ORG_ID, 'running', { limit: 10, offset: 0 });
+      const job = jobs.find((j) => j.namespace === 'died-at-create');
+      expect(job).toMatchObject({ mode: 'sync', status: 'running', lease_owner: lease.owner });
+
+      // What the runner does at the next start: the dead process's lease marks the job abandoned.
+      const failed = await failAbandonedSyncJobs(engine, (owner) => owner === lease.owner);
+      expect(failed.map((j) => j.job_id)).toEqual([job!.job_id]);
+      const shown = (await (await server.api(`/jobs/${job!.job_id}`)).json()) as Record<string, unknown>;
+      expect(shown).toMatchObject({ status: 'failed', error: expect.stringMatching(/stopped before it finished/) });
+    } finally {
+      await server.close();
+    }
+  });
 });

@@ -6,7 +6,7 @@ import { requireAnalyzer } from './analyzer-access';
 import { recordIngest } from './ingest-service';
 import type { JobDoc } from './job-store';
 import { runJob, type RunSettings } from './run-job';
-import { runUnderSyncLease, type SyncLease } from './sync-lease';
+import { runUnderSyncLease, syncLeaseFields, type SyncLease } from './sync-lease';
 import { assertRuleVariant } from './ruleset-service';
 
 /**
@@ -129,6 +129,8 @@ export async function startAnalysis(deps: AnalysisDeps, orgId: string, analyzerN
       hashes,
       run_id: routed.run_id,
       key_source: key.source,
+      // Created holding its lease (one write): a crash before the run starts is failed at the next start.
+      ...(sync ? syncLeaseFields(ctx, deps.syncLease) : {}),
     },
     ctx.now().toISOString(),
   );

@@ -111,7 +111,14 @@ export type NewJob = Omit<
   | 'lease_expires_at'
   | 'active_retry'
   | 'runs_compared'
-> & { status?: JobStatus /** A job id reserved beforehand (a retry's); default a fresh UUID. */; job_id?: string };
+> & {
+  status?: JobStatus;
+  /** A job id reserved beforehand (a retry's); default a fresh UUID. */
+  job_id?: string;
+  /** A lease the job is created holding (a sync run's, analysis/sync-lease.ts); default none. */
+  lease_owner?: string | null;
+  lease_expires_at?: string;
+};
 
 /** How many jobs' unit hash lists a JobStore keeps in memory (a few concurrent runs' worth). */
 const RECENT_HASH_LISTS = 16;
@@ -152,7 +159,10 @@ export class JobStore {
     return { ...job, hashes };
   }
 
-  /** Inserts the job: its hashes first (a job is never visible without them), then the job document. */
+  /**
+   * Inserts the job: its hashes first (a job is never visible without them), then the job
+   * document, in one write with its lease when `job` names one.
+   */
   async create(job: NewJob, now: string): Promise<JobDoc> {
     const { hashes, ...rest } = job;
     const summary: JobSummary = {
@@ -166,8 +176,8 @@ export class JobStore {
       current_resource: null,
       quota_exceeded: false,
       error: null,
-      lease_owner: null,
-      lease_expires_at: '',
+      lease_owner: job.lease_owner ?? null,
+      lease_expires_at: job.lease_expires_at ?? '',
     };
     await this.units.insertOne({ org_id: summary.org_id, job_id: summary.job_id, hashes: [...hashes] });
     try {

@@ -6,7 +6,6 @@ import { assertNamespace } from './ingest-service';
 import { requireAnalyzer } from './analyzer-access';
 import { AnalysisPayloadSchema, type AnalysisPayload } from '../core/payload';
 import type { AnalysisLayers, ResourceDoc } from '../ingest/resource-store';
-import { readInTimedBatches } from '../ingest/timed-reads';
 import { analyzerRuleIds, assertKnownRuleType, resolveRuleset, resourceRuleset, unitRuleVariant } from './ruleset-service';
 import { unknownRuleIds, verifyEvidence } from '../llm/parse-output';
 import { contextLines } from '../llm/prompt-context';
@@ -162,24 +161,36 @@ export async function getResource(ctx: EngineContext, orgId: string, hash: strin
   return full;
 }
 
+/** A resource as the API returns it (presentResource). */
+export type PresentedResource = ReturnType<typeof presentResource>;
+
+/** Members whose documents are read, presented and handed on at a time by listNamespaceResources. */
+const RESOURCE_PAGE = 100;
+
 /**
- * GET /{namespace}/resources: every resource document of the namespace in ingest order. Throws
- * NotFoundError for an unknown namespace. The documents are read in batches of about 8 ms
- * (readInTimedBatches) with a turn of the event loop between them: a namespace of thousands of
- * units is megabytes to read and decode, which in one read would hold the server for that long.
+ * GET /{namespace}/resources: every resource document of the namespace in ingest order, as pages
+ * of presented resources (their concatenation is the reply's array). The members are read first
+ * (ResourceStore.listMembers, in timed pages), so an unknown namespace throws NotFoundError before
+ * anything is sent; then each page's documents are read when the consumer asks for it, so a
+ * namespace of thousands of units is never held in memory whole (megabytes of documents, whose
+ * garbage collection would hold the event loop for hundreds of milliseconds) and no read is longer
+ * than a page's. A resource gone between the two reads is left out.
  */
-export async function listNamespaceResources(ctx: EngineContext, orgId: string, namespace: string) {
+export async function listNamespaceResources(ctx: EngineContext, orgId: string, namespace: string): Promise<AsyncIterable<PresentedResource[]>> {
   assertNamespace(namespace);
   const members = await ctx.stores.resources.listMembers(orgId, namespace);
   if (members.length === 0) throw new NotFoundError(`Namespace '${namespace}' not found`);
-  const docs = await readInTimedBatches(members, (batch) =>
-    ctx.stores.resources.getMany(
-      orgId,
-      batch.map((m) => m.hash),
-    ),
-  );
-  const byHash = new Map(docs.map((d) => [d.hash, d]));
-  return members.flatMap((m) => (byHash.has(m.hash) ? [presentResource(byHash.get(m.hash)!)] : []));
+  return (async function* () {
+    for (let i = 0; i < members.length; i += RESOURCE_PAGE) {
+      const batch = members.slice(i, i + RESOURCE_PAGE);
+      const docs = await ctx.stores.resources.getMany(
+        orgId,
+        batch.map((m) => m.hash),
+      );
+      const byHash = new Map(docs.map((d) => [d.hash, d]));
+      yield batch.flatMap((m) => (byHash.has(m.hash) ? [presentResource(byHash.get(m.hash)!)] : []));
+    }
+  })();
 }
 
 /** GET /namespaces: `{namespace, created_at}` newest first. */

@@ -16,16 +16,30 @@ export interface SyncLease {
 /** What a sync job whose process died says (analysis-api.md "Job status": running then failed). */
 export const ABANDONED_SYNC_JOB_ERROR = 'The server process running this sync analysis stopped before it finished; retry the job to analyse what is left';
 
+/** When a lease of `lease.seconds` taken now expires (ISO-8601). */
+function leaseUntil(ctx: EngineContext, lease: SyncLease): string {
+  return new Date(ctx.now().getTime() + lease.seconds * 1000).toISOString();
+}
+
+/**
+ * The lease fields a sync job is created with (JobStore.create), so the job is never stored
+ * running without a lease: a process that dies right after creating it leaves a job the next
+ * start fails (failAbandonedSyncJobs), not one left to the stuck-job sweep. `{}` without a lease.
+ */
+export function syncLeaseFields(ctx: EngineContext, lease: SyncLease | undefined): { lease_owner?: string; lease_expires_at?: string } {
+  return lease ? { lease_owner: lease.owner, lease_expires_at: leaseUntil(ctx, lease) } : {};
+}
+
 /**
  * Runs `run` (the sync analysis of `job`, already `running`) under `lease`: stamps the lease on
- * the job, renews it until `run` settles, and returns what `run` returns. Without a lease (a
- * caller that wires none) it only runs `run`.
+ * the job unless it was created holding it (syncLeaseFields), renews it until `run` settles, and
+ * returns what `run` returns. Without a lease (a caller that wires none) it only runs `run`.
  */
 export async function runUnderSyncLease<T>(ctx: EngineContext, job: JobDoc, lease: SyncLease | undefined, run: () => Promise<T>): Promise<T> {
   if (!lease) return run();
   const jobs = ctx.stores.jobs;
-  const until = () => new Date(ctx.now().getTime() + lease.seconds * 1000).toISOString();
-  await jobs.transition(job.org_id, job.job_id, ['running'], { lease_owner: lease.owner, lease_expires_at: until() });
+  const until = () => leaseUntil(ctx, lease);
+  if (job.lease_owner !== lease.owner) await jobs.transition(job.org_id, job.job_id, ['running'], { lease_owner: lease.owner, lease_expires_at: until() });
   const renew = setInterval(
     () => {
       jobs

@@ -1,6 +1,7 @@
 import type { Collection, Filter, IndexSpec, Store } from '../store/port';
 import type { Severity } from '../core/payload';
 import { CounterDocs, type Counts } from '../store/counters';
+import { nextTurn } from '../ingest/timed-batches';
 import { addFeedback, feedbackDelta } from './feedback-counts';
 
 /** analysis-api.md "Feedback record" verdicts. */
@@ -50,8 +51,10 @@ export const FEEDBACK_INDEXES: Record<string, IndexSpec[]> = {
   feedback_counters: [{ name: 'org', keys: { org_id: 1 } }],
 };
 
-/** Entries read per page when a counter is rebuilt, or while looking for commented entries. */
+/** Entries read per page while looking for commented entries. */
 const PAGE = 2_000;
+/** Entries read per page when a counter is rebuilt: a few milliseconds of reading each. */
+const RECOUNT_PAGE = 500;
 const NEWEST_FIRST = { created_at: -1, feedback_id: -1 } as const;
 
 /** Typed store for the append-only feedback log. Every method takes the org first; there is no update. */
@@ -90,25 +93,31 @@ export class FeedbackStore {
     return this.counters.invalidate();
   }
 
-  /** The whole log of the org, counted in pages in `feedback_id` order. */
+  /**
+   * The whole log of the org, counted in pages in `feedback_id` order, a turn of the event loop
+   * between pages (a rebuild reads a log of any length; a page is milliseconds).
+   */
   private async recount(orgId: string): Promise<Counts> {
     const counts: Counts = {};
     let after = '';
     for (;;) {
-      const page = await this.feedback.find({ org_id: orgId, feedback_id: { $gt: after } }, { sort: { feedback_id: 1 }, limit: PAGE });
+      if (after !== '') await nextTurn();
+      const page = await this.feedback.find({ org_id: orgId, feedback_id: { $gt: after } }, { sort: { feedback_id: 1 }, limit: RECOUNT_PAGE });
       for (const f of page) addFeedback(counts, f);
-      if (page.length < PAGE) return counts;
+      if (page.length < RECOUNT_PAGE) return counts;
       after = page[page.length - 1].feedback_id;
     }
   }
 
   /**
-   * The `limit` newest entries of a rule (trusted ones only when `trustedOnly`) with a comment
-   * that is not blank, newest first: read by the rule's index, a page at a time.
+   * The `limit` newest entries of a rule (trusted ones only when `trustedOnly`; of `verdict` only
+   * when given) with a comment that is not blank, newest first: read by the rule's index, a page
+   * at a time.
    */
-  async newestCommented(orgId: string, ruleId: string, trustedOnly: boolean, limit: number): Promise<FeedbackDoc[]> {
+  async newestCommented(orgId: string, ruleId: string, trustedOnly: boolean, limit: number, verdict?: Verdict): Promise<FeedbackDoc[]> {
     const filter: Filter = { org_id: orgId, rule_id: ruleId, comment: { $ne: '' } };
     if (trustedOnly) filter.trusted = true;
+    if (verdict !== undefined) filter.verdict = verdict;
     const out: FeedbackDoc[] = [];
     // The filter skips empty comments, so the first page of `limit` answers unless one was blank
     // (the scan stops at `limit` matches, not at the rule's whole history); later pages grow.
@@ -118,6 +127,13 @@ export class FeedbackStore {
       if (page.length < size) break;
     }
     return out;
+  }
+
+  /** A rule's newest entry (of the trusted ones only when `trustedOnly`), or null: read by the rule's index. */
+  newest(orgId: string, ruleId: string, trustedOnly: boolean): Promise<FeedbackDoc | null> {
+    const filter: Filter = { org_id: orgId, rule_id: ruleId };
+    if (trustedOnly) filter.trusted = true;
+    return this.feedback.findOne(filter, { sort: NEWEST_FIRST });
   }
 
   /** The severity of a rule's newest entry that names one (trusted ones only when `trustedOnly`), or null. */
@@ -144,7 +160,10 @@ export class FeedbackStore {
     return this.feedback.count(this.query(orgId, filter));
   }
 
-  /** The whole log of the org, oldest first (rule health and proposals aggregate it). */
+  /**
+   * The whole log of the org, oldest first, in one read. No request reads it (rule health and
+   * proposals read the counters); bench/aggregates.bench.ts times it as the baseline they avoid.
+   */
   all(orgId: string): Promise<FeedbackDoc[]> {
     return this.feedback.find({ org_id: orgId }, { sort: { created_at: 1, feedback_id: 1 } });
   }

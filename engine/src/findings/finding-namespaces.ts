@@ -7,8 +7,9 @@
  */
 import type { EngineContext } from '../context/engine-context';
 import { nextTurn } from '../ingest/timed-batches';
-import { readInTimedBatches } from '../ingest/timed-reads';
+import { readInTimedBatches, readPagesInTimedBatches } from '../ingest/timed-reads';
 import { listFindings, type FindingsFilter } from './finding-service';
+import type { FindingDoc } from './finding-store';
 
 /**
  * GET /findings with `include_namespaces=true`: listFindings' page, each record followed by
@@ -30,21 +31,28 @@ export interface NamespaceRisk {
   open_high: number;
 }
 
-/** Resource hashes of the org's open records of `severity`, newest first, at most RISK_SCAN_LIMIT. */
+/**
+ * Resource hashes of the org's open records of `severity`, newest first, at most RISK_SCAN_LIMIT:
+ * read in pages of about 8 ms each (readPagesInTimedBatches) by offset over the index
+ * org_status_severity_last_seen, which answers the whole filter, so a page's offset costs index
+ * steps only. A record that moves while the pages are read (seen again, triaged) may be counted
+ * in the position it had or the one it has, as in any paged read.
+ */
 async function openHashes(ctx: EngineContext, orgId: string, severity: 'CRITICAL' | 'HIGH'): Promise<string[]> {
-  const records = await ctx.stores.findings.list(orgId, { status: 'open', severity }, { limit: RISK_SCAN_LIMIT, offset: 0 });
+  const filter = { status: 'open', severity } as const;
+  const records = await readPagesInTimedBatches<FindingDoc>(RISK_SCAN_LIMIT, (_after, limit, offset) =>
+    ctx.stores.findings.list(orgId, filter, { limit, offset }),
+  );
   return records.map((f) => f.resource_hash);
 }
 
 /**
  * GET /findings/namespaces: the org's namespaces with at least one open CRITICAL or HIGH finding,
  * most open CRITICAL first, then most open HIGH, then by name; at most `limit`. Reads the open
- * CRITICAL and HIGH records (index org_status_last_seen; at most RISK_SCAN_LIMIT each, `partial`
- * true when cut) and their resources' memberships, never the org's other records. A turn of the
- * event loop comes between the two reads and the membership batches (readInTimedBatches), so
- * they do not hold the server in one stall. Records are not read in offset pages: each
- * page would scan every record before its offset (severity is not in the status index), costing
- * more in all and as much in its last page.
+ * CRITICAL and HIGH records (openHashes: timed pages over index org_status_severity_last_seen; at
+ * most RISK_SCAN_LIMIT each, `partial` true when cut) and their resources' memberships (timed
+ * batches, readInTimedBatches), never the org's other records, with a turn of the event loop
+ * between reads, so no read holds the server for more than a page's few milliseconds.
  * Returns `{namespaces: NamespaceRisk[], partial}`.
  */
 export async function riskiestNamespaces(ctx: EngineContext, orgId: string, limit: number) {

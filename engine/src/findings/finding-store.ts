@@ -57,6 +57,9 @@ export const FINDING_INDEXES: Record<string, IndexSpec[]> = {
     { name: 'org_last_seen', keys: { org_id: 1, last_seen: -1, resource_hash: 1, rule_id: 1 } },
     { name: 'org_severity_last_seen', keys: { org_id: 1, severity: 1, last_seen: -1, resource_hash: 1, rule_id: 1 } },
     { name: 'org_rule_last_seen', keys: { org_id: 1, rule_id: 1, last_seen: -1, resource_hash: 1 } },
+    // Status and severity together (the riskiest-namespaces ranking, finding-namespaces.ts): its
+    // pages skip their offset in index steps, never reading the records before it.
+    { name: 'org_status_severity_last_seen', keys: { org_id: 1, status: 1, severity: 1, last_seen: -1, resource_hash: 1, rule_id: 1 } },
     // The summary's partial first day (finding-service.ts findingsSummary): a range count, never a pass over the org.
     { name: 'org_first_seen', keys: { org_id: 1, first_seen: 1 } },
     { name: 'org_status_updated', keys: { org_id: 1, status: 1, updated_at: 1 } },

@@ -4,14 +4,15 @@ import { ConflictError, NotFoundError } from '../core/errors';
 import { recordAudit } from '../audit/record';
 import type { IdentityCtx } from '../context/identity-context';
 import { presentCustomRule } from '../custom-rules/custom-rule-service';
-import type { FeedbackDoc } from './feedback-store';
+import { nextTurn } from '../ingest/timed-batches';
+import { verdictTallies, type VerdictTally } from './feedback-counts';
 import { sortableId } from './ids';
 import type { ProposalChanges, ProposalDoc, ProposalEvidence, ProposalStatus } from './proposal-store';
 import { precisionOf, quote, ruleCatalog, type RuleHealthSettings } from './rule-health';
 
 /**
  * Rule proposals (analysis-api.md "Rule proposal", "Rule proposal status"): computed from the
- * feedback log without any LLM call, decided by an admin.
+ * feedback (its counters and the rules' newest entries) without any LLM call, decided by an admin.
  */
 
 /** Precision below which a rule gets a description amendment proposed. */
@@ -33,41 +34,52 @@ export function presentProposal(p: ProposalDoc) {
   };
 }
 
-/** The change the evidence supports, or null. */
-function proposeFor(ruleId: string, title: string, severity: Severity, entries: readonly FeedbackDoc[], settings: RuleHealthSettings) {
-  const count = (v: string) => entries.filter((f) => f.verdict === v).length;
-  const confirmed = count('confirmed');
-  const rejected = count('rejected');
-  const severityWrong = count('severity_wrong');
+/** QUOTES_PER_PROPOSAL newest rejections with a comment are quoted in a proposal. */
+const QUOTES_PER_PROPOSAL = 5;
+
+/**
+ * The change a rule's counted feedback supports (`supported` false: none), with its evidence and
+ * the quotes of its newest rejections. The counts come from the org's verdict counters
+ * (feedback-counts.ts `tally`, undefined: no counted entry); the quotes and, for a rule the
+ * catalogue no longer knows, the severity named by its newest counted entry, from indexed reads
+ * of the rule's newest entries: never the whole log.
+ */
+async function proposeFor(
+  ctx: EngineContext,
+  orgId: string,
+  ruleId: string,
+  info: { title: string; severity: Severity } | undefined,
+  tally: VerdictTally | undefined,
+  settings: RuleHealthSettings,
+) {
+  const { confirmed = 0, rejected = 0, severity_wrong: severityWrong = 0, unclear = 0, total = 0, last = null } = tally ?? {};
   const precision = precisionOf(confirmed, rejected, settings.min_samples);
   const evidence: ProposalEvidence = {
     confirmed,
     rejected,
     severity_wrong: severityWrong,
-    unclear: count('unclear'),
-    total: entries.length,
+    unclear,
+    total,
     precision,
     min_samples: settings.min_samples,
-    // biome-ignore lint/complexity/useMathMinMax: the latest of ISO-8601 strings; Math.max would turn them into NaN
-    feedback_through: entries.reduce((m, f) => (f.created_at > m ? f.created_at : m), ''),
+    feedback_through: last ?? '',
   };
-  const rejections = entries.filter((f) => f.verdict === 'rejected' && f.comment.trim() !== '');
-  const quotes = [
-    ...new Set(
-      rejections
-        .slice(-5)
-        .reverse()
-        .map((f) => quote(f.comment)),
-    ),
-  ];
+  const trustedOnly = settings.trusted_only;
+  const title = info?.title ?? ruleId;
+  const severity = info?.severity ?? (tally ? ((await ctx.stores.feedback.newest(orgId, ruleId, trustedOnly))?.severity ?? 'INFO') : 'INFO');
+  const amend = precision !== null && precision < PROPOSAL_PRECISION_THRESHOLD;
+  const lower = SEVERITY_ORDER[SEVERITY_ORDER.indexOf(severity) + 1];
+  const demote = lower !== undefined && severityWrong >= settings.min_samples && severityWrong > confirmed;
+  if (!amend && !demote) return { changes: {}, evidence, quotes: [], supported: false };
+  const rejections = await ctx.stores.feedback.newestCommented(orgId, ruleId, trustedOnly, QUOTES_PER_PROPOSAL, 'rejected');
+  const quotes = [...new Set(rejections.map((f) => quote(f.comment)))];
   const changes: ProposalChanges = {};
-  if (precision !== null && precision < PROPOSAL_PRECISION_THRESHOLD) {
+  if (amend) {
     const notes = quotes.length > 0 ? ` Reviewers rejected findings of this rule for these reasons:\n${quotes.map((q) => `- ${q}`).join('\n')}` : '';
     changes.description_amendment = `Reviewer calibration for ${ruleId} (${title}): reviewers rejected ${rejected} of ${confirmed + rejected} findings (precision ${precision.toFixed(2)}). Report this rule only when the evidence in the unit proves the problem.${notes}`;
   }
-  const lower = SEVERITY_ORDER[SEVERITY_ORDER.indexOf(severity) + 1];
-  if (lower && severityWrong >= settings.min_samples && severityWrong > confirmed) changes.severity = lower;
-  return { changes, evidence, quotes, supported: Object.keys(changes).length > 0 };
+  if (demote) changes.severity = lower;
+  return { changes, evidence, quotes, supported: true };
 }
 
 /**
@@ -75,20 +87,20 @@ function proposeFor(ruleId: string, title: string, severity: Severity, entries: 
  * when `settings.trusted_only`). Idempotent, no LLM call. A rule's pending proposal is updated
  * in place (never duplicated) or, when the evidence no longer supports it, set `withdrawn`. A
  * new proposal is made only from feedback newer than the rule's last decided proposal.
- * Returns `{created, updated, withdrawn, proposals}` (proposals = those now pending).
+ * The evidence is read from the org's verdict counters (feedback-counts.ts; docs/decisions.md
+ * "Aggregate counters"), so a refresh costs a few indexed reads per rule with feedback, not a
+ * pass over the feedback log. Returns `{created, updated, withdrawn, proposals}` (proposals =
+ * those now pending).
  */
 export async function refreshProposals(ctx: EngineContext, orgId: string, settings: RuleHealthSettings) {
-  const all = (await ctx.stores.feedback.all(orgId)).filter((f) => !settings.trusted_only || f.trusted);
-  const byRule = new Map<string, FeedbackDoc[]>();
-  for (const f of all) byRule.set(f.rule_id, [...(byRule.get(f.rule_id) ?? []), f]);
+  const tallies = verdictTallies(await ctx.stores.feedback.ruleCounts(orgId, ctx.now()), settings.trusted_only);
   const catalog = await ruleCatalog(ctx, orgId);
   const now = ctx.now().toISOString();
   const result = { created: 0, updated: 0, withdrawn: 0 };
-  const ruleIds = new Set([...byRule.keys(), ...(await ctx.stores.proposals.list(orgId, 'pending')).map((p) => p.rule_id)]);
+  const ruleIds = new Set([...tallies.keys(), ...(await ctx.stores.proposals.list(orgId, 'pending')).map((p) => p.rule_id)]);
   for (const ruleId of [...ruleIds].sort()) {
-    const entries = byRule.get(ruleId) ?? [];
-    const info = catalog.get(ruleId);
-    const proposal = proposeFor(ruleId, info?.title ?? ruleId, info?.severity ?? entries.at(-1)?.severity ?? 'INFO', entries, settings);
+    await nextTurn(); // a rule's few reads and writes at a time, however many rules have feedback
+    const proposal = await proposeFor(ctx, orgId, ruleId, catalog.get(ruleId), tallies.get(ruleId), settings);
     const existing = await ctx.stores.proposals.forRule(orgId, ruleId);
     const pending = existing.find((p) => p.status === 'pending');
     if (pending) {

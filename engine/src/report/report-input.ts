@@ -4,7 +4,7 @@ import type { FindingDoc } from '../findings/finding-store';
 import type { ReportInput } from './model';
 import { assertNamespace } from '../analysis/ingest-service';
 import { lacksModelReview, type ResourceDoc } from '../ingest/resource-store';
-import { readInTimedBatches } from '../ingest/timed-reads';
+import { flatMapInTimedSlices, readInTimedBatches } from '../ingest/timed-reads';
 
 export interface ReportInputOptions {
   readonly includeSuppressed: boolean;
@@ -49,6 +49,26 @@ export async function loadNamespaceReportData(ctx: EngineContext, orgId: string,
   const triage = await readInTimedBatches(hashes, (batch) => ctx.stores.findings.forResources(orgId, batch));
   const triageByKey = new Map(triage.map((t) => [triageKey(t.resource_hash, t.rule_id), t]));
   const byHash = new Map(resources.map((r) => [r.hash, r]));
+  // Built in slices (flatMapInTimedSlices): thousands of resources and their findings.
+  const reportResources = await flatMapInTimedSlices(members, (m) => {
+    const r = byHash.get(m.hash);
+    if (!r) return [];
+    return [
+      {
+        hash: r.hash,
+        type: r.value.type,
+        name: r.value.name,
+        action: r.value.action,
+        analyzer: r.analyzer,
+        summary: r.analysis?.summary ?? null,
+        findings: (r.analysis?.findings ?? []).map((f) => ({
+          ...f,
+          status: triageByKey.get(triageKey(r.hash, f.rule_id))?.status ?? 'open',
+        })),
+        lacks_model_review: lacksModelReview(r),
+      },
+    ];
+  });
   const input: ReportInput = {
     namespace,
     generatedAt: ctx.now().toISOString(),
@@ -57,25 +77,7 @@ export async function loadNamespaceReportData(ctx: EngineContext, orgId: string,
     dashboard_url: options.dashboardUrl ?? null,
     quota_exceeded: job?.quota_exceeded ?? false,
     job: job ? { job_id: job.job_id, status: job.status } : null,
-    resources: members.flatMap((m) => {
-      const r = byHash.get(m.hash);
-      if (!r) return [];
-      return [
-        {
-          hash: r.hash,
-          type: r.value.type,
-          name: r.value.name,
-          action: r.value.action,
-          analyzer: r.analyzer,
-          summary: r.analysis?.summary ?? null,
-          findings: (r.analysis?.findings ?? []).map((f) => ({
-            ...f,
-            status: triageByKey.get(triageKey(r.hash, f.rule_id))?.status ?? 'open',
-          })),
-          lacks_model_review: lacksModelReview(r),
-        },
-      ];
-    }),
+    resources: reportResources,
   };
   return { input, resources: byHash, triage: triageByKey };
 }

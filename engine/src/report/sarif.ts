@@ -162,12 +162,15 @@ function resultMessage(f: ReportFinding): string {
 
 /** `tool.driver.rules` of a log and each rule id's index in it: rules in rule id order. */
 function sarifRules(input: SarifInput): { rules: Sarif.ReportingDescriptor[]; ruleIndex: Map<string, number> } {
+  // Each rule described from its first finding, rules by id: one pass and a sort of the rule ids,
+  // not of every finding (a stall of its own in a namespace of thousands of findings).
+  const first = new Map<string, ReportFinding>();
+  for (const f of input.model.findings) if (!first.has(f.rule_id)) first.set(f.rule_id, f);
   const ruleIndex = new Map<string, number>();
   const rules: Sarif.ReportingDescriptor[] = [];
-  for (const f of [...input.model.findings].sort((a, b) => (a.rule_id < b.rule_id ? -1 : a.rule_id > b.rule_id ? 1 : 0))) {
-    if (ruleIndex.has(f.rule_id)) continue;
-    ruleIndex.set(f.rule_id, rules.length);
-    rules.push(ruleDescriptor(f.rule_id, input.rules.get(f.rule_id), f));
+  for (const ruleId of [...first.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))) {
+    ruleIndex.set(ruleId, rules.length);
+    rules.push(ruleDescriptor(ruleId, input.rules.get(ruleId), first.get(ruleId)!));
   }
   return { rules, ruleIndex };
 }

@@ -5,7 +5,7 @@ import { getResource, listNamespaceResources, listNamespaces, nextResource, subm
 import type { Request } from 'express';
 import { route, type BodyWriter, type RouteDef } from '../http/route';
 import { INGEST_MAX_BYTES, NextResourceQuerySchema, ResourceQuerySchema } from './ingest.schema';
-import { writeJsonArray, writeJsonPieces } from './json-slices';
+import { writeJsonArray, writeJsonArrayPages, writeJsonPieces } from './json-slices';
 import { NO_QUERY, param, parseQuery, rawText } from './shared';
 
 /** Re-exported for existing importers; defined in ingest.schema.ts. */
@@ -102,9 +102,9 @@ export function ingestRoutes(): RouteDef[] {
       body: 'none',
       query: NO_QUERY,
       handler: async (ctx, req) => {
-        const resources = await listNamespaceResources(ctx.engine, ctx.orgId, param(req, 'namespace'));
-        // Same bytes as JSON.stringify(resources), streamed: megabytes serialised in one go would hold the event loop.
-        return { stream: (out) => writeJsonArray(resources, out) };
+        const pages = await listNamespaceResources(ctx.engine, ctx.orgId, param(req, 'namespace'));
+        // Same bytes as JSON.stringify(resources), read and streamed a page at a time: megabytes read or serialised in one go would hold the event loop.
+        return { stream: (out) => writeJsonArrayPages(pages, out) };
       },
     }),
     route({

@@ -17,7 +17,23 @@ const CHUNK_CHARS = 256 * 1024;
  * nor is it ever held in memory whole. Items must be JSON-serialisable plain data. Rejects when
  * the client went away (BodyWriter).
  */
-export async function writeJsonArray(items: readonly unknown[], out: BodyWriter, prefix = '', suffix = '', indent?: ArrayIndent): Promise<void> {
+export function writeJsonArray(items: readonly unknown[], out: BodyWriter, prefix = '', suffix = '', indent?: ArrayIndent): Promise<void> {
+  return writeJsonArrayPages([items], out, prefix, suffix, indent);
+}
+
+/**
+ * As writeJsonArray, for the array made of `pages` concatenated, read one page at a time: each
+ * page is serialised and written (with a turn of the event loop after it) before the next is
+ * asked for, so a reply of thousands of documents is never held in memory whole (a heap that size
+ * costs collections of hundreds of milliseconds). A rejection of `pages` propagates.
+ */
+export async function writeJsonArrayPages(
+  pages: AsyncIterable<readonly unknown[]> | Iterable<readonly unknown[]>,
+  out: BodyWriter,
+  prefix = '',
+  suffix = '',
+  indent?: ArrayIndent,
+): Promise<void> {
   // Pretty-printed, an item's own lines sit one level deeper than the array: JSON text has no raw
   // line breaks inside strings, so indenting after each '\n' matches JSON.stringify's nesting.
   const inner = indent ? `\n${indent.line}${indent.space}` : '';
@@ -25,24 +41,31 @@ export async function writeJsonArray(items: readonly unknown[], out: BodyWriter,
     const json = (indent ? JSON.stringify(value, null, indent.space) : JSON.stringify(value)) ?? 'null'; // as JSON.stringify renders undefined in an array
     return indent ? inner + json.replaceAll('\n', inner) : json;
   };
-  if (items.length === 0) {
-    await out.write(`${prefix}[]${suffix}`);
-    return;
-  }
+  let count = 0;
   let parts: string[] = [`${prefix}[`];
   let chars = parts[0].length;
   let started = performance.now();
-  for (let i = 0; i < items.length; i += 1) {
-    const json = item(items[i]);
-    parts.push(i === 0 ? json : `,${json}`);
-    chars += json.length;
-    if (chars >= CHUNK_CHARS || ((i & 15) === 15 && performance.now() - started >= SLICE_MS)) {
-      await out.write(parts.join(''));
-      await nextTurn();
-      parts = [];
-      chars = 0;
-      started = performance.now();
+  const flush = async () => {
+    await out.write(parts.join(''));
+    await nextTurn();
+    parts = [];
+    chars = 0;
+    started = performance.now();
+  };
+  for await (const page of pages) {
+    // A turn after each page's items, before the next page is read (nothing to write before the first item).
+    if (count > 0 && parts.length > 0) await flush();
+    for (let i = 0; i < page.length; i += 1) {
+      const json = item(page[i]);
+      parts.push(count === 0 ? json : `,${json}`);
+      count += 1;
+      chars += json.length;
+      if (chars >= CHUNK_CHARS || ((i & 15) === 15 && performance.now() - started >= SLICE_MS)) await flush();
     }
+  }
+  if (count === 0) {
+    await out.write(`${prefix}[]${suffix}`);
+    return;
   }
   parts.push(`${indent ? `\n${indent.line}` : ''}]${suffix}`);
   await out.write(parts.join(''));
