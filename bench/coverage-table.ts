@@ -3,9 +3,12 @@
  * its `Applies to:` line, the peer scanners' check ids the rule maps to (its `Maps to:` line:
  * Checkov `CKV_*`, tfsec/Trivy `AVD-*`, KICS query ids) and our rule id; then, for the AWS, Azure
  * and Google types with the most Checkov checks (bench/peer-checks/checkov-terraform.tsv), every
- * Checkov check with the rule covering it or the reason none does.
+ * Checkov, tfsec/Trivy and KICS check of those types with the rule covering it or the reason none
+ * does. A Trivy or KICS check is covered by a rule listing its id or its Checkov equivalent
+ * (bench/peer-checks/equivalents.tsv).
  *
- * `npx tsx bench/coverage-table.ts` prints the table; `--write` writes docs/coverage.md.
+ * `npx tsx bench/coverage-table.ts` prints the document; `--write` writes docs/coverage.md and prints
+ * the figures per peer; `--figures` prints only the figures.
  * tests/coverage-table.test.ts fails when the committed file differs from this output, and when a
  * rule whose check tests `unit.type` names a type on `Applies to:` that the check never tests.
  */
@@ -13,6 +16,10 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { type ASTNode, parse } from '@marcbachmann/cel-js';
 import { parseRules, type RuleDef } from '../engine/src/rules/ruleset';
+import { type Catalogues, PEERS, type Peer, type PeerCheck, peerCatalogues } from './peer-catalogues';
+
+import { NOT_COVERED } from './coverage-reasons';
+export { type Catalogues, type Peer, type PeerCheck, peerCatalogue, peerCatalogues, peerEquivalents } from './peer-catalogues';
 
 const RULES_DIR = new URL('../resources/rules/', import.meta.url);
 export const COVERAGE_DOC = new URL('../docs/coverage.md', import.meta.url);
@@ -29,45 +36,9 @@ export interface CoverageRule {
  * Why a peer check of a reviewed type has no rule (peer id → reason); a check absent here and from
  * every `Maps to:` line is listed as "no rule yet".
  */
-const NOT_COVERED: Readonly<Record<string, string>> = {
-  CKV_AWS_19:
-    'S3 encrypts every new object (SSE-S3) since January 2023: an absent configuration is not a finding; a removed or downgraded one is TF-AWS-S3-ENCRYPTION-WEAKENED',
-  CKV_AWS_26: 'partial: TF-AWS-SERVICE-ENCRYPTION-OFF names `aws_sns_topic` but its check does not test it (judged by the model)',
-  CKV_AWS_32: 'partial: TF-AWS-RESOURCE-POLICY-PUBLIC names `aws_ecr_repository_policy` but its check does not test it (judged by the model)',
-  CKV_AWS_33: 'partial: TF-AWS-RESOURCE-POLICY-PUBLIC names `aws_kms_key` but its check does not test it (judged by the model)',
-  CKV_AWS_168: 'partial: TF-AWS-RESOURCE-POLICY-PUBLIC names the SQS queue and policy but its check does not test them (judged by the model)',
-  CKV_AWS_169: 'partial: TF-AWS-RESOURCE-POLICY-PUBLIC names the SNS topic and policy but its check does not test them (judged by the model)',
-  CKV_AWS_228: 'partial: TF-AWS-TLS-POLICY-OUTDATED names the OpenSearch domain but its check does not test it (judged by the model)',
-  CKV_GCP_14: 'partial: TF-GEN-BACKUP-DISABLED names `google_sql_database_instance` but its check does not test it (judged by the model)',
-  CKV_GCP_43: 'partial: TF-GEN-KEY-ROTATION-DISABLED names `google_kms_crypto_key` but its check does not test it (judged by the model)',
-  CKV_AZURE_50:
-    'contradicts CKV2_AZURE_10 (the antimalware agent is an extension): which extensions a VM may run is judged by the model, TF-AZURE-VM-ANTIMALWARE-MISSING covers the antimalware one',
-  CKV2_AWS_5: 'hygiene: a security group attached to nothing exposes nothing',
-  CKV2_AWS_23: 'hygiene: a dangling DNS record is a takeover risk of the zone, not a setting of this resource (no rule yet for aws_route53_record)',
-};
 
 /** Types reviewed against the peer catalogue: at least this many, the ones with the most peer checks. */
 const REVIEWED_TYPES = 150;
-const CHECKOV_CATALOGUE = new URL('./peer-checks/checkov-terraform.tsv', import.meta.url);
-
-/** One peer check of the catalogue (bench/peer-checks/checkov-terraform.tsv). */
-export interface PeerCheck {
-  readonly id: string;
-  readonly types: readonly string[];
-  readonly name: string;
-}
-
-/** The Checkov catalogue: one entry per check id (`#` lines and the header skipped). Throws when the file is missing. */
-export function peerCatalogue(): PeerCheck[] {
-  return readFileSync(CHECKOV_CATALOGUE, 'utf8')
-    .split('\n')
-    .filter((l) => l.trim() !== '' && !l.startsWith('#') && !l.startsWith('id\t'))
-    .map((l) => {
-      const [id, types, name] = l.split('\t');
-      return { id, types: types.split(','), name: name ?? '' };
-    });
-}
-
 const PEER_ID_RE = /^(CKV2?_[A-Z0-9]+_\d+|AVD-[A-Z0-9]+-\d{4}|[a-z0-9]+(?:-[a-z0-9]+)+|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
 
 /** Every rule of every built-in ruleset file, in analyzer and file order. Throws when a ruleset does not parse. */
@@ -177,7 +148,7 @@ function cell(text: string): string {
 }
 
 /** docs/coverage.md as it should be committed (deterministic: sorted by type, then rule or peer id). */
-export function coverageTable(rules: readonly CoverageRule[] = builtinRules(), catalogue: readonly PeerCheck[] = peerCatalogue()): string {
+export function coverageTable(rules: readonly CoverageRule[] = builtinRules(), catalogues: Catalogues = peerCatalogues()): string {
   const rows: { type: string; peers: string; ours: string; note: string }[] = [];
   for (const { analyzer, rule, peers } of rules) {
     for (const type of rule.applies_to) {
@@ -193,53 +164,124 @@ export function coverageTable(rules: readonly CoverageRule[] = builtinRules(), c
   rows.sort((a, b) => a.type.localeCompare(b.type, 'en') || a.ours.localeCompare(b.ours, 'en'));
   const types = new Set(rows.map((r) => r.type));
   const mapped = rules.filter((r) => r.peers.length > 0).length;
-  const review = peerReview(rules, catalogue);
+  const reviews = peerReviews(rules, catalogues);
   const head = [
     '# Coverage beside peer scanners',
     '',
     '<!-- Generated by bench/coverage-table.ts (`npx tsx bench/coverage-table.ts --write`); tests/coverage-table.test.ts keeps it equal to the rules. Do not edit by hand. -->',
     '',
-    `Two tables. The first has one row per resource type (or object kind) that a built-in rule names on its \`Applies to:\` line, with the peer scanners' check ids the rule lists on its \`Maps to:\` line (Checkov \`CKV_*\`, tfsec/Trivy \`AVD-*\`, KICS query ids): ${types.size} types, ${rules.length} rules, ${mapped} of them with at least one confirmed peer id. The second goes the other way: every Checkov check of the ${review.types} AWS, Azure and Google Cloud types with the most Checkov checks (and of every other type a rule names), with the rule that covers it or the reason none does.`,
+    `Four tables. The first has one row per resource type (or object kind) that a built-in rule names on its \`Applies to:\` line, with the peer scanners' check ids the rule lists on its \`Maps to:\` line (Checkov \`CKV_*\`, tfsec/Trivy \`AVD-*\`, KICS query ids): ${types.size} types, ${rules.length} rules, ${mapped} of them with at least one confirmed peer id. The other three go the other way: every Checkov, tfsec/Trivy and KICS Terraform check of the ${reviews.checkov.types} AWS, Azure and Google Cloud types with the most Checkov checks (and of every other type a rule names), with the rule that covers it or the reason none does.`,
     '',
-    "How far it goes: peer ids are only those confirmed from the peers' public sources (`—`: none confirmed); the second table reviews Checkov's Terraform checks (bench/peer-checks/checkov-terraform.tsv: ids, names and resource types read from Checkov's sources), not yet tfsec/Trivy's or KICS's, which appear only where a rule maps to them. A rule's ids are listed per rule, not per type (a rule covering `aws_db_instance` and `aws_rds_cluster` lists the ids of both).",
+    "How far it goes: peer ids are only those confirmed from the peers' public sources (`—`: none confirmed); the catalogues (bench/peer-checks/*-terraform.tsv) hold ids, names and resource types read from each peer's sources. A tfsec/Trivy or KICS check is also covered when a rule covers the Checkov check it checks the same fact as (bench/peer-checks/equivalents.tsv, each pair read from both sources); without such a pair it is \"no rule yet\" even where a rule may catch it. A rule's ids are listed per rule, not per type (a rule covering `aws_db_instance` and `aws_rds_cluster` lists the ids of both).",
     '',
     '| Resource type | Peer check ids | Our rule | Note |',
     '| --- | --- | --- | --- |',
   ];
-  const second = [
+  const sections = (['checkov', 'trivy', 'kics'] as const).flatMap((peer) => reviewSection(peer, reviews[peer]));
+  return `${[...head, ...rows.map((r) => `| \`${r.type}\` | ${cell(r.peers)} | ${cell(r.ours)} | ${cell(r.note)} |`), ...sections].join('\n')}\n`;
+}
+
+/** One peer's review as a Markdown section: a summary line and one row per (type, check). */
+function reviewSection(peer: Peer, review: PeerReview): string[] {
+  const { title, column, checks } = PEERS[peer];
+  const via = review.viaEquivalent > 0 ? `, ${review.viaEquivalent} of them through a Checkov equivalent` : '';
+  return [
     '',
-    '## Checkov checks of the most common types',
+    `## ${title}`,
     '',
-    `${review.rows.length} (type, check) pairs over ${review.types} types and ${review.checks} distinct Checkov checks: ${review.covered} pairs covered by a rule with a deterministic check (${percent(review.covered, review.rows.length)}), ${review.partial} partly (the rule names the type, the model judges it), ${review.rows.length - review.covered - review.partial} not covered (${review.reasoned} of them with a recorded reason, the rest "no rule yet"). Distinct checks covered: ${review.checksCovered} of ${review.checks} (${percent(review.checksCovered, review.checks)}).`,
+    `${review.rows.length} (type, check) pairs over ${review.types} types and ${review.checks} distinct ${checks}: ${review.covered} pairs covered by a rule with a deterministic check (${percent(review.covered, review.rows.length)}${via}), ${review.partial} partly (the rule names the type, the model judges it), ${review.rows.length - review.covered - review.partial} not covered (${review.reasoned} of them with a recorded reason, the rest "no rule yet"). Distinct checks covered: ${review.checksCovered} of ${review.checks} (${percent(review.checksCovered, review.checks)}).`,
     '',
-    '| Resource type | Checkov check | Name | Our rule | Note |',
+    `| Resource type | ${column} | Name | Our rule | Note |`,
     '| --- | --- | --- | --- | --- |',
     ...review.rows.map((r) => `| \`${r.type}\` | ${r.id} | ${cell(r.name)} | ${cell(r.ours)} | ${cell(r.note)} |`),
   ];
-  return `${[...head, ...rows.map((r) => `| \`${r.type}\` | ${cell(r.peers)} | ${cell(r.ours)} | ${cell(r.note)} |`), ...second].join('\n')}\n`;
 }
 
 function percent(part: number, whole: number): string {
   return whole === 0 ? '0%' : `${Math.round((part / whole) * 100)}%`;
 }
 
-/** The per-type review of the Checkov catalogue: reviewed types, one row per (type, check), and the totals. */
-export function peerReview(rules: readonly CoverageRule[], catalogue: readonly PeerCheck[]) {
+/** One (type, check) row of a peer review. */
+export interface ReviewRow {
+  readonly type: string;
+  readonly id: string;
+  readonly name: string;
+  readonly ours: string;
+  readonly note: string;
+  readonly status: 'covered' | 'partial' | 'none';
+  /** An uncovered row whose note gives a recorded reason (its own or its Checkov equivalent's). */
+  readonly reasoned: boolean;
+}
+
+/** A peer's review: reviewed types, one row per (type, check), and the totals. */
+export interface PeerReview {
+  readonly types: number;
+  readonly rows: readonly ReviewRow[];
+  readonly checks: number;
+  readonly checksCovered: number;
+  readonly covered: number;
+  readonly partial: number;
+  readonly reasoned: number;
+  /** Covered pairs whose rule lists the Checkov equivalent, not the check's own id. */
+  readonly viaEquivalent: number;
+}
+
+/** The AWS, Azure and Google types reviewed: the REVIEWED_TYPES with the most Checkov checks and every type a rule names. */
+function reviewedTypes(rules: readonly CoverageRule[], checkov: readonly PeerCheck[]): Set<string> {
   const counts = new Map<string, number>();
-  for (const c of catalogue) for (const t of c.types) counts.set(t, (counts.get(t) ?? 0) + 1);
+  for (const c of checkov) for (const t of c.types) counts.set(t, (counts.get(t) ?? 0) + 1);
   const named = new Set(rules.flatMap((r) => r.rule.applies_to));
   const top = [...counts.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0], 'en')).slice(0, REVIEWED_TYPES);
-  const reviewed = new Set([...top.map(([t]) => t), ...[...counts.keys()].filter((t) => named.has(t))]);
-  const rows: { type: string; id: string; name: string; ours: string; note: string; status: 'covered' | 'partial' | 'none' }[] = [];
+  return new Set([...top.map(([t]) => t), ...[...counts.keys()].filter((t) => named.has(t))]);
+}
+
+/** The three reviews over the same types (those chosen from the Checkov catalogue). */
+export function peerReviews(rules: readonly CoverageRule[], catalogues: Catalogues): Record<Peer, PeerReview> {
+  const types = reviewedTypes(rules, catalogues.checkov);
+  return {
+    checkov: peerReview(rules, catalogues.checkov, { types }),
+    trivy: peerReview(rules, catalogues.trivy, { types, equivalents: catalogues.equivalents }),
+    kics: peerReview(rules, catalogues.kics, { types, equivalents: catalogues.equivalents }),
+  };
+}
+
+/**
+ * The per-type review of one peer catalogue. `types` defaults to those chosen from `catalogue`
+ * itself (right for Checkov's); `equivalents` (peer id → Checkov ids) lets a rule listing the
+ * Checkov id cover the peer check: covered when every equivalent is.
+ */
+export function peerReview(
+  rules: readonly CoverageRule[],
+  catalogue: readonly PeerCheck[],
+  options: { types?: ReadonlySet<string>; equivalents?: ReadonlyMap<string, readonly string[]> } = {},
+): PeerReview {
+  const reviewed = options.types ?? reviewedTypes(rules, catalogue);
+  const terraform = rules.filter((r) => r.analyzer === 'terraform'); // the catalogues hold Terraform checks
+  const full = (r: CoverageRule, type: string) => Boolean(r.rule.check) && !untestedTypes(r.rule).includes(type);
+  const rows: ReviewRow[] = [];
+  let viaEquivalent = 0;
   for (const c of catalogue) {
+    const same = options.equivalents?.get(c.id) ?? [];
     for (const type of c.types) {
       if (!reviewed.has(type)) continue;
-      const mapping = rules.filter((r) => r.analyzer === 'terraform' && r.peers.includes(c.id)); // the catalogue holds Terraform checks
-      const full = mapping.filter((r) => r.rule.check && !untestedTypes(r.rule).includes(type));
-      const status = full.length > 0 ? 'covered' : mapping.length > 0 ? 'partial' : 'none';
+      const direct = terraform.filter((r) => r.peers.includes(c.id));
+      const byEquivalent = same.map((e) => terraform.filter((r) => r.peers.includes(e)));
+      const equivalentFull = same.length > 0 && byEquivalent.every((rs) => rs.some((r) => full(r, type)));
+      const mapping = [...new Set([...direct, ...byEquivalent.flat()])];
+      const status = direct.some((r) => full(r, type)) || equivalentFull ? 'covered' : mapping.length > 0 ? 'partial' : 'none';
+      if (status === 'covered' && !direct.some((r) => full(r, type))) viaEquivalent++;
       const ours = mapping.map((r) => r.rule.rule_id).join(', ') || 'not covered';
-      const note = status === 'partial' ? 'partial: judged by the model only for this type' : status === 'none' ? (NOT_COVERED[c.id] ?? 'no rule yet') : '';
-      rows.push({ type, id: c.id, name: c.name, ours, note, status });
+      const as = same.length > 0 ? `same fact as ${same.join(', ')}` : '';
+      const reason = NOT_COVERED[c.id] ?? same.map((e) => NOT_COVERED[e]).find(Boolean);
+      const note =
+        status === 'covered'
+          ? direct.length > 0
+            ? ''
+            : as
+          : status === 'partial'
+            ? 'partial: judged by the model only for this type'
+            : [as, reason ?? 'no rule yet'].filter(Boolean).join('; ');
+      rows.push({ type, id: c.id, name: c.name, ours, note, status, reasoned: status === 'none' && reason !== undefined });
     }
   }
   rows.sort((a, b) => a.type.localeCompare(b.type, 'en') || a.id.localeCompare(b.id, 'en', { numeric: true }));
@@ -252,12 +294,26 @@ export function peerReview(rules: readonly CoverageRule[], catalogue: readonly P
     checksCovered: coveredIds.size,
     covered: rows.filter((r) => r.status === 'covered').length,
     partial: rows.filter((r) => r.status === 'partial').length,
-    reasoned: rows.filter((r) => r.status === 'none' && r.id in NOT_COVERED).length,
+    reasoned: rows.filter((r) => r.reasoned).length,
+    viaEquivalent,
   };
 }
 
+/** One line per peer: distinct checks covered strictly, and (type, check) pairs covered. */
+export function coverageFigures(rules: readonly CoverageRule[] = builtinRules(), catalogues: Catalogues = peerCatalogues()): string {
+  const reviews = peerReviews(rules, catalogues);
+  return (['checkov', 'trivy', 'kics'] as const)
+    .map((peer) => {
+      const r = reviews[peer];
+      return `${peer}: ${r.checksCovered} of ${r.checks} distinct checks covered strictly (${percent(r.checksCovered, r.checks)}); pairs ${r.covered} of ${r.rows.length} (${r.viaEquivalent} through a Checkov equivalent), ${r.partial} partial, over ${r.types} types`;
+    })
+    .join('\n');
+}
+
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const table = coverageTable();
-  if (process.argv.includes('--write')) writeFileSync(COVERAGE_DOC, table);
-  else process.stdout.write(table);
+  if (process.argv.includes('--figures')) process.stdout.write(`${coverageFigures()}\n`);
+  else if (process.argv.includes('--write')) {
+    writeFileSync(COVERAGE_DOC, coverageTable());
+    process.stdout.write(`${coverageFigures()}\n`);
+  } else process.stdout.write(coverageTable());
 }

@@ -110,7 +110,7 @@ describe('planwarden analyze DIR', CHILD, () => {
     expect(run.stderr).toMatch(/4 file\(s\) to analyse \(.*terraform 1/);
     expect(run.stdout.match(/^# Planwarden report/gm)).toHaveLength(1);
     const groups = [...run.stdout.matchAll(/^### Analyzer: (\S+)/gm)].map((m) => m[1]);
-    expect(groups).toEqual(['dockerfile', 'github-actions', 'kubernetes']);
+    expect(groups).toEqual(['dockerfile', 'github-actions', 'kubernetes', 'terraform']); // the bare bucket has no object lock (CKV_AWS_143)
     expect(run.stdout).not.toContain('ignored');
     expect(run.stdout).not.toContain('node_modules');
     expect(run.stderr).toMatch(/^progress: \d+\/\d+ files read/m);
@@ -120,7 +120,7 @@ describe('planwarden analyze DIR', CHILD, () => {
     const run = await runMain(['analyze', repo, '--format', 'json', '--fail-on', 'none'], {}, { tty: true });
     expect(run.code, run.stderr).toBe(0);
     const doc = JSON.parse(run.stdout) as JsonReport;
-    expect(new Set(doc.findings.map((f) => f.path))).toEqual(new Set(['Dockerfile', 'k8s/deploy.yaml', '.github/workflows/ci.yml']));
+    expect(new Set(doc.findings.map((f) => f.path))).toEqual(new Set(['Dockerfile', 'k8s/deploy.yaml', '.github/workflows/ci.yml', 'main.tf']));
     expect(run.stderr).toMatch(/Reading \[.*\] \d+\/\d+ files/);
   });
 

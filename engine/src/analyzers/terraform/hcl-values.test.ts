@@ -116,6 +116,7 @@ describe('checks on Terraform configuration (.tf) values', () => {
     const tf = tfUnit(`resource "aws_security_group" "bastion" {
   name = "bastion"
   ingress {
+    description = "SSH from the admins"
     from_port   = 22
     to_port     = 22
     protocol    = "tcp"
