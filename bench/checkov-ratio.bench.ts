@@ -12,7 +12,6 @@
  *
  * Usage: `npx tsx bench/run-all.ts checkov`, or `npx tsx bench/checkov-ratio.bench.ts`.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,6 +21,7 @@ import { renderReport } from '../engine/src/report/render';
 import { serializeSarif } from '../engine/src/report/sarif';
 import { buildCli, CLI_MAIN, isStale } from '../server/scripts/build.mjs';
 import { median, planOfSize, REPO_DIR, type BenchRow } from './lib';
+import { loadNote, timeProcess, type ProcessTiming } from './process-timing';
 
 const RUNS = 3;
 const MIB = 1024 * 1024;
@@ -58,14 +58,9 @@ async function analyseOnce(text: string): Promise<number> {
   return (performance.now() - started) / 1000;
 }
 
-/** Seconds from spawning `planwarden analyze file` (compiled) until it exits. */
-function cliOnce(file: string, report: string): Promise<number> {
-  const started = performance.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'analyze', file, '--fail-on', 'none', '--output', report], { cwd: REPO_DIR, stdio: 'ignore' });
-    child.once('error', reject);
-    child.once('exit', (code) => (code === 0 ? resolve((performance.now() - started) / 1000) : reject(new Error(`planwarden analyze ${file} exited ${code}`))));
-  });
+/** Timing of `planwarden analyze file` (compiled) from spawn to exit. */
+function cliOnce(file: string, report: string): Promise<ProcessTiming> {
+  return timeProcess([BIN, 'analyze', file, '--fail-on', 'none', '--output', report], { cwd: REPO_DIR });
 }
 
 const s = (n: number) => `${n.toFixed(n < 1 ? 3 : 2)} s`;
@@ -83,14 +78,16 @@ export async function benchCheckovRatio(log: (line: string) => void): Promise<Be
       const file = join(work, `plan-${size.bytes}.json`);
       writeFileSync(file, text);
       const ours: number[] = [];
-      const cli: number[] = [];
+      const cli: ProcessTiming[] = [];
       for (let i = 0; i < RUNS; i += 1) {
         ours.push(await analyseOnce(text));
         // Others editing the sources would make the bin rebuild inside the timed run: build here.
         if (isStale(CLI_MAIN)) await buildCli();
         cli.push(await cliOnce(file, join(work, 'report.md')));
       }
-      const [a, p] = [median(ours), median(cli)];
+      const [a, p] = [median(ours), median(cli.map((t) => t.wallMs)) / 1000];
+      const cpus = cli.map((t) => t.cpuMs);
+      const cpu = cpus.every((c) => c !== null) ? `, CPU ${s(median(cpus as number[]) / 1000)}` : '';
       const mib = Buffer.byteLength(text) / MIB;
       perMib.set(size.label, a / mib);
       const { checkov } = size;
@@ -98,7 +95,7 @@ export async function benchCheckovRatio(log: (line: string) => void): Promise<Be
       const procRatio = checkov.processS / p;
       log(
         `  ${size.label} (${units} changes): in process ${s(a)} (${(a / mib).toFixed(2)} s/MiB) vs Checkov ${checkov.inProcessS} s = ${inRatio.toFixed(1)}×; ` +
-          `CLI process ${s(p)} vs Checkov ${checkov.processS} s = ${procRatio.toFixed(1)}×`,
+          `CLI process ${s(p)}${cpu} vs Checkov ${checkov.processS} s = ${procRatio.toFixed(1)}× (${loadNote()})`,
       );
       const recorded = `Checkov ${checkov.plan} (recorded elsewhere)`;
       rows.push({
@@ -117,7 +114,7 @@ export async function benchCheckovRatio(log: (line: string) => void): Promise<Be
         baseline: `${recorded}: ${checkov.processS} s, ratio ${procRatio.toFixed(1)}×`,
         target: `≥ ${PROCESS_RATIO}×`,
         pass: procRatio >= PROCESS_RATIO,
-        note: `compiled, checks only, report written; median of ${RUNS}, whole process`,
+        note: `compiled, checks only, report written; median of ${RUNS}, whole process${cpu}; ${loadNote()}`,
       });
     }
     const [one, ten] = [perMib.get('1 MiB')!, perMib.get('10 MiB')!];

@@ -6,36 +6,37 @@
  * Each beside its same-run baselines: the same command run from the TypeScript sources through
  * tsx (PLANWARDEN_CLI_FROM_SOURCE=1, what the bin did before it ran the compiled bundle), and
  * `node -e ''` (Node's own start-up). Runs are interleaved (node, compiled, source, …) so a burst
- * of other work on a shared machine hits every kind alike; figures are medians. The compiled
- * bundle is rebuilt, untimed, before any run that would find it stale, so no rebuild is timed.
- * Prints figures; asserts nothing.
+ * of other work on a shared machine hits every kind alike; figures are medians, of the wall time
+ * and of the CPU time each process used (process-timing.ts), which a loaded machine inflates far
+ * less. The compiled bundle is rebuilt, untimed, before any run that would find it stale, so no
+ * rebuild is timed. Prints figures; asserts nothing.
  *
  * Usage: `npx tsx bench/run-all.ts cli`, or `npx tsx bench/cli.bench.ts`.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildCli, CLI_MAIN, isStale } from '../server/scripts/build.mjs';
 import { REPO_DIR, median, ms, planOfSize, planOfUnits, type BenchRow } from './lib';
+import { loadNote, timeProcess, type ProcessTiming } from './process-timing';
 
 const RUNS = 3;
 const BIN = join(REPO_DIR, 'server/bin/planwarden.js');
 /** issue: a plan of 100 resources, checks only, report written, within this. */
 const HUNDRED_GOAL_MS = 500;
 
-/** ms from spawning `node args` until it exits; rejects when it exits with a code other than `codes`. */
-function timeToExit(args: readonly string[], env: Record<string, string>, codes: readonly number[] = [0, 1]): Promise<number> {
-  const started = performance.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: REPO_DIR, stdio: 'ignore', env: { ...process.env, ...env } });
-    child.once('error', reject);
-    child.once('exit', (code) => {
-      if (codes.includes(code ?? -1)) resolve(performance.now() - started);
-      else reject(new Error(`node ${args.join(' ')} exited ${code}`));
-    });
-  });
+/** Timing of `node args` from spawn to exit (exit codes 0 and 1 are the command's answers). */
+function timeToExit(args: readonly string[], env: Record<string, string>): Promise<ProcessTiming> {
+  return timeProcess(args, { cwd: REPO_DIR, env, codes: [0, 1] });
 }
+
+/** Median wall and CPU ms of `timings` (CPU null without /proc). */
+function medians(timings: readonly ProcessTiming[]): { wall: number; cpu: number | null } {
+  const cpu = timings.map((t) => t.cpuMs);
+  return { wall: median(timings.map((t) => t.wallMs)), cpu: cpu.every((c) => c !== null) ? median(cpu as number[]) : null };
+}
+
+const cpuText = (cpu: number | null) => (cpu === null ? '' : `, CPU ${ms(cpu, 0)}`);
 
 interface Case {
   readonly figure: string;
@@ -70,9 +71,9 @@ export async function benchCli(log: (line: string) => void): Promise<BenchRow[]>
     ];
     const rows: BenchRow[] = [];
     for (const c of cases) {
-      const node: number[] = [];
-      const compiled: number[] = [];
-      const source: number[] = [];
+      const node: ProcessTiming[] = [];
+      const compiled: ProcessTiming[] = [];
+      const source: ProcessTiming[] = [];
       for (let i = 0; i < RUNS; i += 1) {
         node.push(await timeToExit(['-e', ''], {}));
         // Others editing the sources would make the bin rebuild inside the timed run: build here.
@@ -80,16 +81,19 @@ export async function benchCli(log: (line: string) => void): Promise<BenchRow[]>
         compiled.push(await timeToExit([BIN, ...c.args()], {}));
         source.push(await timeToExit([BIN, ...c.args()], { PLANWARDEN_CLI_FROM_SOURCE: '1' }));
       }
-      const [n, a, b] = [median(node), median(compiled), median(source)];
-      log(`  ${c.figure}: compiled ${ms(a, 0)}, from source (tsx) ${ms(b, 0)}, node -e '' ${ms(n, 0)}`);
+      const [n, a, b] = [medians(node), medians(compiled), medians(source)];
+      log(
+        `  ${c.figure}: compiled ${ms(a.wall, 0)}${cpuText(a.cpu)}; from source (tsx) ${ms(b.wall, 0)}${cpuText(b.cpu)}; ` +
+          `node -e '' ${ms(n.wall, 0)}${cpuText(n.cpu)} (${loadNote()})`,
+      );
       rows.push({
         item: '29 CLI process',
         figure: c.figure,
-        value: ms(a, 0),
-        baseline: `tsx ${ms(b, 0)} (${(b / a).toFixed(1)}×); node ${ms(n, 0)}`,
+        value: ms(a.wall, 0),
+        baseline: `tsx ${ms(b.wall, 0)} (${(b.wall / a.wall).toFixed(1)}×); node ${ms(n.wall, 0)}`,
         target: c.goalMs ? `≤ ${ms(c.goalMs, 0)}` : '-',
-        pass: c.goalMs ? a <= c.goalMs : null,
-        note: `median of ${RUNS} interleaved runs, whole process`,
+        pass: c.goalMs ? a.wall <= c.goalMs : null,
+        note: `median of ${RUNS} interleaved runs, whole process${cpuText(a.cpu)} (node -e '' ${n.cpu === null ? '-' : ms(n.cpu, 0)}), ${loadNote()}`,
       });
     }
     return rows;

@@ -8,6 +8,8 @@
  */
 import { Environment } from '@marcbachmann/cel-js';
 import { tryLinearPattern } from '../core/linear-regex';
+import { memoByText } from './memo';
+import { patternPrefilter } from './pattern-prefilter';
 
 /**
  * Patterns of the shipped built-in rules that RE2 cannot compile (a backreference), matched with
@@ -25,8 +27,19 @@ export const BUILTIN_NON_RE2_PATTERNS: ReadonlyMap<string, RegExp> = new Map([
  * BUILTIN_NON_RE2_PATTERNS its RegExp; null for any other pattern RE2 cannot compile.
  */
 export function celPattern(pattern: string): { test(text: string): boolean } | null {
-  return tryLinearPattern(pattern) ?? BUILTIN_NON_RE2_PATTERNS.get(pattern) ?? null;
+  return matcherOf(pattern);
 }
+
+/**
+ * celPattern once per pattern. A text that holds none of the pattern's required literals
+ * (pattern-prefilter.ts) cannot match: RE2 does not run on it. The pattern still compiles
+ * first, so an invalid one is refused whatever the text.
+ */
+const matcherOf = memoByText((pattern): { test(text: string): boolean } | null => {
+  const matcher = tryLinearPattern(pattern) ?? BUILTIN_NON_RE2_PATTERNS.get(pattern) ?? null;
+  const prefilter = matcher ? patternPrefilter(pattern) : null;
+  return matcher && prefilter ? { test: (text) => prefilter(text) && matcher.test(text) } : matcher;
+});
 
 /**
  * Whether `pattern` matches anywhere in `text` (CEL `matches`). Throws for a pattern celPattern

@@ -3,7 +3,7 @@
  * with the model's findings otherwise.
  */
 import { createHash } from 'node:crypto';
-import { NO_FINDINGS_RULE_ID, type AnalysisPayload } from '../core/payload';
+import { NO_FINDINGS_RULE_ID, type AnalysisPayload } from '../core/finding-model';
 import type { AnalysisUnit } from '../core/unit';
 import { checkFinding, type CheckMatch } from './run-checks';
 

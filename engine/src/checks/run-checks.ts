@@ -26,12 +26,15 @@
  * - `lines`: the unit body's lines, trimmed (for text units: `lines.exists(l, l.matches("..."))`;
  *   `matches` takes an RE2 regular expression, as cel-spec defines it, and runs in linear time
  *   whoever wrote the rule: cel-regex.ts).
- * An expression that fails to evaluate (a missing key, a type mismatch) does not match.
+ * An expression that fails to evaluate (a missing key, a type mismatch) does not match. A check
+ * whose necessary condition fails for the unit (cel-prefilter.ts: no line holds a literal its
+ * `lines.exists(… matches …)` needs) is not evaluated: it could not have matched.
  */
 import type { Finding } from '../core/payload';
 import type { AnalysisUnit } from '../core/unit';
 import type { RuleDef } from '../rules/ruleset';
 import { celPattern, parseCel, type CelProgram } from './cel-regex';
+import { checkPrefilter, type CheckPrefilter } from './cel-prefilter';
 import { checkFindingText, withoutCompanionCalls } from './finding-text';
 import { memoByText } from './memo';
 
@@ -43,6 +46,22 @@ export const compileCheck: (expression: string) => CelProgram | Error = memoByTe
     return err instanceof Error ? err : new Error(String(err));
   }
 });
+
+/** A parsed check with the cheap condition it needs to be true (cel-prefilter.ts); null when none is known. */
+interface CompiledCheck {
+  readonly program: CelProgram;
+  readonly prefilter: CheckPrefilter | null;
+}
+
+/** compileCheck with its prefilter, once per check text. */
+const compiledCheck = memoByText((expression): CompiledCheck | Error => {
+  const program = compileCheck(expression);
+  return program instanceof Error ? program : { program, prefilter: checkPrefilter(program.ast) };
+});
+
+/** Tests of check texts, once per text: the same rules run on every unit. */
+const readsValues = memoByText((check) => /(?<![.\w])values\b/.test(check));
+const readsCompanions = memoByText((check) => /\bcompanions\b/.test(check));
 
 /** One rule whose check matched the unit. */
 export interface CheckMatch {
@@ -56,42 +75,71 @@ export interface CheckMatch {
  */
 export function runChecks(rules: readonly RuleDef[], unit: AnalysisUnit): CheckMatch[] {
   const values = unit.metadata.values;
-  const secrets = Array.isArray(unit.metadata.plaintext_secrets)
-    ? (unit.metadata.plaintext_secrets as { attribute?: string; kind?: string; line?: string }[])
-    : [];
-  const known = Array.isArray(unit.metadata.context) ? (unit.metadata.context as unknown[]) : null;
-  const context = {
-    values: values ?? null,
-    companions: (known ?? []).map(companionVariable),
-    secrets: secrets.map((s) => ({ attribute: s.attribute ?? '', kind: s.kind ?? '' })),
-    unit: { type: unit.type, name: unit.name, action: unit.action, replace: unit.metadata.replace === true },
-    template: templateVariable(unit.metadata.template),
-    lines: unit.body.split('\n').map((l) => l.trim()),
-  };
+  const secrets = plaintextSecrets(unit);
+  const known = Array.isArray(unit.metadata.context);
+  const context = checkVariables(unit);
   const matches: CheckMatch[] = [];
+  let body: BodyLines | null = null;
   for (const rule of rules) {
     if (!rule.check) continue;
-    if (values === undefined && /(?<![.\w])values\b/.test(rule.check)) continue;
-    if (known === null && /\bcompanions\b/.test(rule.check)) continue;
-    const expr = compileCheck(rule.check);
-    if (expr instanceof Error) continue;
+    if (values === undefined && readsValues(rule.check)) continue;
+    if (!known && readsCompanions(rule.check)) continue;
+    const check = compiledCheck(rule.check);
+    if (check instanceof Error) continue;
+    if (check.prefilter && !check.prefilter(context)) continue; // cannot be true: not evaluated
     let result: unknown;
     try {
-      result = expr(context);
+      result = check.program(context);
     } catch {
       continue;
     }
     if (result !== true) continue;
+    body ??= bodyLines(context.lines);
     matches.push({
       rule,
       evidence: evidenceFor(
         rule.check,
-        unit.body,
+        body,
         secrets.map((s) => s.line ?? ''),
       ),
     });
   }
   return matches;
+}
+
+/** A unit body's non-empty trimmed lines with the key each assigns, read once per unit for all its matches. */
+interface BodyLines {
+  readonly lines: readonly string[];
+  /** The attribute a line assigns (`+ publicly_accessible = true` → publicly_accessible), else undefined. */
+  readonly keys: readonly (string | undefined)[];
+  readonly set: ReadonlySet<string>;
+}
+
+function bodyLines(trimmed: readonly string[]): BodyLines {
+  const lines = trimmed.filter((l) => l !== '');
+  return { lines, keys: lines.map((line) => /^(?:[+~-]\s+)?"?([A-Za-z0-9_.-]+)"?\s*[=:]/.exec(line)?.[1]), set: new Set(lines) };
+}
+
+/** metadata.plaintext_secrets of `unit` (empty when absent). */
+function plaintextSecrets(unit: AnalysisUnit): { attribute?: string; kind?: string; line?: string }[] {
+  const secrets = unit.metadata.plaintext_secrets;
+  return Array.isArray(secrets) ? (secrets as { attribute?: string; kind?: string; line?: string }[]) : [];
+}
+
+/**
+ * The variables a check sees for `unit` (see the module comment): `values`, `companions`,
+ * `secrets`, `unit`, `template` and `lines`.
+ */
+export function checkVariables(unit: AnalysisUnit) {
+  const known = Array.isArray(unit.metadata.context) ? (unit.metadata.context as unknown[]) : [];
+  return {
+    values: unit.metadata.values ?? null,
+    companions: known.map(companionVariable),
+    secrets: plaintextSecrets(unit).map((s) => ({ attribute: s.attribute ?? '', kind: s.kind ?? '' })),
+    unit: { type: unit.type, name: unit.name, action: unit.action, replace: unit.metadata.replace === true },
+    template: templateVariable(unit.metadata.template),
+    lines: unit.body.split('\n').map((l) => l.trim()),
+  };
 }
 
 /** One `companions` entry: `{address, type, action, values}` (strings, values null when absent). */
@@ -144,22 +192,24 @@ const NOT_FIELDS = new Set([
  * `secrets` the masked lines recorded at ingest; for a check over `companions` that names no
  * body field, the unit's `resource "..." "..."` line. Trimmed, de-duplicated, in body order.
  */
-function evidenceFor(check: string, body: string, secretLines: readonly string[]): string[] {
+function evidenceFor(check: string, body: BodyLines, secretLines: readonly string[]): string[] {
   const { fields, secrets, patterns, companions } = evidencePlan(check);
-  const lines = body
-    .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => l !== '');
-  const picked = lines.filter((line) => {
-    const key = /^(?:[+~-]\s+)?"?([A-Za-z0-9_.-]+)"?\s*[=:]/.exec(line)?.[1];
+  const { lines, keys } = body;
+  const picked = lines.filter((_, i) => {
+    const key = keys[i];
     return key !== undefined && fields.has(key);
   });
-  if (secrets) picked.push(...secretLines.map((l) => l.trim()).filter((l) => l !== '' && lines.includes(l)));
+  if (secrets) picked.push(...secretLines.map((l) => l.trim()).filter((l) => l !== '' && body.set.has(l)));
   for (const pattern of patterns) picked.push(...lines.filter((l) => pattern.test(l)));
   // A missing or weakened companion has no line of its own: the unit's resource line stands for it.
   if (picked.length === 0 && companions) picked.push(...lines.filter((l) => RESOURCE_LINE_RE.test(l)).slice(0, 1));
   const set = new Set(picked);
-  return lines.filter((l) => set.has(l)).filter((l, i, all) => all.indexOf(l) === i);
+  const kept = new Set<string>();
+  return lines.filter((l) => {
+    if (!set.has(l) || kept.has(l)) return false;
+    kept.add(l);
+    return true;
+  });
 }
 
 /** What evidenceFor looks for in a unit's body, read from the check's text alone. */

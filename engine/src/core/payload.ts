@@ -1,13 +1,16 @@
 import { z } from 'zod';
+import { CONFIDENCES, SEVERITIES, type AnalysisPayload, type Confidence, type Finding, type Severity } from './finding-model';
 
 /**
  * analysis-api.md "Analysis payload (body of PUT)": the document a client (or the server's own
- * LLM call) submits for one unit.
+ * LLM call) submits for one unit, as zod schemas. The types and constants live in
+ * finding-model.ts (no zod) and are re-exported here.
  */
-export const SeveritySchema = z.enum(['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'INFO']);
-export type Severity = z.infer<typeof SeveritySchema>;
-export const ConfidenceSchema = z.enum(['HIGH', 'MEDIUM', 'LOW']);
-export type Confidence = z.infer<typeof ConfidenceSchema>;
+export { NO_FINDINGS_RULE_ID, SEVERITY_ORDER } from './finding-model';
+export type { AnalysisPayload, Confidence, Finding, Severity } from './finding-model';
+
+export const SeveritySchema = z.enum(SEVERITIES);
+export const ConfidenceSchema = z.enum(CONFIDENCES);
 
 export const FindingSchema = z.object({
   title: z.string().min(1),
@@ -21,19 +24,19 @@ export const FindingSchema = z.object({
   resource_address: z.string(),
   tags: z.array(z.string()),
 });
-export type Finding = z.infer<typeof FindingSchema>;
 
 export const AnalysisPayloadSchema = z.object({
   summary: z.string().trim().min(1, 'summary must not be empty'),
   findings: z.array(FindingSchema).min(1, 'findings must hold at least one finding'),
 });
-export type AnalysisPayload = z.infer<typeof AnalysisPayloadSchema>;
 
-export const SEVERITY_ORDER: readonly Severity[] = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'INFO'];
-
-/**
- * The rule id of the model's explicit all-clear: a unit with nothing to report is submitted
- * with one INFO finding under this id (the payload requires at least one finding). It creates
- * no triage record and reports list the unit as clean.
- */
-export const NO_FINDINGS_RULE_ID = 'NO-FINDINGS';
+/** True when A and B are the same type. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+// The schemas validate exactly the model's types: a field changed on one side fails the type check.
+const schemasMatchModel: [
+  Same<z.infer<typeof SeveritySchema>, Severity>,
+  Same<z.infer<typeof ConfidenceSchema>, Confidence>,
+  Same<z.infer<typeof FindingSchema>, Finding>,
+  Same<z.infer<typeof AnalysisPayloadSchema>, AnalysisPayload>,
+] = [true, true, true, true];
+void schemasMatchModel;

@@ -1,16 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import type * as Sarif from 'sarif';
 import { assertNamespace } from '../analysis/ingest-service';
-import { assertRuleVariant, resourceRuleset, unitRuleVariant, type ResolvedRuleset } from '../analysis/ruleset-service';
+import { assertRuleVariant, unitRuleVariant, type ResolvedRuleset } from '../analysis/ruleset-service';
 import { deterministicPayload } from '../checks/merge';
 import { runChecks } from '../checks/run-checks';
 import type { AnalyzerRegistry } from '../context/engine-context';
 import { AppError, NotFoundError, NotImplementedError, PayloadTooLargeError } from '../core/errors';
-import { NO_FINDINGS_RULE_ID, type AnalysisPayload } from '../core/payload';
+import { NO_FINDINGS_RULE_ID, type AnalysisPayload } from '../core/finding-model';
 import type { Analyzer, AnalysisUnit, UnitAction } from '../core/unit';
 import { autoRoute } from '../ingest/auto-route';
 import { assertNotEmpty, assertUnitsFound } from '../ingest/ingest-checks';
-import { composeRuleset, loadBuiltinRuleset, parseRules, rulesetDigest, type RuleDef } from '../rules/ruleset';
+import { composeRuleset, loadBuiltinRuleset, rulesetDigest, type RuleDef } from '../rules/ruleset';
+import { rulesetRules, selectRuleDefs } from '../rules/select';
 import { buildReportModel, type ReportInput, type ReportModel } from './model';
 import { buildSarifLog } from './sarif';
 import { SARIF_TOOL } from './sarif-service';
@@ -123,14 +124,24 @@ export class ChecksOnlyRun {
     const analyzer = this.analyzers.get(name);
     if (!analyzer) throw new AppError(404, `Unknown analyzer '${name}'`);
     const resource = { value: { type: unit.type, name: unit.name, action: unit.action }, metadata: stored({ ...unit.metadata }) };
-    const variant = unitRuleVariant(analyzer, resource, ruleType);
+    // resourceRuleset's rules (analysis/ruleset-service.ts), without the selected text a model would be sent.
+    const rules = selectRuleDefs(this.#ruleset(analyzer, unitRuleVariant(analyzer, resource, ruleType)).text, {
+      ...resource.value,
+      metadata: resource.metadata,
+    });
+    // The metadata went through the store's JSON once above; the rest of the unit goes now.
+    const { metadata: _, ...rest } = unit;
+    const asStored: AnalysisUnit = { ...stored(rest), action: unit.action as UnitAction, metadata: resource.metadata };
+    const payload = deterministicPayload(runChecks(rules, asStored), asStored, rules.filter((r) => r.check !== null).length);
+    return { hash: unit.hash, analyzer: analyzer.name, ...resource, analysis: stored(payload) };
+  }
+
+  /** builtinRuleset, once per (analyzer, variant) of the run. */
+  #ruleset(analyzer: Analyzer, variant: string | null): ResolvedRuleset {
     const key = `${analyzer.name}\u0000${variant ?? ''}`;
     let ruleset = this.#rulesets.get(key);
     if (!ruleset) this.#rulesets.set(key, (ruleset = builtinRuleset(analyzer, variant)));
-    const rules = resourceRuleset(ruleset, resource).rules;
-    const asStored: AnalysisUnit = { ...stored(unit), action: unit.action as UnitAction, metadata: resource.metadata };
-    const payload = deterministicPayload(runChecks(rules, asStored), asStored, rules.filter((r) => r.check !== null).length);
-    return { hash: unit.hash, analyzer: analyzer.name, ...resource, analysis: stored(payload) };
+    return ruleset;
   }
 
   /**
@@ -190,9 +201,9 @@ export class ChecksOnlyRun {
       const analyzer = this.analyzers.get(name);
       if (!analyzer?.ruleVariants) continue;
       for (const variant of analyzer.ruleVariants) {
-        let defs: RuleDef[];
+        let defs: readonly RuleDef[];
         try {
-          defs = parseRules(builtinRuleset(analyzer, variant).text);
+          defs = rulesetRules(this.#ruleset(analyzer, variant).text);
         } catch (error) {
           if (error instanceof AppError) continue;
           throw error;

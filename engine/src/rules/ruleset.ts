@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SEVERITY_ORDER, type Severity } from '../core/payload';
+import { SEVERITY_ORDER, type Severity } from '../core/finding-model';
 import { NotFoundError, ValidationError } from '../core/errors';
 
 /**
@@ -266,7 +266,12 @@ export function rulesetBlocks(markdown: string): RulesetBlock[] {
  * Throws ValidationError (422) when a rule heading has no valid severity.
  */
 export function parseRules(markdown: string): RuleDef[] {
-  return rulesetBlocks(markdown).flatMap((block) => {
+  return rulesFromBlocks(rulesetBlocks(markdown));
+}
+
+/** parseRules over blocks already split (rulesetBlocks); throws as parseRules does. */
+export function rulesFromBlocks(blocks: readonly RulesetBlock[]): RuleDef[] {
+  return blocks.flatMap((block) => {
     if (!block.rule) return [];
     const { id, title, meta } = block.rule;
     const inputs = (meta.inputs ?? '').replace(/[`*_]/g, '').trim().toLowerCase();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { composeRuleset, loadBuiltinRuleset, parseRules } from './ruleset';
-import { selectRules } from './select';
+import { composeRuleset, listBuiltinRuleVariants, loadBuiltinRuleset, parseRules } from './ruleset';
+import { rulesetRules, selectRuleDefs, selectRules } from './select';
 
 const AWS = loadBuiltinRuleset('terraform', 'aws');
 const plan = (type: string, action = 'create', extra: Record<string, unknown> = {}) => ({ type, action, metadata: { source: 'plan-json', ...extra } });
@@ -65,5 +65,25 @@ describe('selectRules', () => {
   it('sends a generic analyzer (prose Applies to) its whole ruleset', () => {
     const blackhole = loadBuiltinRuleset('blackhole', 'default');
     expect(selectRules(blackhole, { type: 'shell_script', action: 'create', metadata: {} }).ruleIds).toEqual(parseRules(blackhole).map((r) => r.rule_id));
+  });
+
+  it('selectRuleDefs and rulesetRules give the rules selectRules and parseRules do, whatever the unit', () => {
+    const units = [
+      plan('aws_s3_bucket'),
+      plan('aws_s3_bucket', 'destroy'),
+      plan('aws_s3_bucket', 'update', { replace: true }),
+      plan('aws_alb', 'no-op'),
+      { type: 'aws_s3_bucket', action: 'create', metadata: { source: 'tf-config' } },
+      { type: 'terraform_file', action: 'update', metadata: {} },
+      { type: 'Deployment', action: 'create', metadata: {} },
+    ];
+    for (const analyzer of ['terraform', 'kubernetes', 'dockerfile', 'github-actions', 'cloudformation']) {
+      for (const variant of listBuiltinRuleVariants(analyzer)) {
+        const ruleset = loadBuiltinRuleset(analyzer, variant);
+        expect(rulesetRules(ruleset)).toEqual(parseRules(ruleset));
+        // Twice: the second answer comes from the cache.
+        for (const unit of [...units, ...units]) expect(selectRuleDefs(ruleset, unit), `${variant} ${unit.type}`).toEqual(selectRules(ruleset, unit).rules);
+      }
+    }
   });
 });

@@ -8,7 +8,7 @@
  * on (ruleset, selected rule ids): identical for every unit of the same type, which keeps the
  * prompt prefix byte-stable for provider caching.
  */
-import { parseRules, rulesetBlocks, type RuleDef } from './ruleset';
+import { rulesetBlocks, rulesFromBlocks, type RuleDef } from './ruleset';
 
 /**
  * Resource types that are one resource under two names (Terraform's `aws_alb*` are aliases of
@@ -76,48 +76,92 @@ export interface SelectableUnit {
  * Throws ValidationError like parseRules for a rule without a valid severity.
  */
 export function selectRules(ruleset: string, unit: SelectableUnit): SelectedRules {
-  const { blocks, byId, named, typed } = parsedRuleset(ruleset);
-  const names = new Set(typeAliases(unit.type).map((t) => t.toLowerCase()));
-  const fromPlan = PLAN_SOURCES.has(String(unit.metadata.source ?? ''));
-  const everything = !typed || (!fromPlan && CONTAINER_TYPE_RE.test(unit.type) && ![...names].some((n) => named.has(n)));
-  const keep = (rule: RuleDef): boolean => {
-    if (fromPlan && rule.inputs === 'configuration') return false;
-    if (fromPlan && rule.actions.length > 0 && !rule.actions.includes(planAction(unit))) return false;
-    if (everything || rule.applies_to.length === 0) return true;
-    return rule.applies_to.some((a) => a === '*' || names.has(a.toLowerCase()));
-  };
-
-  const sections: { text: string[]; kept: string[] }[] = [];
+  const parsed = parsedRuleset(ruleset);
+  const keep = keeper(parsed, unit);
+  const sections: { text: string[]; kept: number }[] = [];
   const selected: RuleDef[] = [];
-  for (const block of blocks) {
-    if (block.opensSection || sections.length === 0) sections.push({ text: [], kept: [] });
+  for (const block of parsed.blocks) {
+    if (block.opensSection || sections.length === 0) sections.push({ text: [], kept: 0 });
     const section = sections[sections.length - 1];
-    const chunk = block.lines.join('\n').trimEnd();
-    if (!block.rule) {
-      if (chunk !== '') section.text.push(chunk);
+    if (block.rule === null) {
+      if (block.chunk !== '') section.text.push(block.chunk);
       continue;
     }
-    const rule = byId.get(block.rule.id);
-    if (!rule || !keep(rule)) continue;
-    section.text.push(chunk);
-    section.kept.push(rule.rule_id);
-    selected.push(rule);
+    if (!keep(block.rule)) continue;
+    section.text.push(block.chunk);
+    section.kept += 1;
+    selected.push(block.rule.rule);
   }
   const text = sections
-    .filter((s) => s.kept.length > 0)
+    .filter((s) => s.kept > 0)
     .map((s) => s.text.join('\n\n'))
     .join('\n\n');
   return { text: text === '' ? '' : `${text}\n`, ruleIds: selected.map((r) => r.rule_id), rules: selected };
 }
 
-/** What selection reads of a ruleset, whatever the unit. */
+/**
+ * selectRules(ruleset, unit).rules without the text (what the checks need), once per ruleset and
+ * kind of unit: the selection depends only on the unit's type, whether it comes from a plan, and
+ * its plan action. Callers must not change the result. Throws like selectRules.
+ */
+export function selectRuleDefs(ruleset: string, unit: SelectableUnit): readonly RuleDef[] {
+  const parsed = parsedRuleset(ruleset);
+  const key = `${unit.type}\u0000${PLAN_SOURCES.has(String(unit.metadata.source ?? ''))}\u0000${planAction(unit)}`;
+  let rules = parsed.selections.get(key);
+  if (!rules) {
+    const keep = keeper(parsed, unit);
+    rules = parsed.blocks.flatMap((b) => (b.rule !== null && keep(b.rule) ? [b.rule.rule] : []));
+    parsed.selections.set(key, rules);
+  }
+  return rules;
+}
+
+/** Whether a rule of `parsed` goes with `unit` (see the module comment). */
+function keeper(parsed: ParsedRuleset, unit: SelectableUnit): (block: RuleBlock) => boolean {
+  const names = new Set(typeAliases(unit.type).map((t) => t.toLowerCase()));
+  const fromPlan = PLAN_SOURCES.has(String(unit.metadata.source ?? ''));
+  const everything = !parsed.typed || (!fromPlan && CONTAINER_TYPE_RE.test(unit.type) && ![...names].some((n) => parsed.named.has(n)));
+  const action = planAction(unit);
+  return ({ rule, appliesTo }) => {
+    if (fromPlan && rule.inputs === 'configuration') return false;
+    if (fromPlan && rule.actions.length > 0 && !rule.actions.includes(action)) return false;
+    if (everything || appliesTo.length === 0) return true;
+    return appliesTo.some((a) => a === '*' || names.has(a));
+  };
+}
+
+/**
+ * parseRules(ruleset), parsed once per ruleset text and shared with selection (the same rulesets
+ * are selected from and listed in a report's rule help). Callers must not change the result.
+ */
+export function rulesetRules(ruleset: string): readonly RuleDef[] {
+  return parsedRuleset(ruleset).rules;
+}
+
+/** A rule of a block, with its `Applies to:` entries lower-cased once. */
+interface RuleBlock {
+  readonly rule: RuleDef;
+  readonly appliesTo: readonly string[];
+}
+
+/** What selection reads of a ruleset, whatever the unit: derived once per ruleset text. */
 interface ParsedRuleset {
-  readonly blocks: ReturnType<typeof rulesetBlocks>;
-  readonly byId: ReadonlyMap<string, RuleDef>;
+  /** The ruleset's blocks in document order, each with its text as it is sent. */
+  readonly blocks: readonly {
+    readonly opensSection: boolean;
+    /** The block's lines, joined and trimmed at the end. */
+    readonly chunk: string;
+    /** The rule the block's id names (the last definition of a duplicate id); null for a text block or an unparsed id. */
+    readonly rule: RuleBlock | null;
+  }[];
+  /** Every rule, in document order (parseRules). */
+  readonly rules: readonly RuleDef[];
   /** Every `Applies to:` entry, lower-cased. */
   readonly named: ReadonlySet<string>;
   /** True when those entries are type lists (single tokens), not prose. */
   readonly typed: boolean;
+  /** selectRuleDefs' results by kind of unit. */
+  readonly selections: Map<string, readonly RuleDef[]>;
 }
 
 const parsedCache = new Map<string, ParsedRuleset>();
@@ -125,19 +169,27 @@ const PARSED_CACHE_MAX = 16;
 
 /**
  * The ruleset parsed once per text (a run selects for each new unit type, and parsing
- * 98 rules each time cost ~1 ms). Throws like parseRules; a failure is not cached.
+ * 98 rules each time cost ~1 ms; joining every block's lines for each type cost as much again).
+ * Throws like parseRules; a failure is not cached.
  */
 function parsedRuleset(ruleset: string): ParsedRuleset {
   const cached = parsedCache.get(ruleset);
   if (cached) return cached;
-  const rules = parseRules(ruleset);
+  const blocks = rulesetBlocks(ruleset);
+  const rules = rulesFromBlocks(blocks);
+  const byId = new Map(rules.map((r) => [r.rule_id, { rule: r, appliesTo: r.applies_to.map((a) => a.toLowerCase()) }]));
   const named = new Set(rules.flatMap((r) => r.applies_to.map((a) => a.toLowerCase())));
   const parsed: ParsedRuleset = {
-    blocks: rulesetBlocks(ruleset),
-    byId: new Map(rules.map((r) => [r.rule_id, r])),
+    blocks: blocks.map((block) => ({
+      opensSection: block.opensSection,
+      chunk: block.lines.join('\n').trimEnd(),
+      rule: block.rule ? (byId.get(block.rule.id) ?? null) : null,
+    })),
+    rules,
     named,
     // Type lists are single tokens (`aws_s3_bucket`, `Deployment`, `AWS::S3::Bucket`); prose ("CI workflows") is not.
     typed: named.size > 0 && [...named].every((a) => /^[\w:.*-]+$/.test(a)),
+    selections: new Map(),
   };
   if (parsedCache.size >= PARSED_CACHE_MAX) parsedCache.delete(parsedCache.keys().next().value!);
   parsedCache.set(ruleset, parsed);

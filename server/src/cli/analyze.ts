@@ -5,8 +5,8 @@ import type { LlmBackend } from '@planwarden/engine/llm/types';
 import { serializeSarif } from '@planwarden/engine/report/sarif';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type * as Sarif from 'sarif';
-import { ApiClient, CliError, HttpError, TERMINAL_JOB_STATUSES, TimeoutError, type AnalyzeBody, type JobView } from './api-client';
-import { applyBaseline, baselineNote, baselineOf, readBaseline, writeBaseline } from './baseline';
+import type { AnalyzeBody, ApiClient, JobView } from './api-client';
+import { CliError, HttpError, TimeoutError } from './errors';
 import { formatDuration } from './duration';
 import type { InProcessEngine } from './in-process';
 import { readAnalysisInput } from './inputs';
@@ -97,7 +97,7 @@ async function waitForJob(client: ApiClient, jobId: string, io: CliIo, pollMs: n
       if (job.status !== 'queued') {
         progress.update(job.processed_count ?? 0, job.total_count ?? job.resource_count ?? 0, job.current_resource?.resource_address ?? null);
       }
-      if (TERMINAL_JOB_STATUSES.has(job.status)) return job;
+      if (client.isTerminal(job)) return job;
       await pause(pollMs, signal);
     }
   } finally {
@@ -249,7 +249,9 @@ function inProcessSession(engine: InProcessEngine, signal: AbortSignal, waiting:
  * report is in (naming what it waited for). Everything printed passes through terminalSafe.
  */
 export async function runAnalyze(options: AnalyzeOptions, io: CliIo): Promise<number> {
-  const baseline = options.baseline ? await readBaseline(resolve(io.cwd, options.baseline)) : null;
+  // Loaded on use, as the API client below: a checks-only run never loads zod (answers.ts).
+  const baselines = options.baseline || options.writeBaseline ? await import('./baseline') : null;
+  const baseline = options.baseline ? await baselines!.readBaseline(resolve(io.cwd, options.baseline)) : null;
   const input = await readAnalysisInput(options.file, io.cwd, io.stderr);
   const namespace = options.namespace ?? defaultNamespace(options.file, io.now());
   const keyVariable = options.model ? PROVIDER_KEY_VARIABLES[options.model.backend] : null;
@@ -269,15 +271,18 @@ export async function runAnalyze(options: AnalyzeOptions, io: CliIo): Promise<nu
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), options.timeoutMs);
   const waiting: Waiting = { waitingFor: '' };
-  let session: Session;
-  if (engine) {
-    session = inProcessSession(engine, deadline.signal, waiting);
-  } else {
-    const client = local ? new ApiClient(local.url, local.apiKey, deadline.signal) : new ApiClient(options.server!, options.apiKey, deadline.signal);
-    const run: Run = { client, options, io, namespace, signal: deadline.signal, llmKey, local: local !== null, say, waiting };
-    session = httpSession(run, local ? 'local engine' : options.server!);
-  }
   try {
+    // Inside the try: a refused --server URL still clears the timer, so the process ends.
+    let session: Session;
+    if (engine) {
+      session = inProcessSession(engine, deadline.signal, waiting);
+    } else {
+      // The API client and its answer schemas (zod) load only for a server.
+      const { ApiClient } = await import('./api-client');
+      const client = local ? new ApiClient(local.url, local.apiKey, deadline.signal) : new ApiClient(options.server!, options.apiKey, deadline.signal);
+      const run: Run = { client, options, io, namespace, signal: deadline.signal, llmKey, local: local !== null, say, waiting };
+      session = httpSession(run, local ? 'local engine' : options.server!);
+    }
     const what = options.model ? `checks and ${options.model.backend} ${options.model.model}` : 'checks only';
     say(`analysing ${options.file} in namespace ${namespace} (${session.where}; ${what})`);
     let last: JobView | null = null;
@@ -292,11 +297,11 @@ export async function runAnalyze(options: AnalyzeOptions, io: CliIo): Promise<nu
     waiting.waitingFor = `the report of job ${last!.job_id}`;
     const log = await session.sarifReport();
     if (input.located) locateInInput(log, input.located);
-    const marked = baseline ? applyBaseline(log, baseline, options.baseline!) : 0;
+    const marked = baseline ? baselines!.applyBaseline(log, baseline, options.baseline!) : 0;
     const outcome = evaluate(log, options.failOn);
     if (options.writeBaseline) {
-      const written = baselineOf(outcome.findings);
-      await writeBaseline(resolve(io.cwd, options.writeBaseline), written);
+      const written = baselines!.baselineOf(outcome.findings);
+      await baselines!.writeBaseline(resolve(io.cwd, options.writeBaseline), written);
       say(`baseline written to ${options.writeBaseline}: ${written.findings.length} finding(s)`);
     }
     const document = terminalSafe(
@@ -304,7 +309,7 @@ export async function runAnalyze(options: AnalyzeOptions, io: CliIo): Promise<nu
         ? serializeSarif(log)
         : options.format === 'json'
           ? `${JSON.stringify(jsonDocument(log, outcome, { namespace, job_id: last!.job_id, fail_on: options.failOn }), null, 2)}\n`
-          : `${await session.markdownReport()}${marked > 0 ? baselineNote(marked, options.baseline!) : ''}`,
+          : `${await session.markdownReport()}${marked > 0 ? baselines!.baselineNote(marked, options.baseline!) : ''}`,
     );
     if (options.output) {
       await writeFile(resolve(io.cwd, options.output), document).catch((error: NodeJS.ErrnoException) => {

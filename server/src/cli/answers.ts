@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SEVERITY_ORDER, type Severity } from '@planwarden/engine/core/payload';
+import { SEVERITY_ORDER, type Severity } from '@planwarden/engine/core/finding-model';
 import { FINDING_STATUSES } from '@planwarden/engine/findings/finding-store';
 
 /**

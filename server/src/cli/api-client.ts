@@ -1,6 +1,7 @@
 import type * as Sarif from 'sarif';
 import type { z } from 'zod';
 import { AnalyzeAnswerSchema, describeIssues, JobSchema, SarifLogSchema, type JobView } from './answers';
+import { CliError, HttpError, TimeoutError } from './errors';
 
 /**
  * The few calls of the Planwarden API the `planwarden` command makes (analysis-api.md
@@ -10,23 +11,7 @@ import { AnalyzeAnswerSchema, describeIssues, JobSchema, SarifLogSchema, type Jo
  * (answers.ts: the command fails closed).
  */
 
-/** An error the command reports on stderr and answers with exit code 2 (usage, input, service). */
-export class CliError extends Error {
-  readonly exitCode = 2;
-}
-
-/** A request the server answered with a non-2xx status (kept, so the command can tell a model failure from a refusal). */
-export class HttpError extends CliError {
-  constructor(
-    message: string,
-    readonly status: number,
-  ) {
-    super(message);
-  }
-}
-
-/** A request cut short because the command's `--timeout` expired (the caller says what it waited for). */
-export class TimeoutError extends CliError {}
+export { CliError, HttpError, TimeoutError } from './errors';
 
 export type { JobView };
 
@@ -76,6 +61,11 @@ export class ApiClient {
     const res = await this.request('POST', path, JSON.stringify(body));
     const answer = parseAnswer(`POST ${path}`, res.text, AnalyzeAnswerSchema, 'analysis answer');
     return { job_id: answer.job_id, inline: res.status === 200 };
+  }
+
+  /** Whether `job` has ended (done, failed or cancelled): no further progress to wait for. */
+  isTerminal(job: JobView): boolean {
+    return TERMINAL_JOB_STATUSES.has(job.status);
   }
 
   /** GET /jobs/{job_id}; throws CliError when the answer is not that job. */

@@ -1,8 +1,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import type * as Sarif from 'sarif';
 import { z } from 'zod';
-import { SEVERITY_ORDER, type Severity } from '@planwarden/engine/core/payload';
-import { CliError } from './api-client';
+import { SEVERITY_ORDER, type Severity } from '@planwarden/engine/core/finding-model';
+import { CliError } from './errors';
 import { describeIssues } from './answers';
 import type { OutcomeFinding } from './outcome';
 

@@ -3,7 +3,7 @@ import { createAnalyzerRegistry } from '@planwarden/engine/analyzers/registry';
 import { AppError } from '@planwarden/engine/core/errors';
 import { ChecksOnlyRun } from '@planwarden/engine/report/checks-only';
 import { serializeSarif } from '@planwarden/engine/report/sarif';
-import { HttpError } from './api-client';
+import { HttpError } from './errors';
 import type { JobView } from './answers';
 import { DEFAULT_MAX_INPUT_SIZE_MB } from '../config/input-limit';
 

@@ -5,7 +5,7 @@ import { BUILT_IN_ANALYZERS } from '@planwarden/engine/analyzers/registry';
 import { ValidationError } from '@planwarden/engine/core/errors';
 import { decodeText } from '@planwarden/engine/core/decode';
 import { autoRoute } from '@planwarden/engine/ingest/auto-route';
-import { CliError } from './api-client';
+import { CliError } from './errors';
 import { createProgress, type ProgressStream } from './progress';
 
 /**

@@ -1,5 +1,5 @@
 import type * as Sarif from 'sarif';
-import { SEVERITY_ORDER, type Severity } from '@planwarden/engine/core/payload';
+import { SEVERITY_ORDER, type Severity } from '@planwarden/engine/core/finding-model';
 import { pathToUri } from '@planwarden/engine/report/sarif';
 
 /**

@@ -1,7 +1,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { LLM_BACKENDS, type LlmBackend } from '@planwarden/engine/llm/types';
 import type { AnalyzeOptions, CliIo } from './analyze';
-import { CliError } from './api-client';
+import { CliError } from './errors';
 import { parseDuration } from './duration';
 import { FAIL_ON_VALUES, type FailOn } from './outcome';
 import { terminalSafe } from './terminal-safe';

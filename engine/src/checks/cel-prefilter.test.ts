@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { BUILT_IN_ANALYZERS } from '../analyzers/registry';
+import type { AnalysisUnit } from '../core/unit';
+import { autoRoute } from '../ingest/auto-route';
+import { listBuiltinRuleVariants, loadBuiltinRuleset, parseRules } from '../rules/ruleset';
+import { corpusFile, corpusFiles } from '../../../tests/corpus';
+import { checkPrefilter } from './cel-prefilter';
+import { checkVariables, compileCheck } from './run-checks';
+
+const program = (check: string) => {
+  const compiled = compileCheck(check);
+  if (compiled instanceof Error) throw compiled;
+  return compiled;
+};
+const prefilterOf = (check: string) => checkPrefilter(program(check).ast);
+const lines = (...text: string[]) => ({ lines: text });
+
+describe('the necessary condition read from a check', () => {
+  it('skips only evaluations that could not be true: every shipped check it reads, on every corpus unit', () => {
+    const checks = [
+      ...new Set(
+        ['terraform', 'dockerfile', 'github-actions', 'kubernetes', 'cloudformation'].flatMap((a) =>
+          listBuiltinRuleVariants(a).flatMap((v) => parseRules(loadBuiltinRuleset(a, v)).flatMap((r) => (r.check ? [r.check] : []))),
+        ),
+      ),
+    ].flatMap((check) => {
+      const prefilter = prefilterOf(check);
+      return prefilter ? [{ check, prefilter, evaluate: program(check) }] : [];
+    });
+    expect(checks.length).toBeGreaterThanOrEqual(5);
+    const units: AnalysisUnit[] = ['dockerfile', 'gha-workflow', 'diff-tf', 'diff-mixed', 'tfplan-text', 'k8s-yaml', 'cfn-template'].flatMap((folder) =>
+      corpusFiles(folder).flatMap((file) => autoRoute(corpusFile(file).toString('utf8'), BUILT_IN_ANALYZERS, () => true).units),
+    );
+    expect(units.length).toBeGreaterThan(100);
+    let skipped = 0;
+    let passedAndMatched = 0;
+    for (const unit of units) {
+      const variables = checkVariables(unit);
+      for (const { check, prefilter, evaluate } of checks) {
+        let result: unknown;
+        try {
+          result = evaluate(variables);
+        } catch {
+          result = undefined;
+        }
+        if (!prefilter(variables)) {
+          skipped += 1;
+          expect(result, `${check} on ${unit.name}`).not.toBe(true);
+        } else if (result === true) passedAndMatched += 1;
+      }
+    }
+    expect(skipped).toBeGreaterThan(500);
+    expect(passedAndMatched).toBeGreaterThan(0);
+  });
+
+  it('reads conjunctions, disjunctions of readable parts and `lines.exists` over `matches`', () => {
+    const check = prefilterOf('unit.action != "destroy" && lines.exists(l, !l.startsWith("-") && l.matches("curl[^|]*\\\\|\\\\s*sh"))')!;
+    expect(check(lines('RUN apt-get update', 'RUN curl -fsSL https://x | sh'))).toBe(true);
+    expect(check(lines('RUN apt-get update', 'RUN wget -O- https://x | sh'))).toBe(false);
+    const either = prefilterOf('lines.exists(l, l.matches("alpha") || l.matches("beta"))')!;
+    expect(either(lines('x beta'))).toBe(true);
+    expect(either(lines('gamma'))).toBe(false);
+  });
+
+  it('says nothing where a check may be true without such a line', () => {
+    for (const check of [
+      '!lines.exists(l, l.matches("secret"))',
+      'lines.all(l, l.matches("secret"))',
+      'lines.exists(l, !l.matches("secret"))',
+      'lines.exists(l, l.matches("secret") || l == "x")',
+      'unit.type == "x" || lines.exists(l, l.matches("secret"))',
+      // Not the unit's lines: a list of the planned values, whatever its variable is called.
+      'values.items.exists(lines, lines.matches("secret"))',
+      'lines.exists(l, values.name.matches("secret"))',
+      'lines.exists(l, l.matches(values.pattern))',
+      'lines.exists(l, lines.exists(m, m.matches("secret")))',
+      'lines.exists(l, l.matches("(?i)secret"))',
+    ])
+      expect(prefilterOf(check), check).toBeNull();
+  });
+});
