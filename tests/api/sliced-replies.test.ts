@@ -9,7 +9,7 @@ import { presentResource } from '../../engine/src/analysis/resource-service';
 import { RISK_SCAN_LIMIT } from '../../engine/src/findings/finding-namespaces';
 import { DEFAULT_ORG_ID } from '../../engine/src/orgs/org-store';
 import { serializeSarif } from '../../engine/src/report/sarif';
-import { writeJsonAround, writeJsonArrayPages } from '../../server/src/routes/json-slices';
+import { writeJsonAround, writeJsonArrayPages, writeTextInChunks } from '../../server/src/routes/json-slices';
 import { corpusFile, startTestServer, type TestServer } from '../helpers/test-server';
 
 const NS = 'sliced-big';
@@ -70,6 +70,26 @@ describe('replies sent in slices', () => {
     expect(await raw.text()).toBe(serializeSarif(log));
   });
 
+  it('the Markdown and HTML reports, raw and in JSON, carry the same document, sent in chunks', async () => {
+    for (const [format, key, type] of [
+      ['markdown', 'markdown_report', 'text/markdown; charset=utf-8'],
+      ['html', 'html_report', 'text/html; charset=utf-8'],
+    ] as const) {
+      const json = await server.api(`/${NS}/report?format=${format}`);
+      expect(json.status).toBe(200);
+      expect(json.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      const jsonText = await json.text();
+      const document = (JSON.parse(jsonText) as Record<string, string>)[key];
+      expect(document.length).toBeGreaterThan(256 * 1024);
+      expect(jsonText).toBe(JSON.stringify({ [key]: document }));
+
+      const raw = await server.api(`/${NS}/report?format=${format}&raw=true`);
+      expect(raw.status).toBe(200);
+      expect(raw.headers.get('content-type')).toBe(type);
+      expect(await raw.text()).toBe(document);
+    }
+  });
+
   it('GET /findings/namespaces counts every open CRITICAL and HIGH record of the namespace, read in batches', async () => {
     const res = await server.api('/findings/namespaces');
     expect(res.status).toBe(200);
@@ -121,5 +141,25 @@ describe('writeJsonArrayPages', () => {
       await writeJsonArrayPages(read(), { write: async (c) => void chunks.push(c) }, 'P', 'S');
       expect(chunks.join('')).toBe(`P${JSON.stringify(pages.flat())}S`);
     }
+  });
+});
+
+describe('writeTextInChunks', () => {
+  const collect = async (text: string, options: Parameters<typeof writeTextInChunks>[2]) => {
+    const chunks: string[] = [];
+    await writeTextInChunks(text, { write: async (c) => void chunks.push(c) }, options);
+    return { text: chunks.join(''), chunks };
+  };
+
+  it('writes the text, or its JSON string, byte for byte, never splitting a surrogate pair', async () => {
+    // An emoji straddling the chunk boundary, quotes, backslashes, control characters and line breaks.
+    const text = `${'a'.repeat(256 * 1024 - 1)}\u{1F512}"\\\u0001\n<script>${'é'.repeat(300_000)}`;
+    for (const body of [text, '', '\u{1F512}']) {
+      expect((await collect(body, {})).text).toBe(body);
+      expect((await collect(body, { json: true, prefix: '{"k":', suffix: '}' })).text).toBe(JSON.stringify({ k: body }));
+    }
+    const { chunks } = await collect(text, { json: true });
+    expect(chunks.length).toBeGreaterThan(2);
+    for (const chunk of chunks) expect(Buffer.from(chunk, 'utf8').toString('utf8')).toBe(chunk); // no lone surrogate in any chunk
   });
 });

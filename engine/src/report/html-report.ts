@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ReportFinding, ReportModel, ReportResource } from './model';
+import { inOneGo, type Steps } from './sliced-steps';
 
 /**
  * The built-in HTML report (resources/templates/html.liquid) as plain TypeScript, for speed:
@@ -50,6 +51,14 @@ function truthy(value: unknown): boolean {
  * head (doctype, meta, CSS) is taken from the source itself, so it exists in one place only.
  */
 export function compileBuiltinHtml(source: string): ((model: ReportModel) => string) | null {
+  return inOneGo(compileBuiltinHtmlSteps(source));
+}
+
+/**
+ * compileBuiltinHtml's renderer as steps (sliced-steps.ts), for rendering a large report in
+ * slices of the event loop; null as for compileBuiltinHtml.
+ */
+export function compileBuiltinHtmlSteps(source: string): ((model: ReportModel) => Steps<string>) | null {
   if (createHash('sha256').update(source, 'utf8').digest('hex') !== HTML_TEMPLATE_SHA256) return null;
   const start = source.indexOf('<!DOCTYPE html>');
   const end = source.indexOf('</head>');
@@ -59,10 +68,10 @@ export function compileBuiltinHtml(source: string): ((model: ReportModel) => str
   if (start < 0 || end < 0 || at < 0 || head.indexOf(title, at + 1) >= 0) return null;
   const beforeTitle = head.slice(0, at);
   const afterTitle = head.slice(at + title.length);
-  return (model) => renderHtml(model, beforeTitle, afterTitle);
+  return (model) => htmlSteps(model, beforeTitle, afterTitle);
 }
 
-function renderHtml(m: ReportModel, beforeTitle: string, afterTitle: string): string {
+function* htmlSteps(m: ReportModel, beforeTitle: string, afterTitle: string): Steps<string> {
   const multi = truthy(m.multi_analyzer);
   const parts: string[] = [];
   const push = (s: string) => {
@@ -108,11 +117,17 @@ function renderHtml(m: ReportModel, beforeTitle: string, afterTitle: string): st
     push(
       `\n<table class="findings">\n<thead><tr><th>#</th><th>Severity</th><th>Rule</th><th>Resource</th><th>Title</th><th>Status</th>${multi ? '<th>Analyzer</th>' : ''}</tr></thead>\n<tbody>`,
     );
-    for (const [i, f] of m.findings.entries()) push(findingRow(f, i + 1, multi));
+    for (const [i, f] of m.findings.entries()) {
+      push(findingRow(f, i + 1, multi));
+      if (i % 64 === 63) yield;
+    }
     push('\n</tbody>\n</table>');
     for (const g of m.groups) {
       if (multi) push(`\n<h3>Analyzer: ${esc(g.analyzer)}</h3>`);
-      for (const f of g.findings) push(findingArticle(f, multi));
+      for (const [i, f] of g.findings.entries()) {
+        push(findingArticle(f, multi));
+        if (i % 32 === 31) yield;
+      }
     }
   } else {
     push('\n<p>No findings');
@@ -120,8 +135,8 @@ function renderHtml(m: ReportModel, beforeTitle: string, afterTitle: string): st
     push('.</p>');
   }
   push('\n</section>');
-  if (m.clean_resources.length > 0) push(resourceList('Resources analysed with no findings', m.clean_resources, multi));
-  if (m.pending_resources.length > 0) push(resourceList('Resources not analysed yet', m.pending_resources, multi));
+  if (m.clean_resources.length > 0) push(yield* resourceList('Resources analysed with no findings', m.clean_resources, multi));
+  if (m.pending_resources.length > 0) push(yield* resourceList('Resources not analysed yet', m.pending_resources, multi));
   push('\n</main>\n</body>\n</html>\n');
   return parts.join('');
 }
@@ -152,10 +167,11 @@ function findingArticle(f: ReportFinding, multi: boolean): string {
   return `${s}\n</article>`;
 }
 
-function resourceList(heading: string, resources: readonly ReportResource[], multi: boolean): string {
+function* resourceList(heading: string, resources: readonly ReportResource[], multi: boolean): Steps<string> {
   let s = `\n<section>\n<h2>${heading}</h2>\n<ul>`;
-  for (const r of resources) {
+  for (const [i, r] of resources.entries()) {
     s += `\n<li><code>${esc(r.address)}</code> <span class="muted">(${esc(r.action)}${multi ? `, ${esc(r.analyzer)}` : ''})</span></li>`;
+    if (i % 256 === 255) yield;
   }
   return `${s}\n</ul>\n</section>`;
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { markdownCell, markdownCode, markdownFence, markdownText } from './markdown-escape';
 import type { ReportFinding, ReportModel, ReportResource } from './model';
+import { inOneGo, type Steps } from './sliced-steps';
 
 /**
  * The built-in Markdown report (resources/templates/markdown.liquid) as plain TypeScript, as
@@ -22,8 +23,16 @@ const UNREVIEWED_LISTED = 20;
 
 /** A renderer for `source` when it is the template this file reproduces, else null. */
 export function compileBuiltinMarkdown(source: string): ((model: ReportModel) => string) | null {
+  return inOneGo(compileBuiltinMarkdownSteps(source));
+}
+
+/**
+ * compileBuiltinMarkdown's renderer as steps (sliced-steps.ts), for rendering a large report in
+ * slices of the event loop; null as for compileBuiltinMarkdown.
+ */
+export function compileBuiltinMarkdownSteps(source: string): ((model: ReportModel) => Steps<string>) | null {
   if (createHash('sha256').update(source, 'utf8').digest('hex') !== MARKDOWN_TEMPLATE_SHA256) return null;
-  return renderMarkdown;
+  return markdownSteps;
 }
 
 /** `{{ value }}` without a filter: nil prints nothing, everything else its string form. */
@@ -41,7 +50,7 @@ const cell = (value: unknown) => markdownCell(out(value));
 const code = (value: unknown, inTable?: boolean) => markdownCode(out(value), inTable);
 const para = (value: unknown) => markdownText(out(value));
 
-function renderMarkdown(m: ReportModel): string {
+function* markdownSteps(m: ReportModel): Steps<string> {
   const multi = truthy(m.multi_analyzer);
   const parts: string[] = [`# Planwarden report: ${cell(m.namespace)}\n\nGenerated ${cell(m.generated_at)}`];
   const push = (s: string) => {
@@ -70,16 +79,22 @@ function renderMarkdown(m: ReportModel): string {
   push('\n\n## Findings\n');
   if (truthy(m.has_findings)) {
     push(`\n| # | Severity | Rule | Resource | Title | Status |${multi ? ' Analyzer |' : ''}\n|---|---|---|---|---|---|${multi ? '---|' : ''}`);
-    for (const [i, f] of m.findings.entries()) push(findingRow(f, i + 1, multi));
+    for (const [i, f] of m.findings.entries()) {
+      push(findingRow(f, i + 1, multi));
+      if (i % 64 === 63) yield;
+    }
     for (const g of m.groups) {
       if (multi) push(`\n\n### Analyzer: ${cell(g.analyzer)}`);
-      for (const f of g.findings) push(findingSection(f, multi));
+      for (const [i, f] of g.findings.entries()) {
+        push(findingSection(f, multi));
+        if (i % 32 === 31) yield;
+      }
     }
   } else {
     push(`\nNo findings${m.hidden_count > 0 ? ` to show (${out(m.hidden_count)} hidden by triage status)` : ''}.`);
   }
-  if (m.clean_resources.length > 0) push(resourceList('Resources analysed with no findings', m.clean_resources, multi));
-  if (m.pending_resources.length > 0) push(resourceList('Resources not analysed yet', m.pending_resources, multi));
+  if (m.clean_resources.length > 0) push(yield* resourceList('Resources analysed with no findings', m.clean_resources, multi));
+  if (m.pending_resources.length > 0) push(yield* resourceList('Resources not analysed yet', m.pending_resources, multi));
   push('\n');
   return parts.join('');
 }
@@ -106,8 +121,11 @@ function findingSection(f: ReportFinding, multi: boolean): string {
   return s;
 }
 
-function resourceList(heading: string, resources: readonly ReportResource[], multi: boolean): string {
+function* resourceList(heading: string, resources: readonly ReportResource[], multi: boolean): Steps<string> {
   let s = `\n\n## ${heading}`;
-  for (const r of resources) s += `\n- ${code(r.address)} (${cell(r.action)}${multi ? `, ${cell(r.analyzer)}` : ''})`;
+  for (const [i, r] of resources.entries()) {
+    s += `\n- ${code(r.address)} (${cell(r.action)}${multi ? `, ${cell(r.analyzer)}` : ''})`;
+    if (i % 256 === 255) yield;
+  }
   return s;
 }

@@ -1,5 +1,6 @@
-import { SEVERITY_ORDER, type Confidence, type Severity } from '../core/payload';
+import { SEVERITY_ORDER, type Confidence, type Severity } from '../core/finding-model';
 import { findingPageUrl } from '../core/finding-links';
+import { filterSteps, mapSteps, runSteps, runStepsInSlices, stableSortSteps, type Steps } from './sliced-steps';
 
 /**
  * The report view model: the one object every report template (built-in or an org's own) sees
@@ -179,9 +180,24 @@ function resourceAddress(type: string, name: string): string {
  * `includeSuppressed`; keeps `acknowledged` (and any non-open status) visible with a `badge`;
  * drops `NO-FINDINGS` pseudo-findings (the LLM's all-clear) so such resources count as clean;
  * sorts findings by severity, address, rule id; groups them by analyzer. Pure; throws nothing.
+ * In one go: for the in-process CLI and small inputs; the server uses buildReportModelInSlices.
  * Spec: analysis-api.md "Reports and report links".
  */
 export function buildReportModel(input: ReportInput): ReportModel {
+  return runSteps(reportModelSteps(input));
+}
+
+/**
+ * buildReportModel's model, equal to it, built in slices of about `budgetMs` (default 8) with a
+ * turn of the event loop between them (sliced-steps.ts): a namespace of thousands of resources
+ * would otherwise hold the server for hundreds of milliseconds. Throws nothing.
+ */
+export function buildReportModelInSlices(input: ReportInput, budgetMs?: number): Promise<ReportModel> {
+  return runStepsInSlices(reportModelSteps(input), budgetMs);
+}
+
+/** The one implementation of both: `yield`s where the work may pause. */
+function* reportModelSteps(input: ReportInput): Steps<ReportModel> {
   const dashboardUrl = safeUrl(input.dashboard_url);
   const findings: Omit<ReportFinding, 'id'>[] = [];
   const resources: ReportResource[] = [];
@@ -195,7 +211,8 @@ export function buildReportModel(input: ReportInput): ReportModel {
   let hiddenCount = 0;
   const analyzerSet = new Set<string>();
 
-  for (const r of input.resources) {
+  for (const [index, r] of input.resources.entries()) {
+    if (index % 64 === 63) yield;
     const analyzer = r.analyzer?.trim() ? r.analyzer : UNKNOWN_ANALYZER;
     analyzerSet.add(analyzer);
     const address = resourceAddress(r.type, r.name);
@@ -254,19 +271,20 @@ export function buildReportModel(input: ReportInput): ReportModel {
     });
   }
 
-  findings.sort(compareFindings);
-  const numbered: ReportFinding[] = findings.map((f, i) => ({ id: `finding-${i + 1}`, ...f }));
+  yield* stableSortSteps(findings, compareFindings);
+  const numbered: ReportFinding[] = yield* mapSteps(findings, (f, i) => ({ id: `finding-${i + 1}`, ...f }));
   const analyzers = [...analyzerSet].sort();
-  const groups: ReportGroup[] = analyzers
-    .map((analyzer) => {
-      const inGroup = numbered.filter((f) => f.analyzer === analyzer);
-      return { analyzer, findings: inGroup, counts: countBySeverity(inGroup) };
-    })
-    .filter((g) => g.findings.length > 0);
+  const groups: ReportGroup[] = [];
+  for (const analyzer of analyzers) {
+    const inGroup = yield* filterSteps(numbered, (f) => f.analyzer === analyzer);
+    if (inGroup.length > 0) groups.push({ analyzer, findings: inGroup, counts: countBySeverity(inGroup) });
+  }
   const counts = countBySeverity(numbered);
   const isClean = (r: ReportResource) => r.analysed && r.finding_count === 0 && r.hidden_count === 0;
-  const clean = resources.filter(isClean);
-  const pending = resources.filter((r) => !r.analysed);
+  const clean = yield* filterSteps(resources, isClean);
+  const pending = yield* filterSteps(resources, (r) => !r.analysed);
+  const withFindings = yield* filterSteps(resources, (r) => r.finding_count > 0 || r.hidden_count > 0);
+  const unreviewed = yield* filterSteps(resources, (r) => r.analysed && r.lacks_model_review);
 
   return {
     namespace: input.namespace,
@@ -294,12 +312,12 @@ export function buildReportModel(input: ReportInput): ReportModel {
       analysed: resources.length - pending.length,
       pending: pending.length,
       clean: clean.length,
-      with_findings: resources.filter((r) => r.finding_count > 0 || r.hidden_count > 0).length,
+      with_findings: withFindings.length,
     },
     resources,
     clean_resources: clean,
     pending_resources: pending,
-    unreviewed_resources: resources.filter((r) => r.analysed && r.lacks_model_review),
+    unreviewed_resources: unreviewed,
   };
 }
 

@@ -1,5 +1,5 @@
 import type { EngineContext } from '../context/engine-context';
-import { buildReportModel } from './model';
+import { buildReportModelInSlices } from './model';
 import { serializeSarif } from './sarif';
 import { buildNamespaceSarif, SARIF_CONTENT_TYPE } from './sarif-service';
 import { renderUntrusted } from './template-sandbox';
@@ -34,7 +34,8 @@ export async function renderNamespaceReport(ctx: EngineContext, orgId: string, n
     return { content: serializeSarif(log), contentType: SARIF_CONTENT_TYPE };
   }
   const { input } = await loadNamespaceReportData(ctx, orgId, namespace, options);
-  const model = buildReportModel(input);
+  // Built in slices: a namespace of thousands of resources would hold the event loop (buildReportModelInSlices).
+  const model = await buildReportModelInSlices(input);
   // An org template is untrusted: it renders in the sandbox worker, never on the request thread.
   if (options.templateSource) return renderUntrusted(options.sandboxLane ?? `org:${orgId}`, model, options.format, options.templateSource);
   // LiquidJS and sanitize-html load on the first report, not at start-up.

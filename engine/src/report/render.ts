@@ -1,7 +1,8 @@
 import { CaptureTag, Context, Liquid, toValue, toValueSync, type Emitter, type FS, type Template } from 'liquidjs';
 import type sanitizeHtml from 'sanitize-html';
 import { ValidationError } from '../core/errors';
-import { compiledBuiltin } from './compiled-builtins';
+import { compiledBuiltinSteps } from './compiled-builtins';
+import { runStepsInSlices } from './sliced-steps';
 import { BUILTIN_FILES, BUILTIN_TEMPLATES, REPORT_FORMATS, TEMPLATE_LIMITS, type RenderedReport, type ReportFormat } from './formats';
 import { buildReportModel, type ReportModel } from './model';
 import { markdownCell, markdownCode, markdownFence, markdownText } from './markdown-escape';
@@ -238,8 +239,9 @@ export async function renderReport(model: ReportModel, options: { format: Report
   if (!REPORT_FORMATS.includes(format)) throw new ValidationError(`unknown report format: ${String(format)}`);
   const contentType = format === 'html' ? 'text/html; charset=utf-8' : 'text/markdown; charset=utf-8';
   if (source === undefined) {
-    const fast = compiledBuiltin(format);
-    const content = fast ? fast(model) : await renderBuiltinInSlices(model, format);
+    // Either way in slices of the event loop: a large namespace's report takes hundreds of ms to render.
+    const fast = compiledBuiltinSteps(format);
+    const content = fast ? await runStepsInSlices(fast(model)) : await renderBuiltinInSlices(model, format);
     return { content, contentType };
   }
   const templates = parseUntrusted(source);

@@ -4,7 +4,7 @@ import { resolveRuleset } from '../analysis/ruleset-service';
 import type { EngineContext } from '../context/engine-context';
 import { AppError } from '../core/errors';
 import { parseRules, type RuleDef } from '../rules/ruleset';
-import { buildReportModel } from './model';
+import { buildReportModelInSlices } from './model';
 import { buildSarifLogInSlices } from './sarif';
 import { nextTurn } from '../ingest/timed-batches';
 
@@ -33,10 +33,10 @@ export async function buildNamespaceSarif(
 ): Promise<Sarif.Log> {
   // Each step below is tens of milliseconds on a namespace of thousands of findings: a turn of the
   // event loop between them (nextTurn) keeps any one stall to a step, and the results are built
-  // in slices (buildSarifLogInSlices).
+  // in slices (buildReportModelInSlices, buildSarifLogInSlices).
   const data = await loadNamespaceReportData(ctx, orgId, namespace, { includeSuppressed: true, job: options.job, dashboardUrl: options.dashboardUrl });
   await nextTurn();
-  const model = buildReportModel(data.input);
+  const model = await buildReportModelInSlices(data.input);
   await nextTurn();
   const analyzers = new Set(model.findings.map((f) => f.analyzer));
   const units = new Map([...data.resources].map(([hash, r]) => [hash, r.metadata]));

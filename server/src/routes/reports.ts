@@ -9,7 +9,7 @@ import { route, type RouteDef } from '../http/route';
 import type { ServerServices } from '../services';
 import { ReportQuerySchema } from './reports.schema';
 import { param, parseQuery } from './shared';
-import { STREAMED_ARRAY, writeJsonAround } from './json-slices';
+import { STREAMED_ARRAY, writeJsonAround, writeTextInChunks } from './json-slices';
 
 /**
  * The prefix a public report token is appended to: `{server.public_base_url}/api/v1/reports/`;
@@ -60,8 +60,11 @@ export function reportRoutes(services: ServerServices): RouteDef[] {
           createdBy: ctx.principal.email ?? ctx.principal.userId ?? ctx.principal.keyId ?? null,
           actor: identityCtx(ctx).actor,
         });
-        if (query.raw) return { contentType: report.contentType, body: report.content };
-        return { body: report.format === 'html' ? { html_report: report.content } : { markdown_report: report.content } };
+        // The bytes of the raw document or of the JSON reply {html_report | markdown_report: content},
+        // sent in chunks (writeTextInChunks): a large namespace's report is megabytes.
+        if (query.raw) return { contentType: report.contentType, stream: (out) => writeTextInChunks(report.content, out) };
+        const key = report.format === 'html' ? 'html_report' : 'markdown_report';
+        return { stream: (out) => writeTextInChunks(report.content, out, { json: true, prefix: `{${JSON.stringify(key)}:`, suffix: '}' }) };
       },
     }),
   ];
