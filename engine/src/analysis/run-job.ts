@@ -15,6 +15,7 @@ import { checksOnlyDigest, deterministicPayload, mergeFindings } from '../checks
 import { requiresReviewRuleIds } from '../custom-rules/custom-rule-service';
 import { compareRun } from './run-comparison';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import { yieldWhenDue } from '../core/yield';
 
 export interface RunSettings {
   readonly max_concurrent_units: number;
@@ -135,6 +136,7 @@ export async function runJob(ctx: EngineContext, job: JobDoc, options: RunJobOpt
     const unit = toUnit(resource);
     // Deterministic checks first: proven findings without a model, and known facts for it.
     const matches = runChecks(ruleset.rules, unit);
+    await yieldWhenDue(); // the checks and the saves below are each one stretch of the loop at most
     const checked = ruleset.rules.filter((r) => r.check !== null).length;
     if (!options.provider) {
       await save(resource, deterministicPayload(matches, unit, checked), digest, { layers: { checks: 'done', model: 'none' } });

@@ -1,5 +1,6 @@
 import type { EngineContext } from '../context/engine-context';
 import { NO_FINDINGS_RULE_ID, type AnalysisPayload } from '../core/payload';
+import { yieldWhenDue } from '../core/yield';
 import { fireNeedsReview } from '../notify/review-webhook';
 import { requiresReviewRuleIds } from '../custom-rules/custom-rule-service';
 import { reopenLapsedSuppressions } from './suppression-expiry';
@@ -32,6 +33,7 @@ export async function recordTriage(
   for (const finding of payload.findings) {
     if (finding.rule_id === NO_FINDINGS_RULE_ID || seen.has(finding.rule_id)) continue;
     seen.add(finding.rule_id);
+    await yieldWhenDue(); // each record is a few store writes: a unit with many findings must not hold the loop
     const initialStatus = finding.confidence === 'LOW' || review.has(finding.rule_id) ? 'needs_review' : 'open';
     const { created } = await ctx.stores.findings.observe(
       orgId,
