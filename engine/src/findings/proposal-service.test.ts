@@ -4,59 +4,25 @@
  * for trusted-only and all feedback, with counters kept by the appends or rebuilt from the log.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startFeedbackRig, type FeedbackOptions, type FeedbackRig } from '../../../tests/helpers/feedback-rig';
 import type { EngineContext } from '../context/engine-context';
-import { silentLogger } from '../core/logger';
-import { SEVERITY_ORDER, type Severity } from '../core/payload';
-import { SecretBox } from '../llm/secret-box';
-import { SqliteStore } from '../store/sqlite/store';
-import { createStores, ensureSchema } from '../stores';
+import { SEVERITY_ORDER } from '../core/payload';
 import type { FeedbackDoc, Verdict } from './feedback-store';
 import { PROPOSAL_PRECISION_THRESHOLD, refreshProposals } from './proposal-service';
 import { DEFAULT_RULE_HEALTH_SETTINGS, precisionOf, quote, type RuleHealthSettings } from './rule-health';
 
 const ORG = 'org-a';
-let store: SqliteStore;
+let rig: FeedbackRig;
 let ctx: EngineContext;
-let clock: number;
-let seq = 0;
-const log: FeedbackDoc[] = [];
+let log: FeedbackDoc[];
 
 beforeEach(async () => {
-  store = new SqliteStore(':memory:', 'memory');
-  await ensureSchema(store);
-  clock = Date.parse('2026-03-01T10:00:00.000Z');
-  log.length = 0;
-  ctx = {
-    stores: createStores(store, new SecretBox('proposal-service-test-secret-0000')),
-    analyzers: { list: () => [], get: () => undefined },
-    now: () => new Date(clock),
-    log: silentLogger,
-  };
+  rig = await startFeedbackRig(ORG);
+  ({ ctx, log } = rig);
 });
-afterEach(() => store.close());
+afterEach(() => rig.close());
 
-async function feedback(ruleId: string, verdict: Verdict, opts: { trusted?: boolean; severity?: Severity | null; comment?: string; org?: string } = {}) {
-  clock += 60_000;
-  seq += 1;
-  const doc: FeedbackDoc = {
-    org_id: opts.org ?? ORG,
-    feedback_id: `fb-${String(seq).padStart(6, '0')}`,
-    resource_hash: 'h1',
-    rule_id: ruleId,
-    namespace: null,
-    severity: opts.severity === undefined ? 'HIGH' : opts.severity,
-    verdict,
-    reason_code: null,
-    comment: opts.comment ?? '',
-    source: 'api',
-    actor: null,
-    trusted: opts.trusted ?? true,
-    provenance: { provider: null, repo: null, pr_number: null, comment_id: null },
-    created_at: new Date(clock).toISOString(),
-  };
-  await ctx.stores.feedback.append(doc);
-  if (doc.org_id === ORG) log.push(doc);
-}
+const feedback = (ruleId: string, verdict: Verdict, opts?: FeedbackOptions) => rig.feedback(ruleId, verdict, opts);
 
 /** The proposal of each rule computed over the whole log, oldest first (what a refresh must propose). */
 function reference(settings: RuleHealthSettings) {

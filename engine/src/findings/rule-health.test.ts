@@ -4,55 +4,23 @@
  * spelling round-trip through the counter's field paths.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startFeedbackRig, type FeedbackOptions, type FeedbackRig } from '../../../tests/helpers/feedback-rig';
 import type { EngineContext } from '../context/engine-context';
-import { silentLogger } from '../core/logger';
-import type { Severity } from '../core/payload';
-import { SecretBox } from '../llm/secret-box';
-import { SqliteStore } from '../store/sqlite/store';
-import { createStores, ensureSchema } from '../stores';
 import type { Verdict } from './feedback-store';
 import { calibrationText, DEFAULT_RULE_HEALTH_SETTINGS, ruleHealth } from './rule-health';
 
 const ORG = 'org-a';
-let store: SqliteStore;
+let rig: FeedbackRig;
 let ctx: EngineContext;
-let clock: number;
-let seq = 0;
 
 beforeEach(async () => {
-  store = new SqliteStore(':memory:', 'memory');
-  await ensureSchema(store);
-  clock = Date.parse('2026-03-01T10:00:00.000Z');
-  ctx = {
-    stores: createStores(store, new SecretBox('rule-health-test-secret-material-0')),
-    analyzers: { list: () => [], get: () => undefined },
-    now: () => new Date(clock),
-    log: silentLogger,
-  };
+  rig = await startFeedbackRig(ORG);
+  ctx = rig.ctx;
 });
-afterEach(() => store.close());
+afterEach(() => rig.close());
 
-async function feedback(ruleId: string, verdict: Verdict, opts: { trusted?: boolean; severity?: Severity | null; comment?: string; org?: string } = {}) {
-  clock += 60_000;
-  seq += 1;
-  await ctx.stores.feedback.append({
-    org_id: opts.org ?? ORG,
-    feedback_id: `fb-${String(seq).padStart(6, '0')}`,
-    resource_hash: 'h1',
-    rule_id: ruleId,
-    namespace: null,
-    severity: opts.severity === undefined ? 'HIGH' : opts.severity,
-    verdict,
-    reason_code: null,
-    comment: opts.comment ?? '',
-    source: 'api',
-    actor: null,
-    trusted: opts.trusted ?? true,
-    provenance: { provider: null, repo: null, pr_number: null, comment_id: null },
-    created_at: new Date(clock).toISOString(),
-  });
-  return new Date(clock).toISOString();
-}
+/** Appends one entry; returns its created_at. */
+const feedback = async (ruleId: string, verdict: Verdict, opts?: FeedbackOptions) => (await rig.feedback(ruleId, verdict, opts)).created_at;
 
 describe('rule health from the feedback counters', () => {
   it('counts each rule’s verdicts, trusted or all, with its newest entry and severity, and a rebuild gives the same', async () => {
