@@ -140,7 +140,9 @@ describe('injection findings and the commit status per analysis.injection_scan_g
     receiver.skipAll();
     const status = await openPull(1, '1'.repeat(40));
     expect(status.state).toBe('pending');
-    const { findings } = (await (await server.api('/findings?namespace=pr-acme-app-1')).json()) as { findings: Record<string, any>[] };
+    const { findings: all } = (await (await server.api('/findings?namespace=pr-acme-app-1')).json()) as { findings: Record<string, any>[] };
+    // Besides the injection hit, the bucket's own check findings (it has no object lock): those stay open.
+    const findings = all.filter((f) => f.status === 'needs_review');
     expect(findings).toEqual([expect.objectContaining({ rule_id: INJECTION_RULE_ID, status: 'needs_review', resource_address: 'aws_s3_bucket.logs' })]);
     expect(findings[0].title).toMatch(/prompt injection/i);
     // The unit went to the model all the same, inside the untrusted-data fence.
