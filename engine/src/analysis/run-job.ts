@@ -15,7 +15,7 @@ import { checksOnlyDigest, deterministicPayload, mergeFindings } from '../checks
 import { requiresReviewRuleIds } from '../custom-rules/custom-rule-service';
 import { compareRun } from './run-comparison';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { yieldWhenDue } from '../core/yield';
+import { yieldWhenDue } from '../ingest/timed-batches';
 
 export interface RunSettings {
   readonly max_concurrent_units: number;

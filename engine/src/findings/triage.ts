@@ -1,6 +1,6 @@
 import type { EngineContext } from '../context/engine-context';
 import { NO_FINDINGS_RULE_ID, type AnalysisPayload } from '../core/payload';
-import { yieldWhenDue } from '../core/yield';
+import { yieldWhenDue } from '../ingest/timed-batches';
 import { fireNeedsReview } from '../notify/review-webhook';
 import { requiresReviewRuleIds } from '../custom-rules/custom-rule-service';
 import { reopenLapsedSuppressions } from './suppression-expiry';

@@ -32,6 +32,22 @@ export function nextTurn(): Promise<void> {
   });
 }
 
+/** When the current stretch of work began (performance.now(), ms), shared by every yieldWhenDue caller. */
+let stretchStart = performance.now();
+
+/**
+ * Takes a turn (nextTurn) when the work since the last one taken here, by any caller in the
+ * process, has run `budgetMs` (default 8) or more; otherwise returns at once. For loops of
+ * awaited store calls, which the SQLite and memory stores settle as microtasks and so never let
+ * a timer, a socket or another request run on their own (the run loop's units, a unit's triage
+ * records).
+ */
+export async function yieldWhenDue(budgetMs = 8): Promise<void> {
+  if (performance.now() - stretchStart < budgetMs) return;
+  await nextTurn();
+  stretchStart = performance.now();
+}
+
 export interface TimedBatchOptions {
   /** Target duration of one batch, in ms (default 8). */
   readonly budgetMs?: number;
