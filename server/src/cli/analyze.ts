@@ -271,6 +271,7 @@ export async function runAnalyze(options: AnalyzeOptions, io: CliIo): Promise<nu
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), options.timeoutMs);
   const waiting: Waiting = { waitingFor: '' };
+  let failed = false;
   try {
     // Inside the try: a refused --server URL still clears the timer, so the process ends.
     let session: Session;
@@ -323,10 +324,14 @@ export async function runAnalyze(options: AnalyzeOptions, io: CliIo): Promise<nu
     say(summaryLine(outcome, options.failOn));
     return outcome.blocking > 0 ? 1 : 0;
   } catch (error) {
+    failed = true;
     if (error instanceof TimeoutError) throw new CliError(`timed out after ${formatDuration(options.timeoutMs)} (--timeout) waiting for ${waiting.waitingFor}`);
     throw error;
   } finally {
     clearTimeout(timer);
-    await local?.close();
+    // After a failed run the run's own error is what the user must see, not a failure to stop the local engine.
+    await local?.close().catch((closeError: unknown) => {
+      if (!failed) throw closeError;
+    });
   }
 }

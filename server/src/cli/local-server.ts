@@ -79,12 +79,23 @@ export async function startLocalServer(options: {
         try {
           await server.close();
         } finally {
-          await rm(scratch, { recursive: true, force: true });
+          await removeScratch(scratch);
         }
       },
     };
   } catch (error) {
-    await rm(scratch, { recursive: true, force: true });
+    await removeScratch(scratch);
     throw error;
   }
+}
+
+/**
+ * Removes the throwaway directory. Retried (fs.rm's maxRetries covers ENOTEMPTY/EBUSY: SQLite can
+ * still be unlinking its -wal/-shm files when the first pass reads the directory), and never
+ * thrown: a leftover directory in the system's temp dir must not replace the run's own outcome.
+ */
+async function removeScratch(scratch: string): Promise<void> {
+  await rm(scratch, { recursive: true, force: true, maxRetries: 5, retryDelay: 20 }).catch((error: NodeJS.ErrnoException) => {
+    process.stderr.write(`planwarden: warning: could not remove ${scratch}: ${error.code ?? error.message}\n`);
+  });
 }

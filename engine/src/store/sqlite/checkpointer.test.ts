@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
@@ -28,8 +28,11 @@ describe('WAL checkpoints off the event loop', () => {
       // The checkpoint worker copies them, without this thread waiting for it.
       await vi.waitFor(() => expect(statSync(file).size).toBeGreaterThan(WAL_CHECKPOINT_BYTES), { timeout: 20_000, interval: 20 });
       expect(conn.valueText<number>('SELECT count(*) FROM t', [])).toBe(96);
+      // Once close resolves, no connection is left: the last one out removed the WAL and shared memory.
+      await conn.close();
+      expect(readdirSync(dir)).toEqual(['planwarden.sqlite']);
     } finally {
-      conn.close();
+      await conn.close();
     }
   });
 });

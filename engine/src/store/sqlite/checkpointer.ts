@@ -87,13 +87,24 @@ export class WalCheckpointer {
     worker.postMessage('checkpoint');
   }
 
-  /** Stops the worker (it closes its connection after a checkpoint in progress). */
-  close(): void {
+  /**
+   * Stops the worker: it closes its connection after a checkpoint in progress. Resolves once the
+   * thread has exited, so the caller can remove the database directory: a connection still open
+   * there (re)creates the `-wal`/`-shm` files.
+   */
+  close(): Promise<void> {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
-    this.#worker?.postMessage('close');
-    this.#worker = null;
     this.#failed = true;
+    const worker = this.#worker;
+    this.#worker = null;
+    if (!worker) return Promise.resolve();
+    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+    // Held until it exits: with the thread unref'd, a process with nothing else to do would end
+    // inside this await (exit code 13, unsettled top-level await).
+    worker.ref();
+    worker.postMessage('close');
+    return exited;
   }
 
   #start(): Worker | null {

@@ -284,10 +284,12 @@ export class SqliteConnection {
     return this.#db.open;
   }
 
-  close(): void {
-    this.#checkpointer?.close();
+  /** Closes the connection and waits for the checkpoint worker's own connection to close too. */
+  async close(): Promise<void> {
+    const stopped = this.#checkpointer?.close();
     this.#statements.clear();
     this.#plucked.clear();
     if (this.#db.open) this.#db.close();
+    await stopped;
   }
 }
