@@ -1,7 +1,10 @@
 // Compiles the team server for `npm start` (start-up time and memory at rest, no
 // TypeScript compiler in the running process). One esbuild pass: ESM for Node 20, code split
 // into shared chunks, with three entries: main (server/src/main.ts) and the two worker-thread
-// bodies (worker-entries.mjs), whose plain-ESM thread entries are copied beside them.
+// bodies (worker-entries.mjs), whose plain-ESM thread entries are copied beside them. What the
+// entry loads eagerly is what every start compiles and keeps in memory, so bundle-plugins.mjs
+// keeps one copy of each duplicated package version and leaves large first-use data (the
+// tokenizer's ranks, iconv-lite's code pages) beside the bundle, loaded when first needed.
 //
 // Output: server/dist/app/ (gitignored). Three folders below the repository root, like
 // server/src/http/ and engine/src/rules/, so paths the sources resolve from `import.meta.url`
@@ -21,6 +24,7 @@
 import { copyFileSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { dedupePackages, lazyDataFiles, lazyExports, lazyModules } from './bundle-plugins.mjs';
 import { WORKER_ENTRIES, workerDefines } from './worker-entries.mjs';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -49,6 +53,13 @@ const EXTERNAL = [
   'tsx',
   'tsx/*',
 ];
+
+/** Large modules loaded on first use, not at start (bundle-plugins.mjs lazyModules). */
+const LAZY = ['js-tiktoken/ranks/o200k_base'];
+/** Data folders a package requires on first use, kept beside the bundle (bundle-plugins.mjs lazyDataFiles). */
+const LAZY_DATA = [{ from: 'iconv-lite/encodings/dbcs-data.js', folder: 'iconv-lite/encodings/tables', as: 'iconv-lite-tables' }];
+/** Re-exports the server never uses, loaded from node_modules if ever called (bundle-plugins.mjs lazyExports). */
+const LAZY_EXPORTS = [{ file: 'zod/v4/locales/index.js', require: 'zod/v4/locales', keep: ['en'] }];
 
 /** Everything whose change makes the bundle stale (test files excluded). */
 const SOURCES = ['engine/src', 'server/src', 'server/scripts', 'package.json', 'engine/package.json', 'server/package.json', 'node_modules/.package-lock.json'];
@@ -123,6 +134,7 @@ export async function buildBundle({ outdir, main }) {
       target: 'node20',
       chunkNames: '[name]-[hash]',
       external: EXTERNAL,
+      plugins: [dedupePackages(root), lazyModules(root, LAZY, tmp), lazyDataFiles(root, LAZY_DATA, tmp), lazyExports(root, LAZY_EXPORTS)],
       define: { ...workerDefines(), __PLANWARDEN_RESOURCES_DIR__: JSON.stringify('../../../resources/') },
       // CommonJS packages inside an ESM bundle still call require() for Node built-ins.
       banner: { js: "import { createRequire as __planwardenRequire } from 'node:module'; const require = __planwardenRequire(import.meta.url);" },

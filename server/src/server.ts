@@ -29,7 +29,7 @@ import { API_BASE } from './http/route';
 import { docsRouter } from './http/docs';
 import { dashboardRouter } from './http/dashboard';
 import { JobRunner } from './jobs/runner';
-import { createMcpEndpoint, MCP_PATH } from './mcp/endpoint';
+import { lazyMcpEndpoint, MCP_MOUNT_PATH } from './mcp/lazy-endpoint';
 import { allRoutes } from './routes/index';
 import { buildIdentityServices } from './auth/build-identity';
 import { ensureDefaultAdmin } from '@planwarden/engine/identity/registration';
@@ -90,7 +90,9 @@ export async function buildServer(baseConfig: Config, options: StartOptions = {}
   });
   const { pool_size, max_concurrent_per_org, max_queued_per_org, max_queued } = config.templates;
   configureTemplateSandbox({ poolSize: pool_size, maxConcurrentPerLane: max_concurrent_per_org, maxQueuedPerLane: max_queued_per_org, maxQueued: max_queued });
-  await stores.orgs.ensure({ org_id: DEFAULT_ORG_ID, name: 'Default organization', slug: 'default' }, now().toISOString());
+  // A read, not a write, on every start after the first (ensure is an upsert).
+  if (!(await stores.orgs.get(DEFAULT_ORG_ID)))
+    await stores.orgs.ensure({ org_id: DEFAULT_ORG_ID, name: 'Default organization', slug: 'default' }, now().toISOString());
   await stores.models.seed(CURATED_MODELS, now().toISOString());
   await ensureRulesSeeded(engine, DEFAULT_ORG_ID);
   const identity = buildIdentityServices(config, engine);
@@ -141,7 +143,7 @@ export async function buildServer(baseConfig: Config, options: StartOptions = {}
     },
   };
   const routes = allRoutes(services);
-  const mcp = createMcpEndpoint({ services, log, routes, authenticate: (req) => identity.authenticator.authenticate(req) });
+  const mcp = lazyMcpEndpoint({ services, log, routes, authenticate: (req) => identity.authenticator.authenticate(req) });
   const app = createApp({
     engine,
     log,
@@ -154,7 +156,7 @@ export async function buildServer(baseConfig: Config, options: StartOptions = {}
     ],
     // The dashboard answers `/` and its client routes; without a build, docs.ts's landing page does.
     mounts: [
-      { path: MCP_PATH, handler: mcp.router },
+      { path: MCP_MOUNT_PATH, handler: mcp.router },
       { path: '/', handler: dashboardRouter({ config }) },
       { path: '/', handler: docsRouter(routes, API_BASE) },
     ],

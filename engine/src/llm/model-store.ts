@@ -32,13 +32,19 @@ export class ModelStore {
     this.removals = store.collection('allowed_model_removals');
   }
 
-  /** Inserts the curated rows that are missing (run at every startup); never overwrites edits. */
+  /**
+   * Inserts the curated rows that are missing (run at every startup); never overwrites edits.
+   * Reads the catalogue and its removals once and writes only the missing rows, so a start on an
+   * existing catalogue writes nothing.
+   */
   async seed(
     rows: readonly Pick<AllowedModelDoc, 'llm_backend' | 'model' | 'input_price_per_1m_usd' | 'output_price_per_1m_usd'>[],
     now: string,
   ): Promise<void> {
+    const key = (r: { llm_backend: string; model: string }) => `${r.llm_backend}\0${r.model}`;
+    const skip = new Set([...(await this.models.find({})), ...(await this.removals.find({}))].map(key));
     for (const row of rows) {
-      if (await this.removals.findOne({ llm_backend: row.llm_backend, model: row.model })) continue;
+      if (skip.has(key(row))) continue;
       await this.models.updateOne(
         { llm_backend: row.llm_backend, model: row.model },
         { $setOnInsert: { ...row, enabled: true, created_by: null, created_at: now, updated_at: null } },

@@ -16,6 +16,7 @@ import { SqliteConnection, type WalCheckpoints } from './connection';
 import { mapSqliteError } from './errors';
 import { extract, type SqlText } from './filter';
 import { createIndexDdl, dropIndexDdl, nullDuplicatesSql } from './indexes';
+import { schemaIsCurrent } from './schema-current';
 import { ConflictError } from '../../core/errors';
 
 const META_DDL = [
@@ -125,6 +126,7 @@ export class SqliteStore implements Store {
         assertCollectionName(collection);
         assertIndexSpecs(indexes);
       }
+      if (schemaIsCurrent(this.#conn, schema, normalizedSpec)) return;
       this.#conn.tx(() => {
         for (const [collection, indexes] of schema) {
           current = collection;
