@@ -37,6 +37,8 @@ function medians(timings: readonly ProcessTiming[]): { wall: number; cpu: number
 }
 
 const cpuText = (cpu: number | null) => (cpu === null ? '' : `, CPU ${ms(cpu, 0)}`);
+/** CPU beyond Node's own start-up (the same run's `node -e ''`): what the command itself costs. */
+const cpuOverNode = (cpu: number | null, node: number | null) => (cpu === null || node === null ? '' : ` (${ms(cpu - node, 0)} over node -e '')`);
 
 interface Case {
   readonly figure: string;
@@ -83,7 +85,7 @@ export async function benchCli(log: (line: string) => void): Promise<BenchRow[]>
       }
       const [n, a, b] = [medians(node), medians(compiled), medians(source)];
       log(
-        `  ${c.figure}: compiled ${ms(a.wall, 0)}${cpuText(a.cpu)}; from source (tsx) ${ms(b.wall, 0)}${cpuText(b.cpu)}; ` +
+        `  ${c.figure}: compiled ${ms(a.wall, 0)}${cpuText(a.cpu)}${cpuOverNode(a.cpu, n.cpu)}; from source (tsx) ${ms(b.wall, 0)}${cpuText(b.cpu)}; ` +
           `node -e '' ${ms(n.wall, 0)}${cpuText(n.cpu)} (${loadNote()})`,
       );
       rows.push({
@@ -93,7 +95,7 @@ export async function benchCli(log: (line: string) => void): Promise<BenchRow[]>
         baseline: `tsx ${ms(b.wall, 0)} (${(b.wall / a.wall).toFixed(1)}×); node ${ms(n.wall, 0)}`,
         target: c.goalMs ? `≤ ${ms(c.goalMs, 0)}` : '-',
         pass: c.goalMs ? a.wall <= c.goalMs : null,
-        note: `median of ${RUNS} interleaved runs, whole process${cpuText(a.cpu)} (node -e '' ${n.cpu === null ? '-' : ms(n.cpu, 0)}), ${loadNote()}`,
+        note: `median of ${RUNS} interleaved runs, whole process${cpuText(a.cpu)}${cpuOverNode(a.cpu, n.cpu)} (node -e '' ${n.cpu === null ? '-' : ms(n.cpu, 0)}), ${loadNote()}`,
       });
     }
     return rows;

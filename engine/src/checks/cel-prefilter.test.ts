@@ -13,7 +13,8 @@ const program = (check: string) => {
   return compiled;
 };
 const prefilterOf = (check: string) => checkPrefilter(program(check).ast);
-const lines = (...text: string[]) => ({ lines: text });
+const lines = (...text: string[]) => ({ lines: text, unit: { type: 'aws_instance', action: 'create' } });
+const unit = (type: string, action: string, ...text: string[]) => ({ lines: text, unit: { type, action } });
 
 describe('the necessary condition read from a check', () => {
   it('skips only evaluations that could not be true: every shipped check it reads, on every corpus unit', () => {
@@ -28,8 +29,8 @@ describe('the necessary condition read from a check', () => {
       return prefilter ? [{ check, prefilter, evaluate: program(check) }] : [];
     });
     expect(checks.length).toBeGreaterThanOrEqual(5);
-    const units: AnalysisUnit[] = ['dockerfile', 'gha-workflow', 'diff-tf', 'diff-mixed', 'tfplan-text', 'k8s-yaml', 'cfn-template'].flatMap((folder) =>
-      corpusFiles(folder).flatMap((file) => autoRoute(corpusFile(file).toString('utf8'), BUILT_IN_ANALYZERS, () => true).units),
+    const units: AnalysisUnit[] = ['dockerfile', 'gha-workflow', 'diff-tf', 'diff-mixed', 'tfplan-text', 'tfplan-json', 'k8s-yaml', 'cfn-template'].flatMap(
+      (folder) => corpusFiles(folder).flatMap((file) => autoRoute(corpusFile(file).toString('utf8'), BUILT_IN_ANALYZERS, () => true).units),
     );
     expect(units.length).toBeGreaterThan(100);
     let skipped = 0;
@@ -62,13 +63,34 @@ describe('the necessary condition read from a check', () => {
     expect(either(lines('gamma'))).toBe(false);
   });
 
+  it('reads comparisons of unit.type and unit.action with string literals', () => {
+    const check = prefilterOf(
+      'unit.action != "destroy" && ((unit.type == "aws_s3_bucket" && values.acl == "public-read") || (unit.type in ["aws_db_instance", "aws_rds_cluster"] && values.encrypted == false) || (unit.type.startsWith("azurerm_") && values.public == true) || ("google_sql_database_instance" == unit.type && values.ssl == false))',
+    )!;
+    for (const type of ['aws_s3_bucket', 'aws_db_instance', 'aws_rds_cluster', 'azurerm_storage_account', 'google_sql_database_instance']) {
+      expect(check(unit(type, 'create')), type).toBe(true);
+      expect(check(unit(type, 'destroy')), `${type} destroyed`).toBe(false);
+    }
+    for (const type of ['aws_instance', 'aws_s3_bucket_policy', 'google_storage_bucket']) expect(check(unit(type, 'update')), type).toBe(false);
+    // Beside a line condition: either part may make the check true.
+    const either = prefilterOf('unit.type == "dockerfile_instruction" || lines.exists(l, l.matches("secret"))')!;
+    expect(either(unit('dockerfile_instruction', 'create'))).toBe(true);
+    expect(either(unit('other', 'create', 'a secret here'))).toBe(true);
+    expect(either(unit('other', 'create', 'nothing'))).toBe(false);
+  });
+
   it('says nothing where a check may be true without such a line', () => {
     for (const check of [
       '!lines.exists(l, l.matches("secret"))',
       'lines.all(l, l.matches("secret"))',
       'lines.exists(l, !l.matches("secret"))',
       'lines.exists(l, l.matches("secret") || l == "x")',
-      'unit.type == "x" || lines.exists(l, l.matches("secret"))',
+      'unit.type == "x" || values.secret == true',
+      // Not the unit variable: a macro's own, or a value compared with another value.
+      'values.items.exists(unit, unit.type == "x")',
+      'unit.type == values.type',
+      'unit.type in ["x", values.type]',
+      'unit.name == "x"',
       // Not the unit's lines: a list of the planned values, whatever its variable is called.
       'values.items.exists(lines, lines.matches("secret"))',
       'lines.exists(l, values.name.matches("secret"))',

@@ -1,17 +1,24 @@
 /**
  * A cheap necessary condition of a check, read from its parsed expression: for the common shape
  * `… && lines.exists(l, … && l.matches("<pattern>"))`, the check can be true only when some line
- * of the unit holds one of the pattern's required literals (pattern-prefilter.ts). When no line
- * does, the check is known not to match without evaluating it: no type check, no RE2
+ * of the unit holds one of the pattern's required literals (pattern-prefilter.ts); for a
+ * comparison of `unit.type` or `unit.action` with string literals (`unit.type == "…"`,
+ * `unit.type in ["…", …]`, `unit.type.startsWith("…")`, `unit.action != "destroy"`), that
+ * comparison, which a plan-wide check makes once per resource type it covers. When the
+ * condition fails, the check is known not to match without evaluating it: no type check, no RE2
  * compilation, no per-line calls into the CEL evaluator (docs/decisions.md "Checks cheap before
  * CEL"). The reading only ever concludes "cannot be true", which is what an evaluation error
  * or `false` also gives (run-checks.ts), so skipping is invisible in the findings.
  */
 import { patternPrefilter } from './pattern-prefilter';
 
-/** The variables the condition reads: the unit's trimmed body lines (run-checks.ts `lines`). */
+/**
+ * The variables the condition reads: the unit's trimmed body lines (run-checks.ts `lines`) and
+ * its `unit` variable's type and action (always strings).
+ */
 export interface PrefilterInput {
   readonly lines: readonly string[];
+  readonly unit: { readonly type: string; readonly action: string };
 }
 
 /** False only when the check cannot evaluate to `true` for these variables. */
@@ -63,7 +70,52 @@ function condition(node: unknown): CheckPrefilter | null {
     const test = lineCondition(body, variable.args);
     return test ? ({ lines }) => lines.some(test) : null;
   }
-  return null;
+  return unitCondition(node);
+}
+
+/** The `unit` fields a condition compares with literals. */
+const UNIT_FIELDS = new Set(['type', 'action']);
+
+/**
+ * `unit.<field> == "s"` (either side), `!= "s"`, `in [<string literals>]` or
+ * `.startsWith("s")` as a test of the unit, for `type` and `action`; null for anything else.
+ * Read at the top level only (through `&&` and `||`), where `unit` is always the variable
+ * run-checks.ts binds, never a macro's own.
+ */
+function unitCondition(node: Node): CheckPrefilter | null {
+  const call = methodCall(node);
+  if (call) {
+    const field = unitField(call.receiver);
+    const prefix = call.args.length === 1 ? stringValue(call.args[0]) : null;
+    if (call.name !== 'startsWith' || field === null || prefix === null) return null;
+    return ({ unit }) => unit[field].startsWith(prefix);
+  }
+  if (!Array.isArray(node.args) || node.args.length !== 2) return null;
+  const [left, right] = node.args as [unknown, unknown];
+  if (node.op === 'in') {
+    const field = unitField(left);
+    const list = isNode(right) && right.op === 'list' && Array.isArray(right.args) ? right.args.map(stringValue) : null;
+    if (field === null || list === null || list.some((v) => v === null)) return null;
+    const values = new Set(list);
+    return ({ unit }) => values.has(unit[field]);
+  }
+  if (node.op !== '==' && node.op !== '!=') return null;
+  const field = unitField(left) ?? unitField(right);
+  const value = stringValue(left) ?? stringValue(right);
+  if (field === null || value === null) return null;
+  return node.op === '==' ? ({ unit }) => unit[field] === value : ({ unit }) => unit[field] !== value;
+}
+
+/** `unit.type` or `unit.action` → the field's name; null for anything else. */
+function unitField(node: unknown): 'type' | 'action' | null {
+  if (!isNode(node) || node.op !== '.' || !Array.isArray(node.args) || node.args.length !== 2) return null;
+  const [receiver, field] = node.args as [unknown, unknown];
+  return isIdentifier(receiver, 'unit') && typeof field === 'string' && UNIT_FIELDS.has(field) ? (field as 'type' | 'action') : null;
+}
+
+/** A string literal's value; null for anything else. */
+function stringValue(node: unknown): string | null {
+  return isNode(node) && node.op === 'value' && typeof node.args === 'string' ? node.args : null;
 }
 
 /** What `body` needs of the line bound to `variable`; nested macros and anything else say nothing. */

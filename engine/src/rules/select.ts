@@ -110,24 +110,39 @@ export function selectRuleDefs(ruleset: string, unit: SelectableUnit): readonly 
   let rules = parsed.selections.get(key);
   if (!rules) {
     const keep = keeper(parsed, unit);
-    rules = parsed.blocks.flatMap((b) => (b.rule !== null && keep(b.rule) ? [b.rule.rule] : []));
+    // Only the blocks that can name the unit are looked at (not every rule's `Applies to:` list
+    // for each kind of unit), in document order.
+    const positions = keep.everything ? null : candidatePositions(parsed, keep.names);
+    const blocks = positions === null ? parsed.blocks : positions.map((i) => parsed.blocks[i]);
+    rules = blocks.flatMap((b) => (b.rule !== null && keep(b.rule) ? [b.rule.rule] : []));
     parsed.selections.set(key, rules);
   }
   return rules;
 }
 
-/** Whether a rule of `parsed` goes with `unit` (see the module comment). */
-function keeper(parsed: ParsedRuleset, unit: SelectableUnit): (block: RuleBlock) => boolean {
+/** Positions in `parsed.blocks` of the wildcard rules and of the rules naming one of `names`, ascending. */
+function candidatePositions(parsed: ParsedRuleset, names: ReadonlySet<string>): number[] {
+  const positions = new Set(parsed.wildcards);
+  for (const name of names) for (const i of parsed.byName.get(name) ?? []) positions.add(i);
+  return [...positions].sort((a, b) => a - b);
+}
+
+/**
+ * Whether a rule of `parsed` goes with `unit` (see the module comment), with the unit's type
+ * names (lower-cased, aliases included) and whether every rule's `Applies to:` is ignored.
+ */
+function keeper(parsed: ParsedRuleset, unit: SelectableUnit): ((block: RuleBlock) => boolean) & { names: ReadonlySet<string>; everything: boolean } {
   const names = new Set(typeAliases(unit.type).map((t) => t.toLowerCase()));
   const fromPlan = PLAN_SOURCES.has(String(unit.metadata.source ?? ''));
   const everything = !parsed.typed || (!fromPlan && CONTAINER_TYPE_RE.test(unit.type) && ![...names].some((n) => parsed.named.has(n)));
   const action = planAction(unit);
-  return ({ rule, appliesTo }) => {
+  const keep = ({ rule, appliesTo }: RuleBlock) => {
     if (fromPlan && rule.inputs === 'configuration') return false;
     if (fromPlan && rule.actions.length > 0 && !rule.actions.includes(action)) return false;
     if (everything || appliesTo.length === 0) return true;
     return appliesTo.some((a) => a === '*' || names.has(a));
   };
+  return Object.assign(keep, { names, everything });
 }
 
 /**
@@ -160,6 +175,10 @@ interface ParsedRuleset {
   readonly named: ReadonlySet<string>;
   /** True when those entries are type lists (single tokens), not prose. */
   readonly typed: boolean;
+  /** Positions in `blocks` of the rules that name no type or `*` (they go with every unit). */
+  readonly wildcards: readonly number[];
+  /** Positions in `blocks` of the rules naming each lower-cased `Applies to:` entry. */
+  readonly byName: ReadonlyMap<string, readonly number[]>;
   /** selectRuleDefs' results by kind of unit. */
   readonly selections: Map<string, readonly RuleDef[]>;
 }
@@ -179,16 +198,30 @@ function parsedRuleset(ruleset: string): ParsedRuleset {
   const rules = rulesFromBlocks(blocks);
   const byId = new Map(rules.map((r) => [r.rule_id, { rule: r, appliesTo: r.applies_to.map((a) => a.toLowerCase()) }]));
   const named = new Set(rules.flatMap((r) => r.applies_to.map((a) => a.toLowerCase())));
+  const parsedBlocks = blocks.map((block) => ({
+    opensSection: block.opensSection,
+    chunk: block.lines.join('\n').trimEnd(),
+    rule: block.rule ? (byId.get(block.rule.id) ?? null) : null,
+  }));
+  const wildcards: number[] = [];
+  const byName = new Map<string, number[]>();
+  for (const [i, { rule }] of parsedBlocks.entries()) {
+    if (rule === null) continue;
+    if (rule.appliesTo.length === 0 || rule.appliesTo.includes('*')) wildcards.push(i);
+    for (const name of new Set(rule.appliesTo)) {
+      const list = byName.get(name);
+      if (list) list.push(i);
+      else byName.set(name, [i]);
+    }
+  }
   const parsed: ParsedRuleset = {
-    blocks: blocks.map((block) => ({
-      opensSection: block.opensSection,
-      chunk: block.lines.join('\n').trimEnd(),
-      rule: block.rule ? (byId.get(block.rule.id) ?? null) : null,
-    })),
+    blocks: parsedBlocks,
     rules,
     named,
     // Type lists are single tokens (`aws_s3_bucket`, `Deployment`, `AWS::S3::Bucket`); prose ("CI workflows") is not.
     typed: named.size > 0 && [...named].every((a) => /^[\w:.*-]+$/.test(a)),
+    wildcards,
+    byName,
     selections: new Map(),
   };
   if (parsedCache.size >= PARSED_CACHE_MAX) parsedCache.delete(parsedCache.keys().next().value!);

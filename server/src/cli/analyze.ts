@@ -265,7 +265,14 @@ export async function runAnalyze(options: AnalyzeOptions, io: CliIo): Promise<nu
   }
   // Loaded on use: the checks-only run never loads the server (Express, the job runner, the MCP endpoint).
   const inProcess = !options.server && !options.model && !options.dataDir;
-  const engine = inProcess ? (await import('./in-process')).openInProcessEngine({ namespace, analyzer: options.analyzer, ruleType: options.ruleType }) : null;
+  const engine = inProcess
+    ? (await import('./in-process')).openInProcessEngine({
+        namespace,
+        analyzer: options.analyzer,
+        ruleType: options.ruleType,
+        markdown: options.format === 'markdown',
+      })
+    : null;
   const local =
     options.server || engine ? null : await (await import('./local-server')).startLocalServer({ dataDir: options.dataDir, env: io.env, model: options.model });
   const deadline = new AbortController();

@@ -2,7 +2,6 @@ import type * as Sarif from 'sarif';
 import { createAnalyzerRegistry } from '@planwarden/engine/analyzers/registry';
 import { AppError } from '@planwarden/engine/core/errors';
 import { ChecksOnlyRun } from '@planwarden/engine/report/checks-only';
-import { serializeSarif } from '@planwarden/engine/report/sarif';
 import { HttpError } from './errors';
 import type { JobView } from './answers';
 import { DEFAULT_MAX_INPUT_SIZE_MB } from '../config/input-limit';
@@ -42,10 +41,15 @@ function answered<T>(request: string, step: () => T): T {
 /**
  * Opens the engine for `namespace` with the local server's input limit (it takes no server
  * setting from the environment: local-server.ts). `analyzer` is a name or `auto`; `ruleType`
- * applies to a named analyzer only.
+ * applies to a named analyzer only; `markdown`: the Markdown report will be asked for, so its
+ * renderer starts loading now, while the checks run (it loads on first use otherwise).
  */
-export function openInProcessEngine(options: { namespace: string; analyzer: string; ruleType: string | null }): InProcessEngine {
+export function openInProcessEngine(options: { namespace: string; analyzer: string; ruleType: string | null; markdown?: boolean }): InProcessEngine {
   const { namespace } = options;
+  let builtins: Promise<typeof import('@planwarden/engine/report/compiled-builtins')> | null = null;
+  const loadBuiltins = () => (builtins ??= import('@planwarden/engine/report/compiled-builtins'));
+  // Marked handled: a run that fails before its report must not also fail on this load.
+  if (options.markdown) loadBuiltins().catch(() => undefined);
   const run = new ChecksOnlyRun(createAnalyzerRegistry(), namespace, DEFAULT_MAX_INPUT_SIZE_MB * 1024 * 1024);
   const auto = options.analyzer === 'auto';
   const analysePath = auto
@@ -54,14 +58,16 @@ export function openInProcessEngine(options: { namespace: string; analyzer: stri
   const reportPath = `/${encodeURIComponent(namespace)}/report`;
   return {
     analyse: async (rawInput) => ({ ...answered(`POST ${analysePath}`, () => run.analyse(auto ? null : options.analyzer, rawInput, options.ruleType)) }),
-    // As received over HTTP: the serialised log read back.
-    sarifReport: async () => JSON.parse(serializeSarif(answered(`GET ${reportPath}`, () => run.sarif()))) as Sarif.Log,
+    // The log itself, not its serialised form read back as over HTTP (a pretty-printed 390 KB for
+    // 100 resources): it is plain data, a fresh object per call, and what reads it (outcome.ts,
+    // baseline.ts, serializeSarif) takes an undefined member as the absent one JSON would give.
+    sarifReport: async () => answered(`GET ${reportPath}`, () => run.sarif()),
     async markdownReport() {
       const model = answered(`GET ${reportPath}`, () => run.reportModel());
       // The built-in template as compiled TypeScript, as the server renders it (report/render.ts
       // renderReport); LiquidJS loads only when the loaded template is not the one it mirrors.
       // A command has no other requests to share its event loop with: no render slices.
-      const { compiledBuiltin } = await import('@planwarden/engine/report/compiled-builtins');
+      const { compiledBuiltin } = await loadBuiltins();
       const compiled = compiledBuiltin('markdown');
       if (compiled) return compiled(model);
       const { renderBuiltinWithLiquid } = await import('@planwarden/engine/report/render');
