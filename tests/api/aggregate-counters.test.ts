@@ -9,7 +9,7 @@ import {
   type FindingObservation,
   type FindingStatus,
 } from '../../engine/src/findings/finding-store';
-import type { Store } from '../../engine/src/store/port';
+import type { Filter, Store } from '../../engine/src/store/port';
 import type { LlmCallDoc } from '../../engine/src/usage/llm-call-store';
 import { otherOrg } from '../helpers/org-keys';
 import { startTestServer, type TestServer } from '../helpers/test-server';
@@ -146,6 +146,71 @@ describe('findings summary from counters', () => {
     await Promise.all(writes);
     expect((await summary(30, headers)).total).toBe(70);
     await expectExact(orgId, headers);
+  });
+
+  it("a unit's findings recorded in one batch count exactly, racing single records, triage and a rebuild; each pair is counted once per observation", async () => {
+    const { orgId, headers } = await otherOrg(server);
+    const findings = engine().stores.findings;
+    const now = () => clock.toISOString();
+    // Units of five rules each; a pair observed by a batch and by `observe` at once is created once and refreshed once.
+    const unit = (u: number) => Array.from({ length: 5 }, (_, r) => ({ ...observation(u * 5 + r, 'm'), resource_hash: `m-${u}`, rule_id: `RULE-${r}` }));
+    const observed = new Map<string, number>();
+    const count = (o: FindingObservation) => observed.set(`${o.resource_hash}/${o.rule_id}`, (observed.get(`${o.resource_hash}/${o.rule_id}`) ?? 0) + 1);
+    const writes: Promise<unknown>[] = [];
+    for (let u = 0; u < 12; u += 1) {
+      const batch = unit(u);
+      batch.forEach(count);
+      if (u % 3 === 0) {
+        count(batch[2]);
+        writes.push(findings.observe(orgId, batch[2], now()));
+      }
+      writes.push(findings.observeMany(orgId, [...batch, batch[0]], now())); // a pair twice in one batch is recorded once
+    }
+    // A pair created by another writer between the batch's read and its insert: the insert fails whole, and the
+    // batch's new pairs are recorded one by one (that pair refreshed, not created twice).
+    const store = engine().stores.store;
+    const late = unit(12);
+    late.forEach(count);
+    count(late[1]);
+    const racing = new FindingStore({
+      backend: store.backend,
+      collection: (name: string) => {
+        const c = store.collection(name);
+        if (name !== 'findings') return c;
+        const distinct = async (path: string, filter: Filter) => {
+          const existing = await c.distinct(path, filter);
+          await findings.observe(orgId, late[1], now());
+          return existing;
+        };
+        return new Proxy(c, {
+          get: (target, key) => {
+            if (key === 'distinct') return distinct;
+            const value: unknown = Reflect.get(target, key, target);
+            return typeof value === 'function' ? value.bind(target) : value;
+          },
+        });
+      },
+    } as unknown as Store);
+    writes.push(racing.observeMany(orgId, late, now()).then((docs) => expect(docs.map((d) => d.rule_id)).toEqual(['RULE-0', 'RULE-2', 'RULE-3', 'RULE-4'])));
+    await Promise.all(writes);
+    await expectExact(orgId, headers);
+    // Half of each unit seen again beside new pairs (one batch of refreshes and inserts), with triage and a rebuild racing it.
+    await findings.invalidateCounts();
+    const again = Array.from({ length: 12 }, (_, u) => [
+      ...unit(u).slice(0, 3),
+      { ...observation(900 + u, 'm'), resource_hash: `m-${u}`, rule_id: 'RULE-NEW' },
+    ]);
+    again.flat().forEach(count);
+    const created = await Promise.all([
+      ...again.map((batch) => findings.observeMany(orgId, batch, now())),
+      summary(30, headers),
+      patch('m-1', 'RULE-4', 'acknowledged', headers),
+    ]);
+    expect(created.slice(0, 12).map((docs) => (docs as FindingDoc[]).map((d) => d.rule_id))).toEqual(Array.from({ length: 12 }, () => ['RULE-NEW']));
+    await expectExact(orgId, headers);
+    const rows = await collection<FindingDoc>('findings').find({ org_id: orgId });
+    expect(Object.fromEntries(rows.map((f) => [`${f.resource_hash}/${f.rule_id}`, f.occurrence_count]))).toEqual(Object.fromEntries(observed));
+    expect(await collection('finding_counters').findOne({ _id: orgId })).toMatchObject({ ready: true, pending: 0 });
   });
 
   it('builds a missing counter from the existing records, and rebuilds an invalidated one while writes go on', async () => {

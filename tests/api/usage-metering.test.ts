@@ -178,6 +178,16 @@ describe('spend cap', () => {
     expect(refused.status).toBe(402);
     expect(fake.requests.length - before).toBe(1);
     expect((await server.api('/cap-b/resources')).status).toBe(404); // nothing was ingested
+    // A checks-only analysis makes no model call: the spent cap neither refuses nor stops it.
+    const checks = await server.api('/terraform/cap-checks/analyze', {
+      method: 'POST',
+      json: { raw_input: corpusFile('tfplan-json/terraform-showjson-drift.json').toString() },
+    });
+    expect(checks.status).toBe(200);
+    const checked = (await (await server.api(`/jobs/${((await checks.json()) as { job_id: string }).job_id}`)).json()) as Record<string, unknown>;
+    expect(checked).toMatchObject({ status: 'done', quota_exceeded: false, processed_count: checked.total_count });
+    expect(checked.total_count).toBeGreaterThan(0);
+    expect(fake.requests.length - before).toBe(1);
 
     clock = new Date('2026-06-01T00:00:00.000Z');
     const resumed = await analyze('cap-c', 'terraform-showjson-basic-delete');

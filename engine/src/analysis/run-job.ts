@@ -14,7 +14,6 @@ import { factsText, runChecks } from '../checks/run-checks';
 import { checksOnlyDigest, deterministicPayload, mergeFindings } from '../checks/merge';
 import { requiresReviewRuleIds } from '../custom-rules/custom-rule-service';
 import { compareRun } from './run-comparison';
-import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { yieldWhenDue } from '../ingest/timed-batches';
 
 export interface RunSettings {
@@ -49,7 +48,8 @@ type Outcome = { kind: 'ok' } | { kind: 'checks-only' } | { kind: 'failed'; mess
  * `job.hashes` not yet analysed with the current ruleset and plan-context digest
  * (resource-service.ts analysisDigest) gets the rules' deterministic checks and is sent to the
  * model, at most `max_concurrent_units` at a time; each success is stored with its triage
- * records and reported as progress (processed_count, current_resource); each call is metered,
+ * records and reported as progress (processed_count, current_resource; stored at most every
+ * PROGRESS_INTERVAL_MS, and once more when the run ends); each call is metered,
  * and a unit at most once per job (usage/meter-unit.ts).
  *
  * A unit whose model call fails keeps its checks' findings (stored with layers `model: failed`),
@@ -76,12 +76,17 @@ export async function runJob(ctx: EngineContext, job: JobDoc, options: RunJobOpt
   const byHash = new Map(resources.map((r) => [r.hash, r]));
   const queue = job.hashes.map((h) => byHash.get(h)).filter((r): r is ResourceDoc => Boolean(r));
   const rulesets = new Map<string, Promise<ResolvedRuleset>>();
-  // Trusted reviewer verdicts on calibrating rules, computed once per run (docs/decisions.md "calibration").
-  const calibration = await calibrationText(ctx, orgId, options.settings.rule_health ?? DEFAULT_RULE_HEALTH_SETTINGS);
+  // Trusted reviewer verdicts on calibrating rules, computed once per run (docs/decisions.md
+  // "calibration"); only a model's prompt carries them, so a checks-only run reads none.
+  const calibration = options.provider ? await calibrationText(ctx, orgId, options.settings.rule_health ?? DEFAULT_RULE_HEALTH_SETTINGS) : '';
   // The org's requires_review rules, read once per run like the rulesets (not per unit; docs/decisions.md "Job runner costs").
   let reviewRules: Promise<ReadonlySet<string>> | null = null;
-  const save = async (resource: ResourceDoc, payload: AnalysisPayload, digest: string, saveOptions: ServerSaveOptions) =>
-    saveAnalysis(ctx, orgId, resource, payload, 'server', digest, await (reviewRules ??= requiresReviewRuleIds(ctx, orgId)), saveOptions);
+  const save = async (resource: ResourceDoc, payload: AnalysisPayload, digest: string, saveOptions: ServerSaveOptions) => {
+    const review = await (reviewRules ??= requiresReviewRuleIds(ctx, orgId));
+    // The org's rules are read whole (here, and by the ruleset's resolution just before): a turn between the reads when due.
+    await yieldWhenDue();
+    return saveAnalysis(ctx, orgId, resource, payload, 'server', digest, review, saveOptions);
+  };
   const rulesetFor = (resource: ResourceDoc): Promise<ResolvedRuleset> => {
     const analyzer = ctx.analyzers.get(resource.analyzer);
     if (!analyzer) return Promise.reject(new AppError(404, `Unknown analyzer '${resource.analyzer}'`));
@@ -104,15 +109,13 @@ export async function runJob(ctx: EngineContext, job: JobDoc, options: RunJobOpt
   let failure: string | null = null;
   let quotaExceeded = false;
   let stopped = false;
-  let progressChain: Promise<unknown> = Promise.resolve();
+  const progress = coalescedProgress((snapshot) => stores.jobs.progress(orgId, job.job_id, snapshot, ctx.now().toISOString()));
   const reportProgress = (resource: ResourceDoc) => {
     processed += 1;
-    const snapshot = {
+    return progress.report({
       processed_count: processed,
       current_resource: { hash: resource.hash, resource_address: resource.value.name, type: resource.value.type },
-    };
-    progressChain = progressChain.then(() => stores.jobs.progress(orgId, job.job_id, snapshot, ctx.now().toISOString()));
-    return progressChain;
+    });
   };
 
   const analyseOne = async (resource: ResourceDoc): Promise<Outcome> => {
@@ -123,6 +126,7 @@ export async function runJob(ctx: EngineContext, job: JobDoc, options: RunJobOpt
     } catch (error) {
       return { kind: 'failed', message: error instanceof Error ? error.message : String(error) };
     }
+    await yieldWhenDue(); // a ruleset's first resolution reads and parses the org's rules in one stretch
     // The unit's plan context is part of the key: changed companions mean a new analysis.
     const checksDigest = analysisDigest(checksOnlyDigest(ruleset.digest), resource.metadata);
     const digest = options.provider ? analysisDigest(ruleset.digest, resource.metadata) : checksDigest;
@@ -205,8 +209,9 @@ export async function runJob(ctx: EngineContext, job: JobDoc, options: RunJobOpt
         stopped = true;
         break;
       }
-      // No model call follows a failure, so the cap no longer applies to the checks that remain.
-      if (failure === null && options.budgetExhausted && (await options.budgetExhausted())) {
+      // No model call follows a failure, so the cap no longer applies to the checks that remain
+      // (nor to a checks-only run, which makes none).
+      if (failure === null && options.provider && options.budgetExhausted && (await options.budgetExhausted())) {
         quotaExceeded = true;
         break;
       }
@@ -215,14 +220,19 @@ export async function runJob(ctx: EngineContext, job: JobDoc, options: RunJobOpt
       next += 1;
       const outcome = await analyseOne(resource);
       if (outcome.kind === 'failed' && failure === null) failure = outcome.message;
-      // The store's calls settle as microtasks: without a turn of the event loop between units, a
-      // sync analysis would hold the server (GET /health included) for all its units at once.
-      await yieldToEventLoop();
+      // The store's calls settle as microtasks: without a turn of the event loop between units
+      // when one is due, a sync analysis would hold the server (GET /health included) for all
+      // its units at once.
+      await yieldWhenDue();
     }
   };
   const width = Math.max(1, Math.min(options.settings.max_concurrent_units, queue.length || 1));
-  await Promise.all(Array.from({ length: width }, worker));
-  await progressChain;
+  try {
+    await Promise.all(Array.from({ length: width }, worker));
+  } finally {
+    // The last count is stored whatever ended the run (a cancelled job's count says what was analysed).
+    await progress.flush();
+  }
 
   // This run against the namespace's previous one (docs/decisions.md "Runs compared"), recorded with the end state.
   const runs_compared = job.run_id ? await compareRun(ctx, orgId, job.namespace, job.run_id) : null;
@@ -258,6 +268,44 @@ export async function runJob(ctx: EngineContext, job: JobDoc, options: RunJobOpt
 function checksOnlyPayload(base: AnalysisPayload, matched: number, checked: number, name: string, model: 'failed' | 'pending'): AnalysisPayload {
   const why = model === 'failed' ? "The model's review failed" : "The model's review did not run (an earlier unit's model call failed the job)";
   return { ...base, summary: `Deterministic checks: ${matched} of ${checked} applicable check(s) matched ${name}. ${why}; retry the job to add it.` };
+}
+
+/** How often a run stores its progress at most (ms): a client polling GET /jobs/{job_id} sees a count this recent. */
+const PROGRESS_INTERVAL_MS = 200;
+
+type ProgressSnapshot = Pick<JobDoc, 'processed_count' | 'current_resource'>;
+
+/**
+ * Job progress stored at most every PROGRESS_INTERVAL_MS, not once per unit (docs/decisions.md
+ * "Job progress"): `report` stores a snapshot at once when the last write is that old, else keeps
+ * it as the latest, written by a timer when the interval is over; `flush` writes the latest
+ * (call it when the run ends: no timer is left behind). Writes run one at a time, in order; a
+ * failed write rejects the `report` or `flush` that awaits it, and the writes after it.
+ */
+function coalescedProgress(write: (snapshot: ProgressSnapshot) => Promise<void>) {
+  let latest: ProgressSnapshot | null = null;
+  let lastWrite = Number.NEGATIVE_INFINITY;
+  let timer: NodeJS.Timeout | null = null;
+  let chain: Promise<void> = Promise.resolve();
+  const flush = (): Promise<void> => {
+    if (timer) clearTimeout(timer);
+    timer = null;
+    if (latest === null) return chain;
+    const snapshot = latest;
+    latest = null;
+    lastWrite = performance.now();
+    chain = chain.then(() => write(snapshot));
+    return chain;
+  };
+  const report = (snapshot: ProgressSnapshot): Promise<void> => {
+    latest = snapshot;
+    const wait = lastWrite + PROGRESS_INTERVAL_MS - performance.now();
+    if (wait <= 0) return flush();
+    // A timer's write failing surfaces at the run's final flush (the chain stays rejected).
+    timer ??= setTimeout(() => void flush().catch(() => {}), wait);
+    return Promise.resolve();
+  };
+  return { report, flush };
 }
 
 function toUnit(resource: ResourceDoc): AnalysisUnit {

@@ -160,6 +160,51 @@ export class FindingStore {
   }
 
   /**
+   * Records the observations of one analysis, as `observe` does each (a pair seen twice in
+   * `observations` is recorded once), in a few writes whatever their number: per resource one
+   * read of the pairs that exist and one refresh of them all, then every new record inserted at
+   * once under a single counter announcement (store/counters.ts), the summed deltas added once.
+   * A concurrent insert of one of the new pairs fails the whole insert (all or none), and those
+   * pairs are then recorded one by one (`observe`: the loser refreshes). Returns the records
+   * created in their stored layout (newFindingDoc, no `_id`), by resource in the order of
+   * `observations`.
+   */
+  async observeMany(orgId: string, observations: readonly FindingObservation[], now: string): Promise<FindingDoc[]> {
+    const byResource = new Map<string, Map<string, FindingObservation>>();
+    for (const o of observations) {
+      const rules = byResource.get(o.resource_hash) ?? new Map<string, FindingObservation>();
+      byResource.set(o.resource_hash, rules);
+      if (!rules.has(o.rule_id)) rules.set(o.rule_id, o);
+    }
+    const fresh: FindingObservation[] = [];
+    for (const [resourceHash, rules] of byResource) {
+      const key = { org_id: orgId, resource_hash: resourceHash };
+      const existing = new Set((await this.findings.distinct('rule_id', { ...key, rule_id: { $in: [...rules.keys()] } })) as string[]);
+      const refresh = { $set: { last_seen: now }, $inc: { occurrence_count: 1 } };
+      if (existing.size > 0) await this.findings.updateMany({ ...key, rule_id: { $in: [...existing] } }, refresh);
+      for (const [ruleId, o] of rules) if (!existing.has(ruleId)) fresh.push(o);
+    }
+    if (fresh.length === 0) return [];
+    const docs = fresh.map((o) => newFindingDoc(orgId, o, now));
+    const hourId = hourCounterId(orgId, now);
+    const deltas = [...docs.map((d) => ({ id: orgId, deltas: contribution(d) })), { id: hourId, deltas: { [`n.${hourKey(now)}`]: docs.length } }];
+    const insertAll = async () => {
+      try {
+        await this.findings.insertMany(docs);
+        return true;
+      } catch (err) {
+        if (!(err instanceof ConflictError)) throw err;
+        return false;
+      }
+    };
+    if (await this.counters.track(orgId, [orgId, hourId], insertAll, (inserted) => (inserted ? deltas : []))) return docs;
+    // Outside the announcement above: `observe` announces its own write.
+    const created: FindingDoc[] = [];
+    for (const [i, o] of fresh.entries()) if ((await this.observe(orgId, o, now)).created) created.push(docs[i]);
+    return created;
+  }
+
+  /**
    * A run that saw these findings again without analysing their unit (its stored analysis was
    * current): `last_seen` becomes `now` and `occurrence_count` grows by one, for the records of
    * `resourceHash` and `ruleIds` last seen before `since` (the run's start: a resumed run that

@@ -4,6 +4,7 @@ import { yieldWhenDue } from '../ingest/timed-batches';
 import { fireNeedsReview } from '../notify/review-webhook';
 import { requiresReviewRuleIds } from '../custom-rules/custom-rule-service';
 import { reopenLapsedSuppressions } from './suppression-expiry';
+import type { FindingObservation } from './finding-store';
 
 /**
  * Creates or refreshes the triage record of every finding of an analysis
@@ -26,33 +27,27 @@ export async function recordTriage(
 ) {
   // A suppression that lapsed reopens before the run's gate and report read the statuses (suppression-expiry.ts).
   await reopenLapsedSuppressions(ctx, orgId);
-  const needsReview: { rule_id: string }[] = [];
-  const seen = new Set<string>();
   const decided = payload.findings.every((f) => f.rule_id === NO_FINDINGS_RULE_ID || f.confidence === 'LOW');
   const review = reviewRules ?? (decided ? new Set<string>() : await requiresReviewRuleIds(ctx, orgId));
+  const observations: FindingObservation[] = [];
   for (const finding of payload.findings) {
-    if (finding.rule_id === NO_FINDINGS_RULE_ID || seen.has(finding.rule_id)) continue;
-    seen.add(finding.rule_id);
-    await yieldWhenDue(); // each record is a few store writes: a unit with many findings must not hold the loop
-    const initialStatus = finding.confidence === 'LOW' || review.has(finding.rule_id) ? 'needs_review' : 'open';
-    const { created } = await ctx.stores.findings.observe(
-      orgId,
-      {
-        resource_hash: resourceHash,
-        rule_id: finding.rule_id,
-        resource_address: finding.resource_address,
-        severity: finding.severity,
-        title: finding.title,
-        confidence: finding.confidence,
-        initialStatus,
-      },
-      now,
-    );
-    if (created && initialStatus === 'needs_review') {
-      needsReview.push({ rule_id: finding.rule_id });
-      const record = await ctx.stores.findings.get(orgId, resourceHash, finding.rule_id);
-      if (record) void fireNeedsReview(ctx, orgId, record, 'auto');
-    }
+    if (finding.rule_id === NO_FINDINGS_RULE_ID) continue;
+    observations.push({
+      resource_hash: resourceHash,
+      rule_id: finding.rule_id,
+      resource_address: finding.resource_address,
+      severity: finding.severity,
+      title: finding.title,
+      confidence: finding.confidence,
+      initialStatus: finding.confidence === 'LOW' || review.has(finding.rule_id) ? 'needs_review' : 'open',
+    });
   }
-  return needsReview;
+  if (observations.length === 0) return [];
+  await yieldWhenDue(); // the records are a few store writes together: the loop gets its turn before them when due
+  // One batch per analysis (FindingStore.observeMany; a rule's second finding is not recorded
+  // again): a few writes per unit, not a few per finding.
+  const created = await ctx.stores.findings.observeMany(orgId, observations, now);
+  const needsReview = created.filter((record) => record.status === 'needs_review');
+  for (const record of needsReview) void fireNeedsReview(ctx, orgId, record, 'auto');
+  return needsReview.map((record) => ({ rule_id: record.rule_id }));
 }

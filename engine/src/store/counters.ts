@@ -23,6 +23,13 @@
  * A process killed between a row write and its deltas leaves a ready counter off by that write;
  * `invalidate` makes the next read rebuild it.
  *
+ * One announcement may cover several rows (a unit's new findings inserted at once), whose deltas
+ * are summed and added in the one closing write: the argument above never counted rows, only
+ * that `pending` stays raised from before the first row is written until every row's deltas are
+ * in `c`, so a rebuild racing any of them is refused. A writer never announces again while it is
+ * announced (nested `track` calls could wait forever on a rebuild that waits for them): a
+ * fallback that writes row by row runs after the batch's `track` has returned.
+ *
  * Besides sums, a counter can keep a running maximum (`latest`: e.g. the time of the newest row
  * of a group, as epoch ms): raised by conditional `$set` while the writer is still announced, so
  * a rebuild racing it either stores a recount that saw its row or is refused.
