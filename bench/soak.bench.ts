@@ -9,7 +9,7 @@
  * /health p99, the server's RSS; at the end the RSS slope (MB/min, least squares over the samples
  * after the first minute), the request and error counts, the findings in the org, and the goals
  * (/health p99 ≤ 50 ms every minute; each route's last-minute p99 within 1.5× its second
- * minute's). Never part of `npm test`.
+ * minute's), and the aggregate routes' median latency at rest on the grown org. Never part of `npm test`.
  *
  * Usage: `npx tsx bench/soak.bench.ts [--minutes N] [--clients C] [--think-ms T]` (default 10 min, 8
  * clients, 200 ms between a client's requests: about the issue's 34 requests/s).
@@ -151,6 +151,33 @@ async function client(id: number, server: ServerChild, rec: Recorder, until: num
   }
 }
 
+/** Calls per route of the at-rest figures. */
+const REST_CALLS = 20;
+
+/**
+ * The aggregate routes' median latency on the grown org with nothing else running (the issue's
+ * "on the same data at rest" figure): an aggregate that reads every row of the org grows here
+ * with the soak; one answered from counters stays at a fresh org's few milliseconds.
+ */
+async function atRest(server: ServerChild): Promise<[string, number][]> {
+  const routes: [string, string][] = [
+    ['GET /orgs/{org}/usage', '/orgs/default/usage'],
+    ['GET /findings/summary', '/findings/summary?days=30'],
+    ['GET /rule-health', '/rule-health'],
+  ];
+  const out: [string, number][] = [];
+  for (const [route, path] of routes) {
+    const times: number[] = [];
+    for (let i = 0; i < REST_CALLS; i += 1) {
+      const started = performance.now();
+      await (await server.api(path)).arrayBuffer();
+      times.push(performance.now() - started);
+    }
+    out.push([route, percentile(times, 50)]);
+  }
+  return out;
+}
+
 /** Least-squares slope of (minute, MB) samples. */
 function slope(samples: readonly [number, number][]): number {
   const n = samples.length;
@@ -200,7 +227,11 @@ async function main(): Promise<void> {
     clearInterval(minuteTimer);
     if (loops.length < MINUTES) loops.push(await loopDelay(server));
     const summary = (await (await server.api('/findings/summary?days=365')).json()) as { total: number };
+    const rest = await atRest(server);
     report(rec, health, loops, rss, summary.total);
+    console.log(
+      `at rest after the soak (org of ${summary.total} findings), median of ${REST_CALLS} calls one at a time: ${rest.map(([route, ms]) => `${route} ${ms.toFixed(1)} ms`).join(', ')}`,
+    );
   } finally {
     clearInterval(latency);
     await server.stop();

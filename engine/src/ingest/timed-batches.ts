@@ -43,9 +43,18 @@ let stretchStart = performance.now();
  * records).
  */
 export async function yieldWhenDue(budgetMs = 8): Promise<void> {
-  if (performance.now() - stretchStart < budgetMs) return;
+  if (!turnIsDue(budgetMs)) return;
   await nextTurn();
   stretchStart = performance.now();
+}
+
+/**
+ * Whether yieldWhenDue(`budgetMs`) would take a turn now, without awaiting anything: for loops of
+ * many small synchronous steps (a report render), which check it after each step and await
+ * yieldWhenDue only when it says so.
+ */
+export function turnIsDue(budgetMs = 8): boolean {
+  return performance.now() - stretchStart >= budgetMs;
 }
 
 export interface TimedBatchOptions {

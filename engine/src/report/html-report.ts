@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ReportFinding, ReportModel, ReportResource } from './model';
-import { inOneGo, type Steps } from './sliced-steps';
+import { inOneGo, TextParts, type Steps } from './sliced-steps';
 
 /**
  * The built-in HTML report (resources/templates/html.liquid) as plain TypeScript, for speed:
@@ -73,10 +73,8 @@ export function compileBuiltinHtmlSteps(source: string): ((model: ReportModel) =
 
 function* htmlSteps(m: ReportModel, beforeTitle: string, afterTitle: string): Steps<string> {
   const multi = truthy(m.multi_analyzer);
-  const parts: string[] = [];
-  const push = (s: string) => {
-    parts.push(s);
-  };
+  const doc = new TextParts();
+  const push = (s: string) => doc.push(s);
 
   push(`${beforeTitle}${esc(m.namespace)}${afterTitle}</head>\n<body>\n<header>\n`);
   push(`<h1>Planwarden report: ${esc(m.namespace)}</h1>\n`);
@@ -119,14 +117,20 @@ function* htmlSteps(m: ReportModel, beforeTitle: string, afterTitle: string): St
     );
     for (const [i, f] of m.findings.entries()) {
       push(findingRow(f, i + 1, multi));
-      if (i % 64 === 63) yield;
+      if (i % 64 === 63) {
+        doc.settle();
+        yield;
+      }
     }
     push('\n</tbody>\n</table>');
     for (const g of m.groups) {
       if (multi) push(`\n<h3>Analyzer: ${esc(g.analyzer)}</h3>`);
       for (const [i, f] of g.findings.entries()) {
         push(findingArticle(f, multi));
-        if (i % 32 === 31) yield;
+        if (i % 32 === 31) {
+          doc.settle();
+          yield;
+        }
       }
     }
   } else {
@@ -138,7 +142,7 @@ function* htmlSteps(m: ReportModel, beforeTitle: string, afterTitle: string): St
   if (m.clean_resources.length > 0) push(yield* resourceList('Resources analysed with no findings', m.clean_resources, multi));
   if (m.pending_resources.length > 0) push(yield* resourceList('Resources not analysed yet', m.pending_resources, multi));
   push('\n</main>\n</body>\n</html>\n');
-  return parts.join('');
+  return doc.text();
 }
 
 function findingRow(f: ReportFinding, index: number, multi: boolean): string {

@@ -1,4 +1,4 @@
-import { setImmediate as nextTurn } from 'node:timers/promises';
+import { turnIsDue, yieldWhenDue } from '../ingest/timed-batches';
 
 /**
  * How long a built-in report render may hold the event loop at a time, in ms: a large
@@ -19,7 +19,9 @@ function isIterator(value: unknown): value is Gen {
  * Drives a LiquidJS render generator (`liquid.renderer.renderTemplates(…)`) to its end exactly
  * as liquidjs's `toValueSync` does (a nested generator's result, or its error, goes back into
  * its parent), with an explicit stack instead of recursion, so it can give the event loop back
- * (`setImmediate`) whenever it has run for `sliceMs`. Resolves with the generator's result;
+ * whenever the process's work since its last turn has run `sliceMs` (ingest/timed-batches.ts
+ * yieldWhenDue: the process-wide FIFO of turns, so concurrent renders and store loops share one
+ * budget and take one slice per event-loop iteration). Resolves with the generator's result;
  * rejects with what the render throws.
  */
 export async function driveInSlices(root: unknown, sliceMs: number = RENDER_SLICE_MS): Promise<unknown> {
@@ -27,7 +29,6 @@ export async function driveInSlices(root: unknown, sliceMs: number = RENDER_SLIC
   const stack: Gen[] = [root];
   let value: unknown;
   let mode: 'next' | 'throw' = 'next';
-  let sliceEnd = performance.now() + sliceMs;
   while (stack.length > 0) {
     const top = stack[stack.length - 1];
     let step: Step;
@@ -47,10 +48,7 @@ export async function driveInSlices(root: unknown, sliceMs: number = RENDER_SLIC
       stack.push(value);
       value = undefined;
     }
-    if (performance.now() >= sliceEnd) {
-      await nextTurn();
-      sliceEnd = performance.now() + sliceMs;
-    }
+    if (turnIsDue(sliceMs)) await yieldWhenDue(sliceMs);
   }
   return value;
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { markdownCell, markdownCode, markdownFence, markdownText } from './markdown-escape';
 import type { ReportFinding, ReportModel, ReportResource } from './model';
-import { inOneGo, type Steps } from './sliced-steps';
+import { inOneGo, TextParts, type Steps } from './sliced-steps';
 
 /**
  * The built-in Markdown report (resources/templates/markdown.liquid) as plain TypeScript, as
@@ -52,10 +52,9 @@ const para = (value: unknown) => markdownText(out(value));
 
 function* markdownSteps(m: ReportModel): Steps<string> {
   const multi = truthy(m.multi_analyzer);
-  const parts: string[] = [`# Planwarden report: ${cell(m.namespace)}\n\nGenerated ${cell(m.generated_at)}`];
-  const push = (s: string) => {
-    parts.push(s);
-  };
+  const doc = new TextParts();
+  const push = (s: string) => doc.push(s);
+  push(`# Planwarden report: ${cell(m.namespace)}\n\nGenerated ${cell(m.generated_at)}`);
   if (truthy(m.job)) push(` · job ${code(m.job!.job_id)} (${cell(m.job!.status)})`);
   if (truthy(m.quota_exceeded)) {
     push(
@@ -81,13 +80,19 @@ function* markdownSteps(m: ReportModel): Steps<string> {
     push(`\n| # | Severity | Rule | Resource | Title | Status |${multi ? ' Analyzer |' : ''}\n|---|---|---|---|---|---|${multi ? '---|' : ''}`);
     for (const [i, f] of m.findings.entries()) {
       push(findingRow(f, i + 1, multi));
-      if (i % 64 === 63) yield;
+      if (i % 64 === 63) {
+        doc.settle();
+        yield;
+      }
     }
     for (const g of m.groups) {
       if (multi) push(`\n\n### Analyzer: ${cell(g.analyzer)}`);
       for (const [i, f] of g.findings.entries()) {
         push(findingSection(f, multi));
-        if (i % 32 === 31) yield;
+        if (i % 32 === 31) {
+          doc.settle();
+          yield;
+        }
       }
     }
   } else {
@@ -96,7 +101,7 @@ function* markdownSteps(m: ReportModel): Steps<string> {
   if (m.clean_resources.length > 0) push(yield* resourceList('Resources analysed with no findings', m.clean_resources, multi));
   if (m.pending_resources.length > 0) push(yield* resourceList('Resources not analysed yet', m.pending_resources, multi));
   push('\n');
-  return parts.join('');
+  return doc.text();
 }
 
 function findingRow(f: ReportFinding, index: number, multi: boolean): string {

@@ -1,6 +1,6 @@
 import { SEVERITY_ORDER, type Confidence, type Severity } from '../core/finding-model';
 import { findingPageUrl } from '../core/finding-links';
-import { filterSteps, mapSteps, runSteps, runStepsInSlices, stableSortSteps, type Steps } from './sliced-steps';
+import { filterSteps, forEachStep, runSteps, runStepsInSlices, stableSortSteps, type Steps } from './sliced-steps';
 
 /**
  * The report view model: the one object every report template (built-in or an org's own) sees
@@ -199,7 +199,8 @@ export function buildReportModelInSlices(input: ReportInput, budgetMs?: number):
 /** The one implementation of both: `yield`s where the work may pause. */
 function* reportModelSteps(input: ReportInput): Steps<ReportModel> {
   const dashboardUrl = safeUrl(input.dashboard_url);
-  const findings: Omit<ReportFinding, 'id'>[] = [];
+  // Each finding is made once, its `id` first (the key order templates see) and set after the sort.
+  const findings: ReportFinding[] = [];
   const resources: ReportResource[] = [];
   const statusCounts: Record<ReportFindingStatus, number> = {
     open: 0,
@@ -229,6 +230,7 @@ function* reportModelSteps(input: ReportInput): Steps<ReportModel> {
       }
       shown += 1;
       findings.push({
+        id: '',
         rule_id: f.rule_id,
         title: f.title,
         severity: f.severity,
@@ -271,8 +273,10 @@ function* reportModelSteps(input: ReportInput): Steps<ReportModel> {
     });
   }
 
-  yield* stableSortSteps(findings, compareFindings);
-  const numbered: ReportFinding[] = yield* mapSteps(findings, (f, i) => ({ id: `finding-${i + 1}`, ...f }));
+  const numbered = yield* stableSortSteps(findings, compareFindings);
+  yield* forEachStep(numbered, (f, i) => {
+    f.id = `finding-${i + 1}`;
+  });
   const analyzers = [...analyzerSet].sort();
   const groups: ReportGroup[] = [];
   for (const analyzer of analyzers) {
@@ -330,7 +334,7 @@ function severityRank(s: Severity): number {
   return i === -1 ? SEVERITY_ORDER.length : i;
 }
 
-function compareFindings(a: Omit<ReportFinding, 'id'>, b: Omit<ReportFinding, 'id'>): number {
+function compareFindings(a: ReportFinding, b: ReportFinding): number {
   return severityRank(a.severity) - severityRank(b.severity) || compareText(a.resource_address, b.resource_address) || compareText(a.rule_id, b.rule_id);
 }
 

@@ -3,7 +3,7 @@ import { buildReportModelInSlices } from './model';
 import { serializeSarif } from './sarif';
 import { buildNamespaceSarif, SARIF_CONTENT_TYPE } from './sarif-service';
 import { renderUntrusted } from './template-sandbox';
-import { loadNamespaceReportData } from './report-input';
+import { loadNamespaceReportInput } from './report-input';
 
 export type ReportFormat = 'markdown' | 'markdown_light' | 'html';
 /** The template formats plus `sarif` (SARIF 2.1.0, report/sarif.ts), which has no template. */
@@ -33,7 +33,7 @@ export async function renderNamespaceReport(ctx: EngineContext, orgId: string, n
     const log = await buildNamespaceSarif(ctx, orgId, namespace, { job: options.job });
     return { content: serializeSarif(log), contentType: SARIF_CONTENT_TYPE };
   }
-  const { input } = await loadNamespaceReportData(ctx, orgId, namespace, options);
+  const input = await loadNamespaceReportInput(ctx, orgId, namespace, options);
   // Built in slices: a namespace of thousands of resources would hold the event loop (buildReportModelInSlices).
   const model = await buildReportModelInSlices(input);
   // An org template is untrusted: it renders in the sandbox worker, never on the request thread.

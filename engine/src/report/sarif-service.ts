@@ -3,7 +3,8 @@ import { loadNamespaceReportData, type ReportInputOptions } from './report-input
 import { resolveRuleset } from '../analysis/ruleset-service';
 import type { EngineContext } from '../context/engine-context';
 import { AppError } from '../core/errors';
-import { parseRules, type RuleDef } from '../rules/ruleset';
+import type { RuleDef } from '../rules/ruleset';
+import { rulesetRules } from '../rules/select';
 import { buildReportModelInSlices } from './model';
 import { buildSarifLogInSlices } from './sarif';
 import { nextTurn } from '../ingest/timed-batches';
@@ -39,30 +40,38 @@ export async function buildNamespaceSarif(
   const model = await buildReportModelInSlices(data.input);
   await nextTurn();
   const analyzers = new Set(model.findings.map((f) => f.analyzer));
+  const ruleIds = new Set(model.findings.map((f) => f.rule_id));
   const units = new Map([...data.resources].map(([hash, r]) => [hash, r.metadata]));
   const notes = new Map([...data.triage].map(([key, t]) => [key, t.note]));
-  const rules = await orgRules(ctx, orgId, analyzers);
+  const rules = await orgRules(ctx, orgId, analyzers, ruleIds);
   await nextTurn();
   return buildSarifLogInSlices({ model, units, notes, rules, tool: SARIF_TOOL });
 }
 
-/** Every rule of every variant of `analyzerNames` as the org applies them; first definition of an id wins. */
-async function orgRules(ctx: EngineContext, orgId: string, analyzerNames: ReadonlySet<string>): Promise<Map<string, RuleDef>> {
+/**
+ * The rules of the variants of `analyzerNames` as the org applies them, first definition of an id
+ * winning, read until each of `wanted` (the ids the log's findings cite, the only ones it
+ * describes) has its definition: the rulesets left unread could not change theirs, and resolving
+ * one is a stall of its own.
+ */
+async function orgRules(ctx: EngineContext, orgId: string, analyzerNames: ReadonlySet<string>, wanted: ReadonlySet<string>): Promise<Map<string, RuleDef>> {
   const rules = new Map<string, RuleDef>();
   for (const name of [...analyzerNames].sort()) {
     const analyzer = ctx.analyzers.get(name);
     if (!analyzer?.ruleVariants) continue;
     for (const variant of analyzer.ruleVariants) {
-      let defs: RuleDef[];
+      let defs: readonly RuleDef[];
       try {
-        defs = parseRules((await resolveRuleset(ctx, orgId, analyzer, variant)).text);
+        // Parsed once per ruleset text (rulesetRules' cache, shared with rule selection), not on every report.
+        defs = rulesetRules((await resolveRuleset(ctx, orgId, analyzer, variant)).text);
       } catch (error) {
         // A ruleset that cannot be read only costs the rules their help text; the findings stay.
         if (error instanceof AppError) continue;
         throw error;
       }
       for (const def of defs) if (!rules.has(def.rule_id)) rules.set(def.rule_id, def);
-      await nextTurn(); // parsing a ruleset takes a few milliseconds; an analyzer has several
+      if ([...wanted].every((id) => rules.has(id))) return rules;
+      await nextTurn(); // resolving a ruleset takes a few milliseconds; an analyzer has several
     }
   }
   return rules;

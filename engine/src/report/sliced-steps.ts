@@ -1,4 +1,4 @@
-import { nextTurn } from '../ingest/timed-batches';
+import { turnIsDue, yieldWhenDue } from '../ingest/timed-batches';
 
 /**
  * Work written once as a generator that `yield`s wherever it may pause, run either to its end in
@@ -17,19 +17,16 @@ export function runSteps<R>(steps: Steps<R>): R {
 }
 
 /**
- * Runs `steps` to its end, giving the event loop a turn (nextTurn) whenever about `budgetMs`
- * (default 8) of it has run since the last turn. Resolves with its result; rejects with what it
- * throws.
+ * Runs `steps` to its end, giving the event loop a turn whenever about `budgetMs` (default 8) of
+ * the process's work has run since the last turn (ingest/timed-batches.ts yieldWhenDue: one
+ * process-wide budget and FIFO of turns, shared with the store loops and other renders).
+ * Resolves with its result; rejects with what it throws.
  */
 export async function runStepsInSlices<R>(steps: Steps<R>, budgetMs = 8): Promise<R> {
-  let started = performance.now();
   for (;;) {
     const step = steps.next();
     if (step.done) return step.value;
-    if (performance.now() - started >= budgetMs) {
-      await nextTurn();
-      started = performance.now();
-    }
+    if (turnIsDue(budgetMs)) await yieldWhenDue(budgetMs);
   }
 }
 
@@ -77,14 +74,12 @@ export function* stableSortSteps<T>(items: T[], compare: (a: T, b: T) => number,
   return items;
 }
 
-/** `items.map(fn)` as steps. */
-export function* mapSteps<T, R>(items: readonly T[], fn: (item: T, index: number) => R): Steps<R[]> {
-  const out: R[] = [];
+/** `items.forEach(fn)` as steps. */
+export function* forEachStep<T>(items: readonly T[], fn: (item: T, index: number) => void): Steps<void> {
   for (let i = 0; i < items.length; i += 1) {
-    out.push(fn(items[i], i));
+    fn(items[i], i);
     if (i % STEP_ITEMS === STEP_ITEMS - 1) yield;
   }
-  return out;
 }
 
 /** `items.filter(keep)` as steps. */
@@ -95,4 +90,31 @@ export function* filterSteps<T>(items: readonly T[], keep: (item: T) => boolean)
     if (i % STEP_ITEMS === STEP_ITEMS - 1) yield;
   }
   return out;
+}
+
+/**
+ * A document built of many small strings whose pieces are joined a step at a time (`settle`, at
+ * each pause point of the steps that build it): joining thousands of pieces, each a tree of
+ * concatenations to flatten, in one call at the end held the event loop for milliseconds per
+ * megabyte of report. `text()` is the pieces concatenated in order.
+ */
+export class TextParts {
+  private parts: string[] = [];
+  private readonly chunks: string[] = [];
+
+  push(piece: string): void {
+    this.parts.push(piece);
+  }
+
+  /** Joins the pieces pushed since the last settle into one flat chunk. */
+  settle(): void {
+    if (this.parts.length === 0) return;
+    this.chunks.push(this.parts.join(''));
+    this.parts = [];
+  }
+
+  text(): string {
+    this.settle();
+    return this.chunks.join('');
+  }
 }

@@ -5,10 +5,11 @@ import { buildNamespaceSarif, SARIF_CONTENT_TYPE } from '@planwarden/engine/repo
 import { namespaceFindingsUrl } from '@planwarden/engine/core/finding-links';
 import { API_BASE } from '../http/route';
 import { identityCtx } from '../auth/identity';
-import { route, type RouteDef } from '../http/route';
+import { route, type BodyWriter, type RouteDef } from '../http/route';
 import type { ServerServices } from '../services';
 import { ReportQuerySchema } from './reports.schema';
 import { param, parseQuery } from './shared';
+import { yieldWhenDue } from '@planwarden/engine/ingest/timed-batches';
 import { STREAMED_ARRAY, writeJsonAround, writeTextInChunks } from './json-slices';
 
 /**
@@ -19,6 +20,17 @@ import { STREAMED_ARRAY, writeJsonAround, writeTextInChunks } from './json-slice
 export function reportLinkBase(services: ServerServices, req: Request): string {
   const origin = services.config.server.public_base_url ?? `${req.protocol}://${req.get('host') ?? 'localhost'}`;
   return `${origin.replace(/\/+$/, '')}${API_BASE}/reports/`;
+}
+
+/**
+ * A reply's writer that first takes a turn of the event loop when the work since the last one is
+ * due it (yieldWhenDue): the end of a sliced render and the first chunk written are not one stall.
+ */
+function afterDueTurn(write: (out: BodyWriter) => Promise<void>): (out: BodyWriter) => Promise<void> {
+  return async (out) => {
+    await yieldWhenDue();
+    await write(out);
+  };
 }
 
 /** analysis-api.md "Reports and report links": GET /{namespace}/report. */
@@ -46,10 +58,10 @@ export function reportRoutes(services: ServerServices): RouteDef[] {
             // As res.send labels a string reply; SARIF_CONTENT_TYPE alone would reach the client without a charset.
             return {
               contentType: `${SARIF_CONTENT_TYPE}; charset=utf-8`,
-              stream: (out) => writeJsonAround(skeleton, STREAMED_ARRAY, results, out, SARIF_INDENT, '\n'),
+              stream: afterDueTurn((out) => writeJsonAround(skeleton, STREAMED_ARRAY, results, out, SARIF_INDENT, '\n')),
             };
           }
-          return { stream: (out) => writeJsonAround({ sarif_report: skeleton }, STREAMED_ARRAY, results, out) };
+          return { stream: afterDueTurn((out) => writeJsonAround({ sarif_report: skeleton }, STREAMED_ARRAY, results, out)) };
         }
         const report = await renderOrgReport(ctx.engine, ctx.orgId, param(req, 'namespace'), {
           format: query.format === 'sarif' ? 'markdown' : query.format,
@@ -62,9 +74,9 @@ export function reportRoutes(services: ServerServices): RouteDef[] {
         });
         // The bytes of the raw document or of the JSON reply {html_report | markdown_report: content},
         // sent in chunks (writeTextInChunks): a large namespace's report is megabytes.
-        if (query.raw) return { contentType: report.contentType, stream: (out) => writeTextInChunks(report.content, out) };
+        if (query.raw) return { contentType: report.contentType, stream: afterDueTurn((out) => writeTextInChunks(report.content, out)) };
         const key = report.format === 'html' ? 'html_report' : 'markdown_report';
-        return { stream: (out) => writeTextInChunks(report.content, out, { json: true, prefix: `{${JSON.stringify(key)}:`, suffix: '}' }) };
+        return { stream: afterDueTurn((out) => writeTextInChunks(report.content, out, { json: true, prefix: `{${JSON.stringify(key)}:`, suffix: '}' })) };
       },
     }),
   ];
