@@ -1,7 +1,8 @@
 /**
- * Item 2 (issue 18): GET /api/v1/findings (a page of 100) with 100k findings in the org, 50
- * connections (autocannon, run as its own process), beside a bare Express 5 endpoint serving the
- * same JSON payload (bench/bare-child.ts) in the same run; the same load with 1M findings in the
+ * GET /api/v1/findings (a page of 100) with 100k findings in the org, 50 connections
+ * (autocannon, run as its own process), beside a bare Express 5 endpoint serving the same JSON
+ * payload (bench/bare-child.ts) in the same run — goals: ≥ 75% of bare's req/s, p99 ≤ 1.2× bare's
+ * p99 (SHARE_GOAL, P99_GOAL); the same load with 1M findings in the
  * org (how the cost grows: p50 at 1M ≤ 2× p50 at 100k); and a deep page (offset at half the
  * org's findings) at both sizes, one connection, for its latency alone. The three servers are
  * loaded in interleaved rounds (see benchFindingsList).
@@ -40,6 +41,9 @@ const PAGE = 100;
 const SEVERITIES = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'INFO'] as const;
 const STATUSES = ['open', 'open', 'needs_review', 'acknowledged', 'suppressed'] as const;
 const SEED_BATCH = 50_000;
+/** Goals against the same run's bare Express: req/s at least this share of bare's, p99 at most this multiple of bare's. */
+const SHARE_GOAL = 0.75;
+const P99_GOAL = 1.2;
 
 const run = promisify(execFile);
 
@@ -172,7 +176,7 @@ async function sequentialLatency(urls: readonly string[], n: number): Promise<Lo
 
 function rows(small: SizeResult, large: SizeResult, base: LoadResult, pageBytes: number): BenchRow[] {
   const share = small.first.reqPerSec / base.reqPerSec;
-  const budget = 1000 / (0.5 * base.reqPerSec);
+  const budget = 1000 / (SHARE_GOAL * base.reqPerSec);
   const latency = (r: LoadResult) => `p50 ${ms(r.p50, 0)}, p99 ${ms(r.p99, 0)}`;
   const reads = (s: SizeResult) =>
     `${k(s.count)}: list page ${s.reads.listMs.toFixed(2)} ms, raw page + body ${s.reads.rawBodyMs.toFixed(2)} ms, ` +
@@ -185,20 +189,20 @@ function rows(small: SizeResult, large: SizeResult, base: LoadResult, pageBytes:
       figure: `GET /findings (page ${PAGE}, ${k(small.count)} findings, ${load}): req/s`,
       value: `${small.first.reqPerSec.toFixed(0)} req/s (${(share * 100).toFixed(0)}% of bare)`,
       baseline: `bare Express, same payload: ${base.reqPerSec.toFixed(0)} req/s`,
-      target: '≥ 50% of bare',
-      pass: share >= 0.5 && clean(small.first),
+      target: `≥ ${SHARE_GOAL * 100}% of bare`,
+      pass: share >= SHARE_GOAL && clean(small.first),
       note:
         `${PAGE} items, ${(pageBytes / 1024).toFixed(0)} KiB per page; ${small.first.non2xx} non-2xx, ${small.first.errors} errors; ` +
-        `store reads in process (servers idle), ${reads(small)}; bare serves a request in ${(1000 / base.reqPerSec).toFixed(2)} ms, 50% of bare allows ${budget.toFixed(2)} ms`,
+        `store reads in process (servers idle), ${reads(small)}; bare serves a request in ${(1000 / base.reqPerSec).toFixed(2)} ms, ${SHARE_GOAL * 100}% of bare allows ${budget.toFixed(2)} ms`,
     },
     {
       item: '2 findings list',
       figure: `GET /findings: p99 latency (${k(small.count)})`,
       value: ms(small.first.p99, 0),
       baseline: `bare Express ${latency(base)}`,
-      target: '≤ 50 ms',
-      pass: small.first.p99 <= 50 && clean(small.first),
-      note: `p50 ${ms(small.first.p50, 0)}`,
+      target: `≤ ${P99_GOAL}× bare's p99 (${ms(P99_GOAL * base.p99, 0)})`,
+      pass: small.first.p99 <= P99_GOAL * base.p99 && clean(small.first),
+      note: `${(small.first.p99 / Math.max(base.p99, 1)).toFixed(2)}× bare's p99; p50 ${ms(small.first.p50, 0)}`,
     },
     {
       item: '2 findings list',
@@ -294,8 +298,8 @@ interface StoreReads {
 
 /**
  * Mean time of the store work behind one GET /findings, in this process on the same file: the
- * page parsed (FindingStore.list, as before issue 18), the page's stored JSON and the body built
- * from it (what the route does now), that at the deep offset, and the org read of the policy.
+ * page parsed (FindingStore.list, the parse-and-present path), the page's stored JSON and the body
+ * built from it (what the route does; repeated reads of one page come from the sqlite read cache), that at the deep offset, and the org read of the policy.
  */
 async function storeReadTimes(dataDir: string, deepOffset: number): Promise<StoreReads> {
   const store = await openStore({ backend: 'sqlite', dataDir });

@@ -8,7 +8,7 @@ import { fireNeedsReview } from '../notify/review-webhook';
 import { appendFeedback, feedbackActor, verdictForStatus } from './feedback-service';
 import { REASON_CODES, type ReasonCode } from './feedback-store';
 import { FINDING_STATUSES, type FindingDoc, type FindingListFilter, type FindingStatus } from './finding-store';
-import { findingsPageJson, presentFinding } from './finding-view';
+import { findingJson, findingsPageJson, presentFinding } from './finding-view';
 import { dayKey, daysAfter, nextUtcDay, RESOLVED_STATUSES, stateCounts } from './finding-counts';
 import { detectionHashes, detectionNamespace, type Detection } from './run-detection';
 
@@ -36,11 +36,32 @@ export async function listFindings(ctx: EngineContext, orgId: string, filter: Fi
 }
 
 /**
- * listFindings' body as JSON text, byte-identical to `JSON.stringify(await listFindings(...))`,
- * built from the records' stored JSON (finding-view.ts) without parsing them: GET /findings.
+ * Records per slice of a GET /findings reply: a page of more is rendered and sent this many at a
+ * time, with a turn of the event loop between slices (docs/decisions.md "Findings pages in slices").
  */
-export async function listFindingsJson(ctx: EngineContext, orgId: string, filter: FindingsFilter, page: { limit: number; offset: number }): Promise<string> {
-  return findingsPageJson(await ctx.stores.findings.listRawJson(orgId, await storeFilter(ctx, orgId, filter), page));
+export const FINDINGS_SLICE = 250;
+
+/**
+ * GET /findings: listFindings' body as JSON text, byte-identical to `JSON.stringify(await
+ * listFindings(...))`, built from the records' stored JSON without parsing them (finding-view.ts):
+ * `{body}`, the whole text, for a page of at most FINDINGS_SLICE records; else `{slices}`, the
+ * records as API JSON texts (findingJson), FINDINGS_SLICE per array, each rendered when asked
+ * for. The page is read in one query: sub-pages by offset would each skip the rows before them
+ * again (four times the reading of a deep page) and could disagree under concurrent writes.
+ * Throws ValidationError (422) for a detection filter without exactly one namespace.
+ */
+export async function listFindingsJsonSliced(
+  ctx: EngineContext,
+  orgId: string,
+  filter: FindingsFilter,
+  page: { limit: number; offset: number },
+): Promise<{ body: string } | { slices: Iterable<string[]> }> {
+  const stored = await ctx.stores.findings.listRawJson(orgId, await storeFilter(ctx, orgId, filter), page);
+  if (stored.length <= FINDINGS_SLICE) return { body: findingsPageJson(stored) };
+  function* slices(): Generator<string[]> {
+    for (let i = 0; i < stored.length; i += FINDINGS_SLICE) yield stored.slice(i, i + FINDINGS_SLICE).map(findingJson);
+  }
+  return { slices: slices() };
 }
 
 /** GET /findings filters (`namespace` is our addition: one name, or several, docs/decisions.md "Several namespaces"). */

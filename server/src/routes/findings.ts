@@ -1,4 +1,4 @@
-import { findingsSummary, listFindingsJson } from '@planwarden/engine/findings/finding-service';
+import { findingsSummary, listFindingsJsonSliced } from '@planwarden/engine/findings/finding-service';
 import { listFindingsWithNamespaces, riskiestNamespaces } from '@planwarden/engine/findings/finding-namespaces';
 import { afterLapsedReopened, getFinding, triageFinding } from '@planwarden/engine/findings/suppression-expiry';
 import { listFeedback, postFeedback } from '@planwarden/engine/findings/feedback-service';
@@ -17,6 +17,7 @@ import {
   SummaryQuerySchema,
   TriageFindingSchema,
 } from './findings.schema';
+import { writeJsonTextPages } from './json-slices';
 import { NO_QUERY, param, parseBody, parseQuery } from './shared';
 
 /** analysis-api.md "Findings and review feedback": findings, summary, triage PATCH, feedback log. */
@@ -32,9 +33,11 @@ export function findingRoutes(services: ServerServices): RouteDef[] {
         const { limit, offset, include_namespaces, ...filter } = parseQuery(FindingsListQuerySchema, req);
         if (include_namespaces)
           return { body: await afterLapsedReopened(ctx.engine, ctx.orgId, () => listFindingsWithNamespaces(ctx.engine, ctx.orgId, filter, { limit, offset })) };
-        // The body is built from the records' stored JSON (finding-view.ts), sent as is: same bytes and headers as res.json.
-        const body = await afterLapsedReopened(ctx.engine, ctx.orgId, () => listFindingsJson(ctx.engine, ctx.orgId, filter, { limit, offset }));
-        return { contentType: 'application/json', body };
+        // The body is built from the records' stored JSON (finding-view.ts), sent as is: same bytes
+        // and headers as res.json; a page over one slice is rendered and sent a slice at a time (chunked).
+        const page = await afterLapsedReopened(ctx.engine, ctx.orgId, () => listFindingsJsonSliced(ctx.engine, ctx.orgId, filter, { limit, offset }));
+        if ('body' in page) return { contentType: 'application/json', body: page.body };
+        return { contentType: 'application/json', stream: (out) => writeJsonTextPages(page.slices, out, '{"findings":', '}') };
       },
     }),
     route({

@@ -71,6 +71,23 @@ export async function writeJsonArrayPages(
   await out.write(parts.join(''));
 }
 
+/**
+ * Writes `prefix + "[" + every text of `pages`, comma-separated + "]" + suffix` to `out`: items
+ * already serialised (GET /findings' records from their stored JSON, finding-view.ts), one page
+ * per write, with a turn of the event loop (nextTurn) after each before the next page is taken.
+ * Rejects when the client went away (BodyWriter).
+ */
+export async function writeJsonTextPages(pages: Iterable<readonly string[]>, out: BodyWriter, prefix = '', suffix = ''): Promise<void> {
+  let opened = false;
+  for (const page of pages) {
+    if (page.length === 0) continue;
+    await out.write(`${opened ? ',' : `${prefix}[`}${page.join(',')}`);
+    opened = true;
+    await nextTurn();
+  }
+  await out.write(opened ? `]${suffix}` : `${prefix}[]${suffix}`);
+}
+
 /** A marker for writeJsonAround, random per process so that no stored text can hold it. */
 export const STREAMED_ARRAY = `planwarden-streamed-array-${randomUUID()}`;
 
