@@ -126,8 +126,12 @@ async function postPlan(url: string, text: string): Promise<string> {
   return body;
 }
 
-/** The floor as bench rows: server-side steps, then over HTTP as ingest.bench.ts measures it. */
-export function floorRows(f: IngestFloor): BenchRow[] {
+/**
+ * The floor as bench rows: server-side steps, then over HTTP as ingest.bench.ts measures it, and,
+ * given the server's ingest of the 10 MB plan in ms/MB from the same run, its ratio to the floor
+ * over HTTP (goal ≤ 1.5×).
+ */
+export function floorRows(f: IngestFloor, ingestPerMbAt10?: number): BenchRow[] {
   const x = (v: number) => `${(v / f.parse).toFixed(1)}×`;
   const server = f.parse + f.reply + f.hash + f.store;
   const overHttp = server + f.http + f.clientParse;
@@ -154,7 +158,22 @@ export function floorRows(f: IngestFloor): BenchRow[] {
       pass: null,
       note: `in process ${server.toFixed(0)} ms + bare HTTP round trip ${f.http.toFixed(0)} ms (${x(f.http)}) + client JSON.parse of the reply ${f.clientParse.toFixed(0)} ms (${x(f.clientParse)})`,
     },
+    ...(ingestPerMbAt10 === undefined ? [] : [againstFloor(ingestPerMbAt10, overHttp / f.mb)]),
   ];
+}
+
+/** The server's 10 MB ingest (ms/MB) against the floor over HTTP (ms/MB), both of this run. */
+function againstFloor(ingestPerMb: number, floorPerMb: number): BenchRow {
+  const ratio = ingestPerMb / floorPerMb;
+  return {
+    item: '1 ingest',
+    figure: 'ingest 10 MB over HTTP against the floor over HTTP',
+    value: `${ratio.toFixed(2)}×`,
+    baseline: `floor ${floorPerMb.toFixed(1)} ms/MB; ingest ${ingestPerMb.toFixed(1)} ms/MB`,
+    target: '≤ 1.5×',
+    pass: ratio <= 1.5,
+    note: '',
+  };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -17,7 +17,11 @@ const REPS = 3;
 /** Stop repeating a size once its ingests took this long in total. */
 const SIZE_BUDGET_MS = 60_000;
 
-export async function benchIngest(log: (line: string) => void = console.log): Promise<BenchRow[]> {
+/**
+ * The rows above; `figures.perMbAt10` receives the 10 MB plan's ms/MB, for the comparison with
+ * the floor over HTTP (ingest-floor.ts floorRows) that run-all.ts makes in the same run.
+ */
+export async function benchIngest(log: (line: string) => void = console.log, figures: { perMbAt10?: number } = {}): Promise<BenchRow[]> {
   const server = await startServerChild(compiledServerEnv(), { script: await compiledServerScript() });
   const rows: BenchRow[] = [];
   let restRss: number | null = null;
@@ -64,6 +68,7 @@ export async function benchIngest(log: (line: string) => void = console.log): Pr
         note: `ratio ${(s / p).toFixed(1)}×`,
       });
     }
+    figures.perMbAt10 = perMb['10 MB'];
     const growth = perMb['10 MB'] / perMb['1 MB'];
     rows.push({
       item: '1 ingest',

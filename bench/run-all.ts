@@ -53,7 +53,8 @@ async function main(): Promise<void> {
   await step('prompt', '5 prompt', () => benchPrompt(requests, log));
   await step('progress', '29 job progress', async () => (await import('./job-progress.bench')).benchJobProgress(log));
   await step('ingest', '1 ingest', async () => {
-    const result = await benchIngest(log);
+    const figures: { perMbAt10?: number } = {};
+    const result = await benchIngest(log, figures);
     const b = await ingestBreakdown();
     const line =
       `ingest breakdown (in process, sqlite, ${b.mb.toFixed(1)} MB, ${b.units} units): JSON.parse ${b.jsonParseMs.toFixed(0)} ms; ` +
@@ -62,7 +63,7 @@ async function main(): Promise<void> {
       `(for reference, one-by-one port calls as in the addOneByOne fallback, per unit: resources upsert ${b.perUnit.upsertResourceMs.toFixed(3)} ms, findOne ${b.perUnit.findOneMs.toFixed(3)} ms, namespace_resources upsert ${b.perUnit.upsertMemberMs.toFixed(3)} ms, each its own transaction)`;
     log(`  ${line}`);
     notes.push(line);
-    return [...result, ...floorRows(await ingestFloor())];
+    return [...result, ...floorRows(await ingestFloor(), figures.perMbAt10)];
   });
   await step('health', '18 no stalls', () => benchHealthUnderIngest(log));
   await step('findings', '2 findings list', () => benchFindingsList(log));
