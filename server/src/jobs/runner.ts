@@ -62,7 +62,8 @@ export class JobRunner {
   private syncTimer: NodeJS.Timeout | null = null;
   private sweepTimer: NodeJS.Timeout | null = null;
   private stopped = false;
-  private claiming = false;
+  /** The claim pass in progress (kick), awaited by stop so no store call outlives the runner. */
+  private claiming: Promise<void> | null = null;
   /** Named job-end listeners (the code-host integration publishes a pull request's report). */
   private readonly endListeners = new Map<string, (job: JobDoc) => Promise<void>>();
 
@@ -148,28 +149,40 @@ export class JobRunner {
     if (this.timer) clearInterval(this.timer);
     if (this.syncTimer) clearInterval(this.syncTimer);
     if (this.sweepTimer) clearInterval(this.sweepTimer);
+    await this.claiming;
     await Promise.allSettled([...this.active.values()]);
     markOwnerLive(this.owner, false);
   }
 
-  private async kick(): Promise<void> {
-    if (this.stopped || this.claiming) return;
-    this.claiming = true;
-    try {
-      const limit = this.options.maxParallelJobs ?? 2;
-      while (!this.stopped && this.active.size < limit) {
-        const now = this.options.ctx.now();
-        const job = await this.claim(now);
-        if (!job) break;
-        if (await this.deferredBehindOriginal(job, now)) continue;
-        const run = this.run(job).finally(() => {
-          this.active.delete(job.job_id);
-          void this.kick();
-        });
-        this.active.set(job.job_id, run);
-      }
-    } finally {
-      this.claiming = false;
+  /**
+   * Claims and starts jobs while this process has room. Never rejects: it is started without
+   * being awaited (timers, enqueue, a job's end), so a failed claim (e.g. the store closing
+   * under a poll) is logged, and the next poll tries again.
+   */
+  private kick(): Promise<void> {
+    if (this.stopped || this.claiming) return this.claiming ?? Promise.resolve();
+    this.claiming = this.claimWhileRoom()
+      .catch((error: unknown) => {
+        if (!this.stopped) this.options.ctx.log.error({ err: error }, 'job claim failed');
+      })
+      .finally(() => {
+        this.claiming = null;
+      });
+    return this.claiming;
+  }
+
+  private async claimWhileRoom(): Promise<void> {
+    const limit = this.options.maxParallelJobs ?? 2;
+    while (!this.stopped && this.active.size < limit) {
+      const now = this.options.ctx.now();
+      const job = await this.claim(now);
+      if (!job) break;
+      if (await this.deferredBehindOriginal(job, now)) continue;
+      const run = this.run(job).finally(() => {
+        this.active.delete(job.job_id);
+        void this.kick();
+      });
+      this.active.set(job.job_id, run);
     }
   }
 
@@ -216,7 +229,10 @@ export class JobRunner {
     const stores = ctx.stores;
     const renew = setInterval(
       () => {
-        void stores.jobs.unsafeRenewLease(job.job_id, this.owner, this.leaseUntil(ctx.now()));
+        // A failed renewal is logged: the next one (or the run's end) follows within the lease.
+        stores.jobs
+          .unsafeRenewLease(job.job_id, this.owner, this.leaseUntil(ctx.now()))
+          .catch((error: unknown) => ctx.log.warn({ err: error, job_id: job.job_id }, 'job lease renewal failed'));
       },
       Math.max(1000, (this.options.leaseSeconds * 1000) / 3),
     );
