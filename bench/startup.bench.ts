@@ -21,11 +21,11 @@ import { START_NODE_OPTIONS } from './compiled-server';
 import { REPO_DIR, median, ms, type BenchRow } from './lib';
 
 const RUNS = 5;
-/** Issue 29: `npm start` → healthy on an existing data folder. */
+/** The start-up budget: `npm start` → healthy on an existing data folder (ms). */
 const GOAL_EXISTING_MS = 1000;
-/** Issue 18: the same with a fresh data folder. */
+/** The same with a fresh data folder, which seeds the database first (ms). */
 const GOAL_FRESH_MS = 1500;
-/** Issue 29: RSS at rest. */
+/** The memory budget of an idle server: RSS at rest (MB). */
 const GOAL_REST_RSS_MB = 120;
 const REST_MS = 1000;
 const TIMEOUT_MS = 60_000;
