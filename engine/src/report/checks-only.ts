@@ -12,7 +12,7 @@ import { autoRoute } from '../ingest/auto-route';
 import { assertNotEmpty, assertUnitsFound } from '../ingest/ingest-checks';
 import { composeRuleset, loadBuiltinRuleset, rulesetDigest, type RuleDef } from '../rules/ruleset';
 import { rulesetRules, selectRuleDefs } from '../rules/select';
-import { buildReportModel, type ReportInput, type ReportModel } from './model';
+import { buildReportModel, reportInputResource, type ReportInput, type ReportModel } from './model';
 import { buildSarifLog } from './sarif';
 import { SARIF_TOOL } from './sarif-service';
 
@@ -164,16 +164,7 @@ export class ChecksOnlyRun {
         for (const f of r.analysis.findings) {
           if (f.rule_id !== NO_FINDINGS_RULE_ID && !statuses.has(f.rule_id)) statuses.set(f.rule_id, f.confidence === 'LOW' ? 'needs_review' : 'open');
         }
-        return {
-          hash: r.hash,
-          type: r.value.type,
-          name: r.value.name,
-          action: r.value.action,
-          analyzer: r.analyzer,
-          summary: r.analysis.summary,
-          findings: r.analysis.findings.map((f) => ({ ...f, status: statuses.get(f.rule_id) ?? 'open' })),
-          lacks_model_review: false,
-        };
+        return reportInputResource(r, (ruleId) => statuses.get(ruleId) ?? 'open', false);
       }),
     };
   }

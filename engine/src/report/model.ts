@@ -54,6 +54,36 @@ export interface ReportInputResource {
   lacks_model_review?: boolean;
 }
 
+/** What the report reads of a stored or held resource (ResourceDoc, the CLI's checked unit). */
+export interface ReportableResource {
+  readonly hash: string;
+  readonly analyzer: string | null;
+  readonly value: { readonly type: string; readonly name: string; readonly action: string };
+  readonly analysis: { readonly summary: string; readonly findings: readonly Omit<ReportInputFinding, 'status'>[] } | null;
+}
+
+/**
+ * A resource as the report input's resource: each finding with its triage status (`statusOf`
+ * its rule id), `lacksModelReview` as given. Shared by the server's report input
+ * (report-input.ts) and the CLI's checks-only report (checks-only.ts).
+ */
+export function reportInputResource(
+  r: ReportableResource,
+  statusOf: (ruleId: string) => ReportInputFinding['status'],
+  lacksModelReview: boolean,
+): ReportInputResource {
+  return {
+    hash: r.hash,
+    type: r.value.type,
+    name: r.value.name,
+    action: r.value.action,
+    analyzer: r.analyzer,
+    summary: r.analysis?.summary ?? null,
+    findings: (r.analysis?.findings ?? []).map((f) => ({ ...f, status: statusOf(f.rule_id) })),
+    lacks_model_review: lacksModelReview,
+  };
+}
+
 export interface ReportInput {
   namespace: string;
   /** ISO 8601 timestamp. */

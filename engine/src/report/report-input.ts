@@ -1,7 +1,7 @@
 import type { EngineContext } from '../context/engine-context';
 import { NotFoundError } from '../core/errors';
 import type { FindingDoc } from '../findings/finding-store';
-import type { ReportInput, ReportInputResource } from './model';
+import { reportInputResource, type ReportInput, type ReportInputResource } from './model';
 import { assertNamespace } from '../analysis/ingest-service';
 import { lacksModelReview, type ResourceDoc } from '../ingest/resource-store';
 import { forEachTimedBatch } from '../ingest/timed-batches';
@@ -106,19 +106,7 @@ async function readReportInput(
 
 /** A stored resource as the report input's resource, each finding with its triage status (`statuses` by triageKey; open without a record). */
 function reportResource(r: ResourceDoc, statuses: ReadonlyMap<string, FindingDoc['status']>): ReportInputResource {
-  return {
-    hash: r.hash,
-    type: r.value.type,
-    name: r.value.name,
-    action: r.value.action,
-    analyzer: r.analyzer,
-    summary: r.analysis?.summary ?? null,
-    findings: (r.analysis?.findings ?? []).map((f) => ({
-      ...f,
-      status: statuses.get(triageKey(r.hash, f.rule_id)) ?? 'open',
-    })),
-    lacks_model_review: lacksModelReview(r),
-  };
+  return reportInputResource(r, (ruleId) => statuses.get(triageKey(r.hash, ruleId)) ?? 'open', lacksModelReview(r));
 }
 
 async function latestCappedJob(ctx: EngineContext, orgId: string, namespace: string) {
