@@ -58,6 +58,10 @@ function applies(rule: CustomRuleDoc, analyzer: string, variant: string): boolea
   return rule.analyzers.includes(analyzer) && (rule.rule_type === null || rule.rule_type === variant);
 }
 
+/** Resolved rulesets by org, rules revision, analyzer and variant (resolveRuleset); oldest dropped first. */
+const resolvedCache = new Map<string, ResolvedRuleset>();
+const RESOLVED_CACHE_MAX = 256;
+
 /**
  * The ruleset an org applies with `analyzer` and rule variant `variant` (null = the analyzer's
  * default): the built-in text with the org's seeded built-in rows applied (disabled ones
@@ -66,6 +70,7 @@ function applies(rule: CustomRuleDoc, analyzer: string, variant: string): boolea
  * rules"; rules/ruleset.ts composeRuleset). Seeds the org's built-in rows on first use.
  * Throws NotImplementedError (501) when the analyzer has no rules and NotFoundError (404) when
  * it has no rule file for the variant (analysis-api.md GET /{analyzer_name}/rules).
+ * Memoised while the org's rules are unchanged (CustomRuleStore.snapshot).
  */
 export async function resolveRuleset(ctx: EngineContext, orgId: string, analyzer: Analyzer, variant: string | null): Promise<ResolvedRuleset> {
   if (!analyzer.defaultRuleVariant || !analyzer.ruleVariants || analyzer.ruleVariants.length === 0) {
@@ -75,18 +80,23 @@ export async function resolveRuleset(ctx: EngineContext, orgId: string, analyzer
   if (!analyzer.ruleVariants.includes(chosen)) {
     throw new NotFoundError(`Analyzer '${analyzer.name}' has no rule file for type '${chosen}'`);
   }
-  const builtin = loadBuiltinRuleset(analyzer.name, chosen);
   await ensureRulesSeeded(ctx, orgId);
-  const rows = (await ctx.stores.customRules.list(orgId)).filter((r) => applies(r, analyzer.name, chosen));
+  const snapshot = await ctx.stores.customRules.snapshot(orgId);
+  // The revision is a random token per store and write (custom-rule-store.ts), so the key never
+  // names another store's or an older state's rules.
+  const key = `${orgId}\u0000${snapshot.revision}\u0000${analyzer.name}\u0000${chosen}`;
+  const cached = resolvedCache.get(key);
+  if (cached) return cached;
+  const rows = snapshot.rules.filter((r) => applies(r, analyzer.name, chosen));
   const seeded = rows.filter((r) => r.is_builtin_seed);
   const custom = rows.filter((r) => !r.is_builtin_seed && r.enabled);
-  let sections: CustomRuleSection[] = [];
-  if (custom.length > 0) {
-    const names = new Map((await ctx.stores.customRules.listCategories(orgId)).map((c) => [c.category_id, c.name]));
-    sections = custom.map((r) => ({ category: names.get(r.category) ?? r.category, rules: [r] }));
-  }
-  const text = composeRuleset(applySeedOverrides(builtin, seeded), sections);
-  return { analyzer: analyzer.name, variant: chosen, text, digest: rulesetDigest(text) };
+  const names = new Map(snapshot.categories.map((c) => [c.category_id, c.name]));
+  const sections: CustomRuleSection[] = custom.map((r) => ({ category: names.get(r.category) ?? r.category, rules: [r] }));
+  const text = composeRuleset(applySeedOverrides(loadBuiltinRuleset(analyzer.name, chosen), seeded), sections);
+  const resolved = { analyzer: analyzer.name, variant: chosen, text, digest: rulesetDigest(text) };
+  if (resolvedCache.size >= RESOLVED_CACHE_MAX) resolvedCache.delete(resolvedCache.keys().next().value!);
+  resolvedCache.set(key, resolved);
+  return resolved;
 }
 
 /** The rules of a resolved ruleset that apply to one unit: what is sent to a model or a client-led caller. */

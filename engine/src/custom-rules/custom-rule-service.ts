@@ -4,7 +4,7 @@ import type { EngineContext } from '../context/engine-context';
 import { ConflictError, NotFoundError, ValidationError } from '../core/errors';
 import { recordAudit } from '../audit/record';
 import type { IdentityCtx } from '../context/identity-context';
-import type { CustomRuleDoc } from './custom-rule-store';
+import type { CustomRuleDoc, RuleSnapshot } from './custom-rule-store';
 import { ensureRulesSeeded, seedBuiltinRules } from './custom-seed';
 
 /** analysis-api.md "Custom rule" presenter (explicit allow-list). */
@@ -178,10 +178,18 @@ export async function deleteCustomRule(ctx: IdentityCtx, orgId: string, ruleId: 
 }
 
 /** The org's rule ids whose matches always start needs_review (`requires_review` true, enabled). */
-export async function requiresReviewRuleIds(ctx: EngineContext, orgId: string): Promise<Set<string>> {
-  const rows = await ctx.stores.customRules.list(orgId, { enabled: true });
-  return new Set(rows.filter((r) => r.requires_review).map((r) => r.rule_id));
+export async function requiresReviewRuleIds(ctx: EngineContext, orgId: string): Promise<ReadonlySet<string>> {
+  const snapshot = await ctx.stores.customRules.snapshot(orgId);
+  let ids = reviewIdsOf.get(snapshot);
+  if (!ids) {
+    ids = new Set(snapshot.rules.filter((r) => r.enabled && r.requires_review).map((r) => r.rule_id));
+    reviewIdsOf.set(snapshot, ids);
+  }
+  return ids;
 }
+
+/** requiresReviewRuleIds per rules snapshot: computed once while the org's rules are unchanged. */
+const reviewIdsOf = new WeakMap<RuleSnapshot, ReadonlySet<string>>();
 
 /**
  * POST /orgs/{org_id}/rules/seed-builtin: idempotent import of the built-in rules

@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { ConflictError } from '../core/errors';
 import type { Collection, Filter, IndexSpec, Store } from '../store/port';
 import type { Severity } from '../core/payload';
 
@@ -33,10 +35,33 @@ export interface RuleCategoryDoc {
   updated_at: string | null;
 }
 
+/**
+ * One per org (`_id` = the org id): a random token replaced after every write to the org's rules
+ * or categories, so a process can tell whether what it read before is still current (snapshot).
+ */
+interface RuleRevisionDoc {
+  _id: string;
+  org_id: string;
+  revision: string;
+}
+
 export const CUSTOM_RULE_INDEXES: Record<string, IndexSpec[]> = {
   custom_rules: [{ name: 'org_rule', keys: { org_id: 1, rule_id: 1 }, unique: true }],
   rule_categories: [{ name: 'org_category', keys: { org_id: 1, category_id: 1 }, unique: true }],
+  rule_revisions: [{ name: 'org', keys: { org_id: 1 } }],
 };
+
+/** An org's rules and categories as of one revision (CustomRuleStore.snapshot); shared, never to be mutated. */
+export interface RuleSnapshot {
+  readonly revision: string;
+  /** Sorted by rule_id. */
+  readonly rules: readonly Readonly<CustomRuleDoc>[];
+  /** Sorted by category_id. */
+  readonly categories: readonly Readonly<RuleCategoryDoc>[];
+}
+
+/** Orgs whose snapshot a store keeps (least recently read dropped first). */
+const SNAPSHOT_ORGS = 64;
 
 export interface CustomRuleFilter {
   category?: string;
@@ -48,14 +73,87 @@ export interface CustomRuleFilter {
 export class CustomRuleStore {
   private readonly rules: Collection<CustomRuleDoc>;
   private readonly categories: Collection<RuleCategoryDoc>;
+  private readonly revisions: Collection<RuleRevisionDoc>;
+  private readonly snapshots = new Map<string, RuleSnapshot>();
   constructor(store: Store) {
     this.rules = store.collection<CustomRuleDoc>('custom_rules');
     this.categories = store.collection<RuleCategoryDoc>('rule_categories');
+    this.revisions = store.collection<RuleRevisionDoc>('rule_revisions');
+  }
+
+  /**
+   * The org's rules and categories, read again only when the org's revision moved since this
+   * process last read them: rulesets are resolved per job, per client-led request and per triage
+   * save, and each full read of a few hundred rows held the event loop. Correct across replicas
+   * and processes sharing a store: every write here replaces the revision after its rows are
+   * written (`touch`), and the revision is read before the rows, so rows read under a revision
+   * hold every write that revision follows; a later write moves it again.
+   */
+  async snapshot(orgId: string): Promise<RuleSnapshot> {
+    const revision = await this.revision(orgId);
+    const cached = this.snapshots.get(orgId);
+    this.snapshots.delete(orgId);
+    if (cached?.revision === revision) {
+      this.snapshots.set(orgId, cached);
+      return cached;
+    }
+    const [rules, categories] = await Promise.all([this.list(orgId), this.listCategories(orgId)]);
+    const fresh: RuleSnapshot = { revision, rules, categories };
+    if (this.snapshots.size >= SNAPSHOT_ORGS) this.snapshots.delete(this.snapshots.keys().next().value!);
+    this.snapshots.set(orgId, fresh);
+    return fresh;
+  }
+
+  /** The org's current revision token, created when the org has none yet. */
+  private async revision(orgId: string): Promise<string> {
+    const doc = await this.revisions.findOne({ _id: orgId });
+    if (doc) return doc.revision;
+    const created = await this.revisions.findOneAndUpdate(
+      { _id: orgId },
+      { $setOnInsert: { org_id: orgId, revision: randomUUID() } },
+      { upsert: true, returnDocument: 'after' },
+    );
+    return created!.revision;
+  }
+
+  /** Runs a write of the org's rules or categories, then moves the org's revision (also when the write failed part-way). */
+  private async touching<R>(orgId: string, write: () => Promise<R>): Promise<R> {
+    try {
+      return await write();
+    } finally {
+      await this.revisions.updateOne({ _id: orgId }, { $set: { org_id: orgId, revision: randomUUID() } }, { upsert: true });
+    }
   }
 
   /** Throws ConflictError when the org already has the rule_id. */
   insert(doc: CustomRuleDoc): Promise<CustomRuleDoc> {
-    return this.rules.insertOne(doc);
+    return this.touching(doc.org_id, () => this.rules.insertOne(doc));
+  }
+
+  /**
+   * Inserts rules of one org, leaving out those whose rule_id the org already has (seeding):
+   * all in one write when none exists yet, else one by one. Returns how many were inserted.
+   */
+  insertNew(orgId: string, docs: readonly CustomRuleDoc[]): Promise<number> {
+    return this.touching(orgId, async () => {
+      if (docs.length === 0) return 0;
+      try {
+        await this.rules.insertMany(docs);
+        return docs.length;
+      } catch (error) {
+        if (!(error instanceof ConflictError)) throw error;
+      }
+      let inserted = 0;
+      for (const doc of docs) {
+        try {
+          await this.rules.insertOne(doc);
+          inserted += 1;
+        } catch (error) {
+          if (!(error instanceof ConflictError)) throw error;
+        }
+      }
+      return inserted;
+    });
   }
 
   get(orgId: string, ruleId: string): Promise<CustomRuleDoc | null> {
@@ -72,11 +170,11 @@ export class CustomRuleStore {
   }
 
   update(orgId: string, ruleId: string, changes: Partial<Omit<CustomRuleDoc, '_id' | 'org_id' | 'rule_id'>>): Promise<CustomRuleDoc | null> {
-    return this.rules.findOneAndUpdate({ org_id: orgId, rule_id: ruleId }, { $set: changes }, { returnDocument: 'after' });
+    return this.touching(orgId, () => this.rules.findOneAndUpdate({ org_id: orgId, rule_id: ruleId }, { $set: changes }, { returnDocument: 'after' }));
   }
 
   async delete(orgId: string, ruleId: string): Promise<boolean> {
-    return (await this.rules.deleteOne({ org_id: orgId, rule_id: ruleId })) > 0;
+    return (await this.touching(orgId, () => this.rules.deleteOne({ org_id: orgId, rule_id: ruleId }))) > 0;
   }
 
   countInCategory(orgId: string, categoryId: string): Promise<number> {
@@ -85,7 +183,7 @@ export class CustomRuleStore {
 
   /** Throws ConflictError when the org already has the category_id. */
   insertCategory(doc: RuleCategoryDoc): Promise<RuleCategoryDoc> {
-    return this.categories.insertOne(doc);
+    return this.touching(doc.org_id, () => this.categories.insertOne(doc));
   }
 
   getCategory(orgId: string, categoryId: string): Promise<RuleCategoryDoc | null> {
@@ -101,11 +199,13 @@ export class CustomRuleStore {
     categoryId: string,
     changes: Partial<Pick<RuleCategoryDoc, 'name' | 'description' | 'updated_at'>>,
   ): Promise<RuleCategoryDoc | null> {
-    return this.categories.findOneAndUpdate({ org_id: orgId, category_id: categoryId }, { $set: changes }, { returnDocument: 'after' });
+    return this.touching(orgId, () =>
+      this.categories.findOneAndUpdate({ org_id: orgId, category_id: categoryId }, { $set: changes }, { returnDocument: 'after' }),
+    );
   }
 
   async deleteCategory(orgId: string, categoryId: string): Promise<boolean> {
-    return (await this.categories.deleteOne({ org_id: orgId, category_id: categoryId })) > 0;
+    return (await this.touching(orgId, () => this.categories.deleteOne({ org_id: orgId, category_id: categoryId }))) > 0;
   }
 }
 

@@ -1,6 +1,7 @@
 import type { EngineContext } from '../context/engine-context';
 import { ConflictError } from '../core/errors';
 import { builtinRuleEntries } from './custom-builtin';
+import type { CustomRuleDoc } from './custom-rule-store';
 
 /** category_id of the category seeded built-in rules of `analyzer` go to. */
 export function builtinCategoryId(analyzer: string): string {
@@ -28,7 +29,7 @@ export async function seedBuiltinRules(ctx: EngineContext, orgId: string, create
   const entries = builtinRuleEntries(ctx.analyzers);
   const existing = new Set((await ctx.stores.customRules.list(orgId)).map((r) => r.rule_id));
   const categories = new Set((await ctx.stores.customRules.listCategories(orgId)).map((c) => c.category_id));
-  let created = 0;
+  const rows: CustomRuleDoc[] = [];
   for (const entry of entries) {
     const category = builtinCategoryId(entry.analyzer);
     if (!categories.has(category)) {
@@ -47,26 +48,25 @@ export async function seedBuiltinRules(ctx: EngineContext, orgId: string, create
       categories.add(category);
     }
     if (existing.has(entry.rule_id)) continue;
-    const inserted = await insertIgnoringDuplicate(() =>
-      ctx.stores.customRules.insert({
-        org_id: orgId,
-        rule_id: entry.rule_id,
-        title: entry.title,
-        description: entry.description,
-        category,
-        severity: entry.severity,
-        analyzers: [entry.analyzer],
-        rule_type: entry.rule_type,
-        enabled: true,
-        requires_review: false,
-        is_builtin_seed: true,
-        created_by: createdBy,
-        created_at: now,
-        updated_at: null,
-      }),
-    );
-    if (inserted) created += 1;
+    rows.push({
+      org_id: orgId,
+      rule_id: entry.rule_id,
+      title: entry.title,
+      description: entry.description,
+      category,
+      severity: entry.severity,
+      analyzers: [entry.analyzer],
+      rule_type: entry.rule_type,
+      enabled: true,
+      requires_review: false,
+      is_builtin_seed: true,
+      created_by: createdBy,
+      created_at: now,
+      updated_at: null,
+    });
   }
+  // One write for the lot (a concurrent seeding's rows are left out one by one).
+  const created = await ctx.stores.customRules.insertNew(orgId, rows);
   // Any seeding (org creation, the endpoint, the lazy first use) counts as the org's import.
   const org = await ctx.stores.orgs.get(orgId);
   if (org && !org.rules_seeded_at) await ctx.stores.orgs.update(orgId, { rules_seeded_at: now });

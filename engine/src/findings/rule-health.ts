@@ -76,7 +76,7 @@ function builtinCatalog(analyzers: EngineContext['analyzers']): ReadonlyMap<stri
 /** Title and severity of every rule the org knows: its rule rows, else the built-in files. */
 export async function ruleCatalog(ctx: EngineContext, orgId: string): Promise<Map<string, RuleInfo>> {
   const out = new Map<string, RuleInfo>(builtinCatalog(ctx.analyzers));
-  for (const r of await ctx.stores.customRules.list(orgId)) out.set(r.rule_id, { title: r.title, severity: r.severity });
+  for (const r of (await ctx.stores.customRules.snapshot(orgId)).rules) out.set(r.rule_id, { title: r.title, severity: r.severity });
   return out;
 }
 
