@@ -591,6 +591,23 @@ describe.each(backends)('store conformance: $name', (backend) => {
         expect(await c.findOne({ _id: 'fixed' })).toEqual({ _id: 'fixed', a: 1 });
       });
 
+      it('bulkUpdateOne runs each updateOne in order (upserts included) and returns the totals', async () => {
+        const r = await c.bulkUpdateOne([
+          { filter: { k: 'same' }, update: { $inc: { n: 1 } } },
+          { filter: { _id: 'u3' }, update: { $set: { a: 30 } } },
+          { filter: { _id: 'fresh' }, update: { $inc: { hits: 1 }, $setOnInsert: { created: 'bulk' } }, upsert: true },
+          { filter: { _id: 'fresh' }, update: { $inc: { hits: 2 }, $setOnInsert: { created: 'again' } }, upsert: true },
+          { filter: { k: 'none' }, update: { $set: { a: 0 } } },
+        ]);
+        expect(r).toEqual({ matched: 3, upserted: 1 });
+        expect(await c.count({ n: { $in: [6, 2] } })).toBe(1);
+        expect(await c.findOne({ _id: 'u3' })).toEqual({ _id: 'u3', k: 'other', a: 30 });
+        expect(await c.findOne({ _id: 'fresh' })).toEqual({ _id: 'fresh', hits: 3, created: 'bulk' });
+        expect(await c.count({})).toBe(4);
+        expect(await c.bulkUpdateOne([])).toEqual({ matched: 0, upserted: 0 });
+        await expect(c.bulkUpdateOne([{ filter: { _id: 'u1' }, update: { $inc: { s: 1 } } }])).rejects.toThrow();
+      });
+
       it('rejects malformed updates without writing', async () => {
         const bad: Record<string, unknown>[] = [
           {},

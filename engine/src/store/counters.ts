@@ -135,9 +135,11 @@ export class CounterDocs {
     const unique = [...new Set(ids)];
     for (const id of unique) await this.gate.enter(id);
     try {
-      for (const id of unique) {
-        await this.docs.updateOne({ _id: id }, { $inc: { pending: 1 }, $setOnInsert: { org_id: orgId, ready: false, v: 0 } }, { upsert: true });
-      }
+      // Each counter's announcement and closing write is its own document's atomic update; they
+      // go as one write (Collection.bulkUpdateOne) only to spare round trips and transactions.
+      await this.docs.bulkUpdateOne(
+        unique.map((id) => ({ filter: { _id: id }, update: { $inc: { pending: 1 }, $setOnInsert: { org_id: orgId, ready: false, v: 0 } }, upsert: true })),
+      );
       let deltas: readonly CounterDelta[] = [];
       try {
         const result = await write();
@@ -145,7 +147,7 @@ export class CounterDocs {
         for (const d of deltas) if (d.latest && unique.includes(d.id)) await this.raise(d.id, d.latest);
         return result;
       } finally {
-        for (const id of unique) await this.docs.updateOne({ _id: id }, { $inc: { pending: -1, v: 1, ...countIncrements(id, deltas) } });
+        await this.docs.bulkUpdateOne(unique.map((id) => ({ filter: { _id: id }, update: { $inc: { pending: -1, v: 1, ...countIncrements(id, deltas) } } })));
       }
     } finally {
       for (const id of unique) this.gate.leave(id);

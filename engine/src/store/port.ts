@@ -49,6 +49,13 @@ export interface UpdateOptions {
   upsert?: boolean;
 }
 
+/** One `updateOne` of a `bulkUpdateOne` call. */
+export interface UpdateOneOp {
+  readonly filter: Filter;
+  readonly update: Update;
+  readonly upsert?: boolean;
+}
+
 export interface FindOneAndUpdateOptions extends UpdateOptions {
   sort?: SortSpec;
   /** Which version to return; default 'after'. */
@@ -95,6 +102,12 @@ export interface Collection<T extends Doc = Doc> {
   distinct(path: string, filter: Filter): Promise<unknown[]>;
   updateOne(filter: Filter, update: Update, options?: UpdateOptions): Promise<{ matched: number; upserted: boolean }>;
   updateMany(filter: Filter, update: Update): Promise<{ matched: number }>;
+  /**
+   * `updateOne` of each op, in order, as one write: one transaction where the backend has them
+   * (sqlite, memory: all or none), one ordered bulk write on MongoDB (each op atomic on its own
+   * document; an error stops the ops after it). Returns the totals of matched and upserted.
+   */
+  bulkUpdateOne(ops: readonly UpdateOneOp[]): Promise<{ matched: number; upserted: number }>;
   /** Atomic read-modify-write of the first match in `sort` order (the job lease uses this). */
   findOneAndUpdate(filter: Filter, update: Update, options?: FindOneAndUpdateOptions): Promise<T | null>;
   deleteOne(filter: Filter): Promise<number>;

@@ -5,7 +5,7 @@
  * call time. The switch itself moves no data and is not persisted (a restart opens the
  * configured backend again).
  */
-import type { Collection, Doc, Filter, FindOneAndUpdateOptions, FindOptions, IndexSpec, Store, ThreadAccess, Update, UpdateOptions } from './port';
+import type { Collection, Doc, Filter, FindOneAndUpdateOptions, FindOptions, IndexSpec, Store, ThreadAccess, Update, UpdateOneOp, UpdateOptions } from './port';
 
 /** What the active store is: its backend name and, for docdb, its database. */
 export interface StoreTarget {
@@ -47,6 +47,9 @@ class ForwardingCollection<T extends Doc> implements Collection<T> {
   }
   updateMany(filter: Filter, update: Update) {
     return this.c.updateMany(filter, update);
+  }
+  bulkUpdateOne(ops: readonly UpdateOneOp[]) {
+    return this.c.bulkUpdateOne(ops);
   }
   findOneAndUpdate(filter: Filter, update: Update, options?: FindOneAndUpdateOptions) {
     return this.c.findOneAndUpdate(filter, update, options);

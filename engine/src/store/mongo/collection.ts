@@ -3,8 +3,8 @@
  * validation as the SQLite adapter (query.ts); MongoDB applies the filters and operators
  * natively and atomically per document.
  */
-import type { Collection as MongoDriverCollection, Document, FindOptions as MongoFindOptions } from 'mongodb';
-import type { Collection, Doc, Filter, FindOneAndUpdateOptions, FindOptions, Update, UpdateOptions } from '../port';
+import type { AnyBulkWriteOperation, Collection as MongoDriverCollection, Document, FindOptions as MongoFindOptions } from 'mongodb';
+import type { Collection, Doc, Filter, FindOneAndUpdateOptions, FindOptions, Update, UpdateOneOp, UpdateOptions } from '../port';
 import { assertDocument, assertFieldPath, assertFindOptions, assertSort, equalityFields, parseFilter, parseUpdate, withId } from '../query';
 import { isDuplicateKey, mapMongoError } from './errors';
 import { mongoFilter } from './filter';
@@ -116,6 +116,18 @@ export class MongoCollection<T extends Doc = Doc> implements Collection<T> {
     const q = await this.#update(filter, update, upsert);
     const r = await this.#guard(() => this.#coll.updateOne(q.filter, q.update, { upsert }));
     return { matched: r.matchedCount, upserted: r.upsertedCount > 0 };
+  }
+
+  async bulkUpdateOne(ops: readonly UpdateOneOp[]): Promise<{ matched: number; upserted: number }> {
+    if (ops.length === 0) return { matched: 0, upserted: 0 };
+    const writes: AnyBulkWriteOperation[] = [];
+    for (const op of ops) {
+      const upsert = op.upsert === true;
+      const q = await this.#update(op.filter, op.update, upsert);
+      writes.push({ updateOne: { filter: q.filter, update: q.update, upsert } });
+    }
+    const r = await this.#guard(() => this.#coll.bulkWrite(writes, { ordered: true }));
+    return { matched: r.matchedCount, upserted: r.upsertedCount };
   }
 
   async updateMany(filter: Filter, update: Update): Promise<{ matched: number }> {

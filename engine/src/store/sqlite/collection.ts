@@ -5,7 +5,7 @@
  * synchronous IMMEDIATE transaction, so updates and findOneAndUpdate are atomic.
  */
 import { sql } from 'kysely';
-import type { Collection, Doc, Filter, FindOneAndUpdateOptions, FindOptions, SortSpec, Update, UpdateOptions } from '../port';
+import type { Collection, Doc, Filter, FindOneAndUpdateOptions, FindOptions, SortSpec, Update, UpdateOneOp, UpdateOptions } from '../port';
 import {
   assertDocument,
   assertFieldPath,
@@ -160,23 +160,22 @@ export class SqliteCollection<T extends Doc = Doc> implements Collection<T> {
     }
   }
 
-  /** Updates the first match or upserts; returns the documents before and after (null if none). */
-  async #updateFirst(filter: Filter, update: Update, upsert: boolean, sort?: SortSpec) {
-    const parsed = parseFilter(filter);
-    const upd: ParsedUpdate = parseUpdate(update);
-    assertSort(sort);
-    return this.#tx(() => {
-      const [row] = this.#selectRows(parsed, sort, 1);
-      if (row) {
-        const after = applyUpdate(JSON.parse(row.doc) as Obj, upd, false);
-        this.#replace(row.rid, after);
-        return { before: JSON.parse(row.doc) as T, after: after as T, upserted: false };
-      }
-      if (!upsert) return { before: null, after: null, upserted: false };
-      const inserted = applyUpdate(upsertBase(equalityFields(parsed)), upd, true);
-      this.#insert(inserted);
-      return { before: null, after: inserted as T, upserted: true };
-    });
+  /**
+   * Updates the first match in `sort` order or upserts, inside the caller's transaction; returns
+   * the documents before and after (null if none). `before` is parsed only when `wantBefore`
+   * (findOneAndUpdate's 'before'), else null; `matched` tells whether a document matched.
+   */
+  #updateFirstNow(parsed: readonly FieldFilter[], upd: ParsedUpdate, upsert: boolean, sort: SortSpec | undefined, wantBefore: boolean) {
+    const [row] = this.#selectRows(parsed, sort, 1);
+    if (row) {
+      const after = applyUpdate(JSON.parse(row.doc) as Obj, upd, false);
+      this.#replace(row.rid, after);
+      return { matched: true, before: wantBefore ? (JSON.parse(row.doc) as T) : null, after: after as T, upserted: false };
+    }
+    if (!upsert) return { matched: false, before: null, after: null, upserted: false };
+    const inserted = applyUpdate(upsertBase(equalityFields(parsed)), upd, true);
+    this.#insert(inserted);
+    return { matched: false, before: null, after: inserted as T, upserted: true };
   }
 
   /** The SELECT behind `find` (exposed for SqliteStore.explainFind). */
@@ -245,8 +244,23 @@ export class SqliteCollection<T extends Doc = Doc> implements Collection<T> {
   }
 
   async updateOne(filter: Filter, update: Update, options: UpdateOptions = {}) {
-    const r = await this.#updateFirst(filter, update, options.upsert === true);
-    return { matched: r.before ? 1 : 0, upserted: r.upserted };
+    const { matched, upserted } = await this.bulkUpdateOne([{ filter, update, upsert: options.upsert }]);
+    return { matched, upserted: upserted > 0 };
+  }
+
+  async bulkUpdateOne(ops: readonly UpdateOneOp[]): Promise<{ matched: number; upserted: number }> {
+    const parsed = ops.map((op) => ({ filter: parseFilter(op.filter), update: parseUpdate(op.update), upsert: op.upsert === true }));
+    if (parsed.length === 0) return { matched: 0, upserted: 0 };
+    return this.#tx(() => {
+      let matched = 0;
+      let upserted = 0;
+      for (const op of parsed) {
+        const r = this.#updateFirstNow(op.filter, op.update, op.upsert, undefined, false);
+        if (r.matched) matched += 1;
+        if (r.upserted) upserted += 1;
+      }
+      return { matched, upserted };
+    });
   }
 
   async updateMany(filter: Filter, update: Update): Promise<{ matched: number }> {
@@ -260,8 +274,12 @@ export class SqliteCollection<T extends Doc = Doc> implements Collection<T> {
   }
 
   async findOneAndUpdate(filter: Filter, update: Update, options: FindOneAndUpdateOptions = {}): Promise<T | null> {
-    const r = await this.#updateFirst(filter, update, options.upsert === true, options.sort);
-    return options.returnDocument === 'before' ? r.before : r.after;
+    const parsed = parseFilter(filter);
+    const upd = parseUpdate(update);
+    assertSort(options.sort);
+    const wantBefore = options.returnDocument === 'before';
+    const r = await this.#tx(() => this.#updateFirstNow(parsed, upd, options.upsert === true, options.sort, wantBefore));
+    return wantBefore ? r.before : r.after;
   }
 
   async deleteOne(filter: Filter): Promise<number> {
