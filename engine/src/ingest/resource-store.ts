@@ -95,7 +95,11 @@ export interface NamespaceRuns {
 export const RUNS_KEPT = 10;
 
 export const RESOURCE_INDEXES: Record<string, IndexSpec[]> = {
-  resources: [{ name: 'org_hash', keys: { org_id: 1, hash: 1 }, unique: true }],
+  resources: [
+    { name: 'org_hash', keys: { org_id: 1, hash: 1 }, unique: true },
+    // The retention sweep's redaction reads an org's oldest unredacted resources by this (admin/retention.ts).
+    { name: 'org_redacted_created', keys: { org_id: 1, content_redacted_at: 1, created_at: 1 } },
+  ],
   namespace_resources: [
     { name: 'org_ns_hash', keys: { org_id: 1, namespace: 1, hash: 1 }, unique: true },
     { name: 'org_ns_analyzed_position', keys: { org_id: 1, namespace: 1, analyzed: 1, position: 1 } },
