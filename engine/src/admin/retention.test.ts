@@ -31,7 +31,12 @@ let ctx: EngineContext;
 beforeAll(async () => {
   store = new SqliteStore(':memory:', 'memory');
   await ensureSchema(store);
-  ctx = { stores: createStores(store, new SecretBox('retention-test-secret-material-000')), analyzers: createAnalyzerRegistry(), now: () => NOW, log: silentLogger };
+  ctx = {
+    stores: createStores(store, new SecretBox('retention-test-secret-material-000')),
+    analyzers: createAnalyzerRegistry(),
+    now: () => NOW,
+    log: silentLogger,
+  };
   for (const org of ['org-a', 'org-b']) await ctx.stores.orgs.ensure({ org_id: org, name: org, slug: org, created_by: null }, NOW.toISOString());
 });
 afterAll(() => store.close());
@@ -44,20 +49,22 @@ describe('retention sweep', () => {
     for (const org of ['org-a', 'org-b']) {
       const n = org === 'org-a' ? 450 : 3;
       await findings.insertMany(
-        Array.from({ length: n }, (_, i) => ({ org_id: org, resource_hash: `old-${i}`, rule_id: 'R', severity: i % 2 ? 'LOW' : 'MEDIUM', last_seen: ago(181) })),
+        Array.from({ length: n }, (_, i) => ({
+          org_id: org,
+          resource_hash: `old-${i}`,
+          rule_id: 'R',
+          severity: i % 2 ? 'LOW' : 'MEDIUM',
+          last_seen: ago(181),
+        })),
       );
       await findings.insertMany([
         { org_id: org, resource_hash: 'recent-low', rule_id: 'R', severity: 'LOW', last_seen: ago(179) },
         { org_id: org, resource_hash: 'old-high', rule_id: 'R', severity: 'HIGH', last_seen: ago(400) },
         { org_id: org, resource_hash: 'ancient-critical', rule_id: 'R', severity: 'CRITICAL', last_seen: ago(731) },
       ]);
-      await resources.insertMany(
-        Array.from({ length: n }, (_, i) => ({ org_id: org, hash: `r-old-${i}`, value: { body: 'secret' }, created_at: ago(91) })),
-      );
+      await resources.insertMany(Array.from({ length: n }, (_, i) => ({ org_id: org, hash: `r-old-${i}`, value: { body: 'secret' }, created_at: ago(91) })));
       await resources.insertOne({ org_id: org, hash: 'r-new', value: { body: 'keep' }, created_at: ago(89) });
-      await feedback.insertMany(
-        Array.from({ length: n }, (_, i) => ({ org_id: org, feedback_id: `${org}-fb-${i}`, rule_id: 'R', created_at: ago(731) })),
-      );
+      await feedback.insertMany(Array.from({ length: n }, (_, i) => ({ org_id: org, feedback_id: `${org}-fb-${i}`, rule_id: 'R', created_at: ago(731) })));
       await feedback.insertOne({ org_id: org, feedback_id: `${org}-fb-new`, rule_id: 'R', created_at: ago(10) });
     }
 
