@@ -44,12 +44,7 @@ const RETENTION_BATCH = 200;
  * write. `write` receives a batch's `_id`s (with the org) and returns how many it changed.
  * Returns the total. Rows of an org that no longer exists were removed with it (offboarding.ts).
  */
-async function eachOrgInBatches(
-  ctx: EngineContext,
-  collection: Collection<Doc>,
-  filter: Filter,
-  write: (batch: Filter) => Promise<number>,
-): Promise<number> {
+async function eachOrgInBatches(ctx: EngineContext, collection: Collection<Doc>, filter: Filter, write: (batch: Filter) => Promise<number>): Promise<number> {
   let total = 0;
   for (const org of await ctx.stores.orgs.unsafeList()) {
     for (;;) {
