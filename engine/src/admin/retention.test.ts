@@ -25,6 +25,7 @@ const SETTINGS: RetentionSettings = {
 };
 const ago = (days: number) => new Date(NOW.getTime() - days * DAY).toISOString();
 
+type Row = { _id?: string; [field: string]: unknown };
 let store: SqliteStore;
 let ctx: EngineContext;
 
@@ -43,9 +44,9 @@ afterAll(() => store.close());
 
 describe('retention sweep', () => {
   it('purges and redacts every row outside its window in every org, over many batches, and nothing inside', async () => {
-    const findings = store.collection('findings');
-    const resources = store.collection('resources');
-    const feedback = store.collection('feedback');
+    const findings = store.collection<Row>('findings');
+    const resources = store.collection<Row>('resources');
+    const feedback = store.collection<Row>('feedback');
     for (const org of ['org-a', 'org-b']) {
       const n = org === 'org-a' ? 450 : 3;
       await findings.insertMany(
