@@ -2,8 +2,10 @@
  * Issue 18: `/health` latency while four ~10 MB plan ingests run at once. Figures: p50/p99/max
  * of sequential GET /health calls made while the ingests are in flight, with the ingest worker
  * pool (the product) beside the same load with ingestion split on the event loop (pool size 0,
- * the pre-issue-18 behaviour) and beside an idle server, all in the same run.
+ * the pre-issue-18 behaviour) and beside an idle server, all in the same run. The probes run in a
+ * worker thread of their own (probeHealth), apart from the thread that sends the ingests.
  */
+import { Worker } from 'node:worker_threads';
 import { compiledServerEnv, compiledServerScript } from './compiled-server';
 import { median, planOfSize, startServerChild, type BenchRow, type ServerChild } from './lib';
 
@@ -24,38 +26,48 @@ function percentile(values: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
 }
 
-async function probeHealth(server: ServerChild, until: () => boolean): Promise<number[]> {
-  const out: number[] = [];
-  do {
-    const start = performance.now();
-    const res = await fetch(`${server.url}/health`);
-    await res.arrayBuffer();
-    out.push(performance.now() - start);
-    await new Promise((r) => setTimeout(r, 5));
-  } while (!until());
-  return out;
+/**
+ * GET /health one call at a time, 5 ms apart, from a worker thread of its own until `stop` is
+ * called; resolves with each call's latency (ms). The prober has its own event loop, so the load
+ * this process generates (sending 4 × 10 MB, reading the replies) never delays a probe: what it
+ * measures is the server's answer time as a separate client sees it.
+ */
+function probeHealth(url: string, count: number | null): { stop: () => void; samples: Promise<number[]> } {
+  const code = `
+    const { parentPort, workerData } = require('node:worker_threads');
+    let stopped = false;
+    parentPort.on('message', () => { stopped = true; });
+    (async () => {
+      const out = [];
+      while (!stopped && (workerData.count === null || out.length < workerData.count)) {
+        const start = performance.now();
+        const res = await fetch(workerData.url + '/health');
+        await res.arrayBuffer();
+        out.push(performance.now() - start);
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      parentPort.postMessage(out);
+      parentPort.close();
+    })();
+  `;
+  const worker = new Worker(code, { eval: true, workerData: { url, count } });
+  const samples = new Promise<number[]>((resolve, reject) => {
+    worker.once('message', (out: number[]) => resolve(out));
+    worker.once('error', reject);
+  });
+  return { stop: () => worker.postMessage('stop'), samples };
 }
 
-async function underLoad(inline: boolean, plans: readonly string[], script: string): Promise<HealthFigures> {
+async function underLoad(inline: boolean, plans: readonly Buffer[], script: string): Promise<HealthFigures> {
   const server = await startServerChild(compiledServerEnv(inline ? { BENCH_INGEST_POOL_SIZE: '0' } : {}), { script });
   try {
     // Warm-up: JIT, first worker start, sqlite page cache.
-    await ingest(server, 'warm', planOfSize(512 * 1024, 'warm').text);
-    const idle = await probeHealth(
-      server,
-      (() => {
-        let n = 0;
-        return () => ++n >= 20;
-      })(),
-    );
-    void idle;
-    let done = false;
+    await ingest(server, 'warm', Buffer.from(planOfSize(512 * 1024, 'warm').text));
+    await probeHealth(server.url, 20).samples;
+    const probe = probeHealth(server.url, null);
     const started = performance.now();
-    const ingests = Promise.all(plans.map((text, i) => ingest(server, `load-${i}`, text))).finally(() => {
-      done = true;
-    });
-    const samples = await probeHealth(server, () => done);
-    await ingests;
+    await Promise.all(plans.map((body, i) => ingest(server, `load-${i}`, body))).finally(() => probe.stop());
+    const samples = await probe.samples;
     const ingestMs = performance.now() - started;
     return { p50: median(samples), p99: percentile(samples, 99), max: Math.max(...samples), samples: samples.length, ingestMs };
   } finally {
@@ -66,33 +78,22 @@ async function underLoad(inline: boolean, plans: readonly string[], script: stri
 async function idleHealth(script: string): Promise<number[]> {
   const server = await startServerChild(compiledServerEnv(), { script });
   try {
-    await probeHealth(
-      server,
-      (() => {
-        let n = 0;
-        return () => ++n >= 20;
-      })(),
-    );
-    return await probeHealth(
-      server,
-      (() => {
-        let n = 0;
-        return () => ++n >= 200;
-      })(),
-    );
+    await probeHealth(server.url, 20).samples;
+    return await probeHealth(server.url, 200).samples;
   } finally {
     await server.stop();
   }
 }
 
-async function ingest(server: ServerChild, namespace: string, text: string): Promise<void> {
-  const res = await server.api(`/terraform/${namespace}/ingest`, { method: 'POST', body: text, headers: { 'content-type': 'application/json' } });
+async function ingest(server: ServerChild, namespace: string, body: Buffer): Promise<void> {
+  const res = await server.api(`/terraform/${namespace}/ingest`, { method: 'POST', body, headers: { 'content-type': 'application/json' } });
   if (res.status !== 201) throw new Error(`ingest ${namespace}: HTTP ${res.status} ${(await res.text()).slice(0, 200)}`);
   await res.arrayBuffer();
 }
 
 export async function benchHealthUnderIngest(log: (line: string) => void = console.log): Promise<BenchRow[]> {
-  const plans = Array.from({ length: CONCURRENT }, (_, i) => planOfSize(BYTES, `h${i}`).text);
+  // Encoded once up front: the load generator's own work stays out of the measured window.
+  const plans = Array.from({ length: CONCURRENT }, (_, i) => Buffer.from(planOfSize(BYTES, `h${i}`).text));
   // The compiled server (as `npm start` runs it) for all three, built once.
   const script = await compiledServerScript();
   const idle = await idleHealth(script);
