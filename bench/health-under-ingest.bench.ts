@@ -3,10 +3,10 @@
  * of sequential GET /health calls made while the ingests are in flight, with the ingest worker
  * pool (the product) beside the same load with ingestion split on the event loop (pool size 0,
  * the pre-issue-18 behaviour) and beside an idle server, all in the same run. The probes run in a
- * worker thread of their own (probeHealth), apart from the thread that sends the ingests.
+ * worker thread of their own (health-probe.ts), apart from the thread that sends the ingests.
  */
-import { Worker } from 'node:worker_threads';
 import { compiledServerEnv, compiledServerScript } from './compiled-server';
+import { probeHealth } from './health-probe';
 import { median, planOfSize, startServerChild, type BenchRow, type ServerChild } from './lib';
 
 const MB = 1024 * 1024;
@@ -26,36 +26,11 @@ function percentile(values: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
 }
 
-/**
- * GET /health one call at a time, 5 ms apart, from a worker thread of its own until `stop` is
- * called; resolves with each call's latency (ms). The prober has its own event loop, so the load
- * this process generates (sending 4 × 10 MB, reading the replies) never delays a probe: what it
- * measures is the server's answer time as a separate client sees it.
- */
-function probeHealth(url: string, count: number | null): { stop: () => void; samples: Promise<number[]> } {
-  const code = `
-    const { parentPort, workerData } = require('node:worker_threads');
-    let stopped = false;
-    parentPort.on('message', () => { stopped = true; });
-    (async () => {
-      const out = [];
-      while (!stopped && (workerData.count === null || out.length < workerData.count)) {
-        const start = performance.now();
-        const res = await fetch(workerData.url + '/health');
-        await res.arrayBuffer();
-        out.push(performance.now() - start);
-        await new Promise((r) => setTimeout(r, 5));
-      }
-      parentPort.postMessage(out);
-      parentPort.close();
-    })();
-  `;
-  const worker = new Worker(code, { eval: true, workerData: { url, count } });
-  const samples = new Promise<number[]>((resolve, reject) => {
-    worker.once('message', (out: number[]) => resolve(out));
-    worker.once('error', reject);
-  });
-  return { stop: () => worker.postMessage('stop'), samples };
+/** /health calls 5 ms apart from a thread of their own (health-probe.ts); latencies in ms. */
+async function healthLatencies(url: string, count: number | null, until?: Promise<unknown>): Promise<number[]> {
+  const probe = probeHealth(url, { everyMs: 5, count });
+  if (until) await until.finally(() => probe.stop());
+  return (await probe.samples).map((s) => s.ms);
 }
 
 async function underLoad(inline: boolean, plans: readonly Buffer[], script: string): Promise<HealthFigures> {
@@ -63,11 +38,10 @@ async function underLoad(inline: boolean, plans: readonly Buffer[], script: stri
   try {
     // Warm-up: JIT, first worker start, sqlite page cache.
     await ingest(server, 'warm', Buffer.from(planOfSize(512 * 1024, 'warm').text));
-    await probeHealth(server.url, 20).samples;
-    const probe = probeHealth(server.url, null);
+    await healthLatencies(server.url, 20);
     const started = performance.now();
-    await Promise.all(plans.map((body, i) => ingest(server, `load-${i}`, body))).finally(() => probe.stop());
-    const samples = await probe.samples;
+    const ingests = Promise.all(plans.map((body, i) => ingest(server, `load-${i}`, body)));
+    const samples = await healthLatencies(server.url, null, ingests);
     const ingestMs = performance.now() - started;
     return { p50: median(samples), p99: percentile(samples, 99), max: Math.max(...samples), samples: samples.length, ingestMs };
   } finally {
@@ -78,8 +52,8 @@ async function underLoad(inline: boolean, plans: readonly Buffer[], script: stri
 async function idleHealth(script: string): Promise<number[]> {
   const server = await startServerChild(compiledServerEnv(), { script });
   try {
-    await probeHealth(server.url, 20).samples;
-    return await probeHealth(server.url, 200).samples;
+    await healthLatencies(server.url, 20);
+    return await healthLatencies(server.url, 200);
   } finally {
     await server.stop();
   }

@@ -3,7 +3,8 @@
  * concurrent clients for `--minutes N` (default 10), with the fake LLM provider answering in
  * 200–500 ms. Each client loops over a weighted mix: plan ingests, checks-only analyses and
  * model analyses of fresh units (so the org grows all along), findings lists, triage, namespace
- * reports, the findings summary, usage and rule health; GET /health runs once a second beside.
+ * reports, the findings summary, usage and rule health; GET /health runs once a second beside,
+ * from a thread of its own (health-probe.ts).
  *
  * Printed per minute: every route's p50/p99 (ms), the server's monitorEventLoopDelay p99 and max,
  * /health p99, the server's RSS; at the end the RSS slope (MB/min, least squares over the samples
@@ -18,6 +19,7 @@ import { parseArgs } from 'node:util';
 import { startFakeProvider } from '../tests/fakes/llm-provider-server';
 import { compiledServerEnv } from './compiled-server';
 import { loopDelay, soakServerScript, type LoopDelay } from './event-loop';
+import { probeHealth, type HealthSample } from './health-probe';
 import { BENCH_LLM, planOfUnits, startServerChild, type ServerChild } from './lib';
 
 const { values: args } = parseArgs({
@@ -46,10 +48,22 @@ class Recorder {
   otherNon2xx = new Map<string, number>();
   constructor(private readonly started: number) {}
 
-  private minute(): Map<string, number[]> {
-    const index = Math.min(MINUTES - 1, Math.floor((performance.now() - this.started) / MINUTE_MS));
+  private minute(at: number = performance.now()): Map<string, number[]> {
+    const index = Math.min(MINUTES - 1, Math.floor((at - this.started) / MINUTE_MS));
     while (this.minutes.length <= index) this.minutes.push(new Map());
     return this.minutes[index];
+  }
+
+  /** Records a request timed elsewhere (a health probe's sample; NaN: the connection failed). */
+  record(route: string, sample: HealthSample): void {
+    this.requests += 1;
+    if (Number.isNaN(sample.ms)) {
+      this.connectionErrors += 1;
+      return;
+    }
+    const bucket = this.minute(sample.at - performance.timeOrigin);
+    bucket.set(route, [...(bucket.get(route) ?? []), sample.ms]);
+    if (sample.status >= 500) this.serverErrors += 1;
   }
 
   /** Times one request; the response body is read whole. Returns the parsed JSON (or null). */
@@ -205,7 +219,8 @@ async function main(): Promise<void> {
   const rss: [number, number][] = [];
   try {
     await loopDelay(server); // the histogram starts with the load
-    const healthTimer = setInterval(() => void health.time('GET /health', () => fetch(`${server.url}/health`)), 1000);
+    // From a thread of its own: the clients' work in this process never delays a probe (health-probe.ts).
+    const healthProbe = probeHealth(server.url, { everyMs: 1000, count: null });
     const rssTimer = setInterval(() => {
       const mb = server.rssMb();
       if (mb !== null) rss.push([(performance.now() - started) / MINUTE_MS, mb]);
@@ -222,7 +237,8 @@ async function main(): Promise<void> {
       });
     }, MINUTE_MS);
     await Promise.all(Array.from({ length: CLIENTS }, (_, i) => client(i, server, rec, until)));
-    clearInterval(healthTimer);
+    healthProbe.stop();
+    for (const sample of await healthProbe.samples) health.record('GET /health', sample);
     clearInterval(rssTimer);
     clearInterval(minuteTimer);
     if (loops.length < MINUTES) loops.push(await loopDelay(server));
