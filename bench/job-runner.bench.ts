@@ -12,11 +12,10 @@
  *
  * Returns the rows and the request bodies the fake received (item 5 checks their shared prefix).
  */
-import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { startFakeProvider, type FakeProvider, type RecordedRequest } from '../tests/fakes/llm-provider-server';
 import { compiledServerEnv, compiledServerScript } from './compiled-server';
-import { BENCH_LLM, ms, planOfUnits, startServerChild, timed, waitForJob, type BenchRow, type ServerChild } from './lib';
+import { BENCH_LLM, ms, planOfUnits, processCpuMs, startServerChild, timed, waitForJob, type BenchRow, type ServerChild } from './lib';
 
 const UNITS = 100;
 const CONCURRENCY = 4;
@@ -70,9 +69,9 @@ export async function benchJobRunner(log: (line: string) => void = console.log):
     const direct0 = await directCalls(fake, sampleBody(fake), UNITS, CONCURRENCY);
     fake.requests.length = 0;
     const instantPlan = planOfUnits(UNITS, 'instant');
-    const cpuBefore = childCpuMs(server.pid);
+    const cpuBefore = processCpuMs(server.pid);
     const instant = await runJob(server, 'bench-instant', instantPlan);
-    const cpuAfter = childCpuMs(server.pid);
+    const cpuAfter = processCpuMs(server.pid);
     // CPU the server spent per unit (ingest, run loop, status polls): unlike wall time, barely moved by other load.
     const cpuPerUnit = cpuBefore !== null && cpuAfter !== null ? `; server CPU ${ms((cpuAfter - cpuBefore) / UNITS, 2)}/unit incl. ingest and polls` : '';
     const requests = [...fake.requests];
@@ -122,19 +121,6 @@ async function runJob(server: ServerChild, namespace: string, plan: string) {
   if (job.status !== 'done') throw new Error(`job in ${namespace} ended ${String(job.status)}: ${String(job.error)}`);
   const runnerMs = Date.parse(String(job.finished_at)) - Date.parse(String(job.created_at));
   return { runnerMs, clientMs: t.ms, status: String(job.status) };
-}
-
-/** User + system CPU time of process `pid` so far, in ms (/proc/<pid>/stat, clock ticks at 100 Hz); null off Linux. */
-function childCpuMs(pid: number): number | null {
-  try {
-    // Fields after the parenthesised command name: utime and stime are the 12th and 13th.
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
-      .replace(/^.*\) /s, '')
-      .split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return null;
-  }
 }
 
 /** A request body as the server sends it (taken from the warm-up run's first call). */

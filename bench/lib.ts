@@ -245,6 +245,19 @@ function procStatusMb(pid: number, field: 'VmHWM' | 'VmRSS'): number | null {
   }
 }
 
+/** User + system CPU time of process `pid` so far, in ms (/proc/<pid>/stat, clock ticks at 100 Hz); null off Linux. */
+export function processCpuMs(pid: number): number | null {
+  try {
+    // Fields after the parenthesised command name: utime and stime are the 12th and 13th.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      .replace(/^.*\) /s, '')
+      .split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Starts `tsx bench/server-child.ts` (the real server, sqlite in a fresh temp dir unless `env`
  * says otherwise, 127.0.0.1, a free port) and resolves once it printed its URL. `seed` may fill

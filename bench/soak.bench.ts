@@ -20,7 +20,7 @@ import { startFakeProvider } from '../tests/fakes/llm-provider-server';
 import { compiledServerEnv } from './compiled-server';
 import { loopDelay, soakServerScript, type LoopDelay } from './event-loop';
 import { probeHealth, type HealthSample } from './health-probe';
-import { BENCH_LLM, planOfUnits, startServerChild, type ServerChild } from './lib';
+import { BENCH_LLM, planOfUnits, processCpuMs, startServerChild, type ServerChild } from './lib';
 
 const { values: args } = parseArgs({
   options: { minutes: { type: 'string', default: '10' }, clients: { type: 'string', default: '8' }, 'think-ms': { type: 'string', default: '200' } },
@@ -225,14 +225,19 @@ async function main(): Promise<void> {
       const mb = server.rssMb();
       if (mb !== null) rss.push([(performance.now() - started) / MINUTE_MS, mb]);
     }, 5000);
+    let cpuMark = processCpuMs(server.pid);
     const minuteTimer = setInterval(() => {
+      // The server's CPU over the minute (every thread), as a share of one core: how near saturation the mix runs it.
+      const cpu = processCpuMs(server.pid);
+      const busy = cpu !== null && cpuMark !== null ? `; server CPU ${(((cpu - cpuMark) / MINUTE_MS) * 100).toFixed(0)}% of a core` : '';
+      cpuMark = cpu;
       void loopDelay(server).then((d) => {
         loops.push(d);
         const m = loops.length;
         const routes = rec.minutes[m - 1];
         const all = routes ? [...routes.values()].flat() : [];
         console.log(
-          `minute ${m}: ${all.length} requests, p50 ${percentile(all, 50).toFixed(1)} ms, p99 ${percentile(all, 99).toFixed(1)} ms; event loop p99 ${d.p99} ms, max ${d.max} ms; RSS ${server.rssMb()?.toFixed(0)} MB`,
+          `minute ${m}: ${all.length} requests, p50 ${percentile(all, 50).toFixed(1)} ms, p99 ${percentile(all, 99).toFixed(1)} ms; event loop p99 ${d.p99} ms, max ${d.max} ms; RSS ${server.rssMb()?.toFixed(0)} MB${busy}`,
         );
       });
     }, MINUTE_MS);
