@@ -86,7 +86,7 @@ export class CustomRuleStore {
    * process last read them: rulesets are resolved per job, per client-led request and per triage
    * save, and each full read of a few hundred rows held the event loop. Correct across replicas
    * and processes sharing a store: every write here replaces the revision after its rows are
-   * written (`touch`), and the revision is read before the rows, so rows read under a revision
+   * written (`touching`), and the revision is read before the rows, so rows read under a revision
    * hold every write that revision follows; a later write moves it again.
    */
   async snapshot(orgId: string): Promise<RuleSnapshot> {
