@@ -10,7 +10,10 @@
  * work on a shared machine hits every kind alike; figures are medians. The server listens on
  * 127.0.0.1 on a port picked free.
  *
- * Usage: `npx tsx bench/run-all.ts startup`, or `npx tsx bench/startup.bench.ts`.
+ * Usage: `npx tsx bench/run-all.ts startup`, or `npx tsx bench/startup.bench.ts`. With
+ * BENCH_CPU_PROF=<dir>, each direct start (`node server/scripts/start.mjs`) writes a V8 CPU profile
+ * there when it is stopped, right after its first healthy answer (its figures then include the
+ * profiler's cost).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -163,7 +166,13 @@ export async function benchStartup(log: (line: string) => void = console.log): P
         rmSync(freshDir, { recursive: true, force: true });
       }
       samples.existing.push((await timeToHealthy(npm, ['start', '--silent'], existingDir)).ms);
-      const direct = await timeToHealthy(process.execPath, [...START_NODE_OPTIONS.split(' ').filter(Boolean), 'server/scripts/start.mjs'], existingDir, true);
+      const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+      const direct = await timeToHealthy(
+        process.execPath,
+        [...START_NODE_OPTIONS.split(' ').filter(Boolean), ...profile, 'server/scripts/start.mjs'],
+        existingDir,
+        !process.env.BENCH_CPU_PROF,
+      );
       samples.direct.push(direct.ms);
       if (direct.cpuMs !== null) directCpu.push(direct.cpuMs);
       if (direct.restRssMb !== null) restRss.push(direct.restRssMb);

@@ -24,7 +24,6 @@
 import { copyFileSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { dedupePackages, lazyDataFiles, lazyExports, lazyModules } from './bundle-plugins.mjs';
 import { WORKER_ENTRIES, workerDefines } from './worker-entries.mjs';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -60,6 +59,9 @@ const LAZY = ['js-tiktoken/ranks/o200k_base'];
 const LAZY_DATA = [{ from: 'iconv-lite/encodings/dbcs-data.js', folder: 'iconv-lite/encodings/tables', as: 'iconv-lite-tables' }];
 /** Re-exports the server never uses, loaded from node_modules if ever called (bundle-plugins.mjs lazyExports). */
 const LAZY_EXPORTS = [{ file: 'zod/v4/locales/index.js', require: 'zod/v4/locales', keep: ['en'] }];
+
+/** JSON files from node_modules at least this large are bundled as JSON.parse (bundle-plugins.mjs jsonAsParse). */
+const JSON_PARSE_MIN_BYTES = 16 * 1024;
 
 /** Everything whose change makes the bundle stale (test files excluded). */
 const SOURCES = ['engine/src', 'server/src', 'server/scripts', 'package.json', 'engine/package.json', 'server/package.json', 'node_modules/.package-lock.json'];
@@ -118,8 +120,9 @@ export async function buildBundle({ outdir, main }) {
   const started = Date.now();
   mkdirSync(outdir, { recursive: true });
   const tmp = join(outdir, '..', `.tmp-${basename(outdir)}-${process.pid}-${started}`);
-  // Loaded here, not at the top: the --if-stale check of every `npm start` should not pay for it.
+  // Loaded here, not at the top: the --if-stale check of every `npm start` should not pay for them.
   const { build } = await import('esbuild');
+  const { dedupePackages, jsonAsParse, lazyDataFiles, lazyExports, lazyModules } = await import('./bundle-plugins.mjs');
   try {
     await build({
       entryPoints: {
@@ -134,7 +137,13 @@ export async function buildBundle({ outdir, main }) {
       target: 'node20',
       chunkNames: '[name]-[hash]',
       external: EXTERNAL,
-      plugins: [dedupePackages(root), lazyModules(root, LAZY, tmp), lazyDataFiles(root, LAZY_DATA, tmp), lazyExports(root, LAZY_EXPORTS)],
+      plugins: [
+        dedupePackages(root),
+        lazyModules(root, LAZY, tmp),
+        lazyDataFiles(root, LAZY_DATA, tmp),
+        lazyExports(root, LAZY_EXPORTS),
+        jsonAsParse(JSON_PARSE_MIN_BYTES),
+      ],
       define: { ...workerDefines(), __PLANWARDEN_RESOURCES_DIR__: JSON.stringify('../../../resources/') },
       // CommonJS packages inside an ESM bundle still call require() for Node built-ins.
       banner: { js: "import { createRequire as __planwardenRequire } from 'node:module'; const require = __planwardenRequire(import.meta.url);" },

@@ -32,6 +32,7 @@ import { JobRunner } from './jobs/runner';
 import { lazyMcpEndpoint, MCP_MOUNT_PATH } from './mcp/lazy-endpoint';
 import { allRoutes } from './routes/index';
 import { buildIdentityServices } from './auth/build-identity';
+import { primeDummyHash } from './auth/login';
 import { ensureDefaultAdmin } from '@planwarden/engine/identity/registration';
 import type { ServerServices } from './services';
 
@@ -69,9 +70,13 @@ export async function buildServer(baseConfig: Config, options: StartOptions = {}
     uri: config.storage.uri ?? undefined,
     database: config.storage.database,
   });
+  // On the opened store itself, not through the switchable wrapper below: the wrapper forwards
+  // ensureIndexes only, so ensureSchema would fall back to one call per collection (on SQLite one
+  // transaction each on a fresh folder, one catalogue read each on an existing one) instead of the
+  // adapter's single batch, as storage-admin.ts prepares a switch target.
+  await ensureSchema(opened, PLATFORM_INDEXES);
   // POST /admin/storage/switch swaps the backend under every typed store (store/switchable.ts).
   const store = new SwitchableStore(opened, config.storage.backend === 'docdb' ? config.storage.database : null);
-  await ensureSchema(store, PLATFORM_INDEXES);
   const secretBox = new SecretBox(secretKeyMaterial(config));
   const stores = createStores(store, secretBox);
   // identity-api.md "Platform settings": file/environment ← PATCH /admin/settings overrides, read live.
@@ -201,12 +206,17 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     await built.store.close();
     throw listenError(error, config.server.host, config.server.port);
   }
+  // Once listening, not before: the dummy hash is one scrypt (~90 ms of CPU on a pool thread)
+  // that start-up on two cores would otherwise share its CPU with; a login before it is ready
+  // makes it itself (login.ts).
+  const priming = setImmediate(() => void primeDummyHash());
   const { port } = server.address() as AddressInfo;
   const url = `http://${config.server.host}:${port}`;
   return {
     url,
     services: built.services,
     async close() {
+      clearImmediate(priming);
       platformTasks.stop();
       await built.runner.stop();
       await built.mcp.close();

@@ -3,18 +3,17 @@ import type { Config } from '../config/config';
 import { Authenticator } from './authenticate';
 import { BruteForceGuard } from './brute-force';
 import type { IdentityServices } from './identity';
-import { primeDummyHash } from './login';
 import { SessionSigner, jwtSecretMaterial } from './sessions';
 
 /**
  * Builds the signer (JWT secret from config or the data dir), the brute-force guard (counters in
- * the store, thresholds read live from `config.rate_limit`) and the authenticator, and starts
- * hashing the dummy password unknown e-mails are checked against.
+ * the store, thresholds read live from `config.rate_limit`) and the authenticator. The dummy
+ * password unknown e-mails are checked against is hashed once the server listens (server.ts
+ * startServer), or by the first login that needs it (login.ts).
  */
 export function buildIdentityServices(config: Config, engine: EngineContext): IdentityServices {
   const signer = new SessionSigner(jwtSecretMaterial(config), engine.now);
   const guard = new BruteForceGuard(engine.stores.throttle, () => config.rate_limit, engine.now);
-  void primeDummyHash();
   const authenticator = new Authenticator({
     stores: engine.stores,
     signer,

@@ -36,20 +36,27 @@ export function prefixDispatcher(routes: readonly DispatchRoute[]): RequestHandl
     const seg = literalFirstSegment(r.path);
     if (seg !== null) segments.add(seg);
   }
-  const groups = new Map<string, express.Router>();
-  const paramOnly = express.Router();
-  for (const seg of segments) groups.set(seg, express.Router());
-  for (const r of routes) {
-    const seg = literalFirstSegment(r.path);
-    if (seg !== null) {
-      r.register(groups.get(seg)!);
-      continue;
+  // Each router is built on the first request of its segment: registering a route compiles its
+  // path matcher, ~390 of them over all groups, which start-up would otherwise pay before /health.
+  const groups = new Map<string, express.Router | null>([...segments].map((seg) => [seg, null]));
+  let paramOnly: express.Router | null = null;
+  const build = (seg: string | null): express.Router => {
+    const router = express.Router();
+    for (const r of routes) {
+      const own = literalFirstSegment(r.path);
+      if (own === null || own === seg) r.register(router);
     }
-    r.register(paramOnly);
-    for (const group of groups.values()) r.register(group);
-  }
+    return router;
+  };
   return (req: Request, res: Response, next: NextFunction) => {
-    const group = groups.get(requestFirstSegment(req.url)) ?? paramOnly;
+    const seg = requestFirstSegment(req.url);
+    let group: express.Router;
+    if (groups.has(seg)) {
+      group = groups.get(seg) ?? build(seg);
+      groups.set(seg, group);
+    } else {
+      group = paramOnly ??= build(null);
+    }
     group(req, res, next);
   };
 }

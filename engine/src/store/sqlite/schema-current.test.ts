@@ -73,4 +73,17 @@ describe('sqlite ensureIndexes on an existing database', () => {
     await store.close();
     expect(indexes()).toEqual(['customers__email', 'invoices__due', 'orders__by_customer']);
   });
+
+  it('checks one collection on its own: another collection missing an index is left to its own call', async () => {
+    const db = new Database(file);
+    db.exec('DROP INDEX orders__by_customer');
+    db.exec('DROP INDEX customers__email');
+    db.close();
+    const store = new SqliteStore(file);
+    await store.ensureIndexes('customers', SCHEMA.get('customers')!);
+    expect(indexes()).toEqual(['customers__email']);
+    await store.ensureIndexes('orders', SCHEMA.get('orders')!);
+    await store.close();
+    expect(indexes()).toEqual(['customers__email', 'orders__by_customer']);
+  });
 });
