@@ -248,7 +248,9 @@ export async function seedFindings(dataDir: string, count: number): Promise<void
       .filter((p): p is string => p !== null);
     const cols = paths.map(columnName);
     const insert = db.prepare(`INSERT INTO findings (_id, doc${cols.map((c) => `, ${c}`).join('')}) VALUES (?, ?${', ?'.repeat(cols.length)})`);
-    const base = Date.parse('2026-01-01T00:00:00.000Z');
+    // Seen within the last `count` seconds (a million: under 12 days), so no retention window is
+    // passed and the server's retention sweep has nothing to purge while the load runs.
+    const base = Date.now() - count * 1000 - 60_000;
     const batch = db.transaction((from: number, to: number) => {
       for (let i = from; i < to; i += 1) {
         const seen = new Date(base + i * 1000).toISOString();
