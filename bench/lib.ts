@@ -245,6 +245,11 @@ function procStatusMb(pid: number, field: 'VmHWM' | 'VmRSS'): number | null {
   }
 }
 
+/** Resident set (VmRSS) of process `pid` now, in MB; null off Linux. */
+export function processRssMb(pid: number): number | null {
+  return procStatusMb(pid, 'VmRSS');
+}
+
 /** User + system CPU time of process `pid` so far, in ms (/proc/<pid>/stat, clock ticks at 100 Hz); null off Linux. */
 export function processCpuMs(pid: number): number | null {
   try {

@@ -16,12 +16,12 @@
  * profiler's cost).
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { START_NODE_OPTIONS } from './compiled-server';
-import { REPO_DIR, median, ms, type BenchRow } from './lib';
+import { REPO_DIR, median, ms, processCpuMs, processRssMb, type BenchRow } from './lib';
 
 const RUNS = 5;
 /** The start-up budget: `npm start` → healthy on an existing data folder (ms). */
@@ -54,26 +54,6 @@ function timeToExit(command: string, args: readonly string[]): Promise<number> {
     child.once('error', reject);
     child.once('exit', () => resolve(performance.now() - started));
   });
-}
-
-/** CPU time (user + system, ms) of process `pid` so far, from /proc; null where unreadable. */
-function cpuMs(pid: number): number | null {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in USER_HZ ticks
-  } catch {
-    return null;
-  }
-}
-
-/** Resident set (VmRSS, MB) of process `pid`; null where unreadable. */
-function rssMb(pid: number): number | null {
-  try {
-    const match = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) / 1024 : null;
-  } catch {
-    return null;
-  }
 }
 
 interface StartSample {
@@ -119,9 +99,9 @@ async function timeToHealthy(command: string, args: readonly string[], dataDir: 
         await res.arrayBuffer();
         if (res.status === 200) {
           const ms = performance.now() - started;
-          const cpu = cpuMs(child.pid!);
+          const cpu = processCpuMs(child.pid!);
           if (rest) await new Promise((r) => setTimeout(r, REST_MS));
-          return { ms, cpuMs: cpu, restRssMb: rest ? rssMb(child.pid!) : null };
+          return { ms, cpuMs: cpu, restRssMb: rest ? processRssMb(child.pid!) : null };
         }
       } catch {
         // not listening yet
