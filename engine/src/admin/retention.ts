@@ -41,9 +41,7 @@ const RETENTION_BATCH = 200;
  * batches of RETENTION_BATCH read through the org-leading indexes (`filter` must be one of them:
  * findings org_severity_last_seen, resources org_redacted_created, feedback org_created), with a turn of
  * the event loop between batches when one is due: a platform's rows are never one scan or one
- * write. `write` receives a filter of a batch's `_id`s alone (read under the org's filter; with
- * `org_id` beside them SQLite planned the delete as a walk of the org's rows, ~0.1 ms a row) and
- * returns how many it changed.
+ * write. `write` receives a filter of a batch's `_id`s (with the org) and returns how many it changed.
  * Returns the total. Rows of an org that no longer exists were removed with it (offboarding.ts).
  */
 async function eachOrgInBatches(ctx: EngineContext, collection: Collection<Doc>, filter: Filter, write: (batch: Filter) => Promise<number>): Promise<number> {
@@ -51,7 +49,7 @@ async function eachOrgInBatches(ctx: EngineContext, collection: Collection<Doc>,
   for (const org of await ctx.stores.orgs.unsafeList()) {
     for (;;) {
       const docs = await collection.find({ ...filter, org_id: org.org_id }, { limit: RETENTION_BATCH });
-      if (docs.length > 0) total += await write({ _id: { $in: docs.map((d) => d._id as string) } });
+      if (docs.length > 0) total += await write({ org_id: org.org_id, _id: { $in: docs.map((d) => d._id as string) } });
       await yieldWhenDue();
       if (docs.length < RETENTION_BATCH) break;
     }

@@ -253,8 +253,18 @@ export function needsArrayPaths(filter: readonly FieldFilter[]): boolean {
  * store.ts); `columns` the paths with a hot column (columns.ts).
  */
 export function whereSql(filter: readonly FieldFilter[], arrays: ReadonlySet<string>, params: unknown[], columns: ReadonlySet<string> = NO_COLUMNS): string {
+  // A filter that names its documents by `_id` (equality or a list) is answered by the primary
+  // key: its other terms are wrapped in a unary `+`, which keeps their value but takes them out of
+  // index selection. Otherwise SQLite may walk an index of another hot column (all the rows of an
+  // org, for `{org_id, _id: {$in: [200 ids]}}`) and test each row against the list.
+  const byId = filter.some((f) => f.path === '_id' && f.conds.some((c) => c.op === 'eq' || c.op === 'in'));
   const terms: string[] = [];
-  for (const f of filter) for (const c of f.conds) terms.push(condSql(f.path, c, arrays, columns, params));
+  for (const f of filter) {
+    for (const c of f.conds) {
+      const term = condSql(f.path, c, arrays, columns, params);
+      terms.push(byId && f.path !== '_id' ? `+(${term})` : term);
+    }
+  }
   return terms.length === 0 ? '1' : terms.join(' AND ');
 }
 

@@ -39,6 +39,24 @@ describe('sqlite adapter: indexed queries at 100k documents', () => {
     expect(plan('findings', { _id: 'x' })).toMatch(/USING INDEX sqlite_autoindex_findings_1|USING PRIMARY KEY/);
   });
 
+  it('a filter naming its documents by _id is answered by the primary key, whatever else it names', async () => {
+    const findings = store.collection<Finding>('findings');
+    const page = await findings.find({ org_id: 'org7' }, { limit: 300 });
+    const ids = page.map((d) => d._id as string);
+    for (const filter of [
+      { org_id: 'org7', _id: { $in: ids } }, // a long list: bound as one JSON array
+      { org_id: 'org7', _id: { $in: ids.slice(0, 3) } },
+      { org_id: 'org7', created_at: { $gte: '2026-01-01T00:00:00.000Z' }, _id: ids[0] },
+    ]) {
+      for (const plan of [store.explainFind('findings', filter), store.explainCount('findings', filter)]) {
+        expect(plan.join(' | ')).toMatch(/^SEARCH findings USING (COVERING )?INDEX sqlite_autoindex_findings_1 \(_id=\?\)/);
+      }
+    }
+    // The other terms still filter: another org's ids match nothing.
+    expect(await findings.count({ org_id: 'org8', _id: { $in: ids } })).toBe(0);
+    expect(await findings.count({ org_id: 'org7', _id: { $in: ids } })).toBe(300);
+  });
+
   it('type-strict filters are answered from the index alone, without reading documents', () => {
     // A COVERING INDEX plan for count proves the WHERE reads no document (no json_type(doc)).
     const plan = (filter: Record<string, unknown>) => store.explainCount('findings', filter).join(' | ');
