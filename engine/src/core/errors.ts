@@ -45,6 +45,21 @@ export class ConflictError extends AppError {
     super(409, detail, extra);
   }
 }
+
+/**
+ * Runs `insert` (a write that a unique index may refuse); resolves true when it wrote, false when
+ * it threw ConflictError (the record exists already). Any other error propagates.
+ */
+export async function insertedUnlessConflict(insert: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await insert();
+    return true;
+  } catch (error) {
+    if (error instanceof ConflictError) return false;
+    throw error;
+  }
+}
+
 export class PayloadTooLargeError extends AppError {
   constructor(detail: string, extra?: Record<string, unknown>) {
     super(413, detail, extra);

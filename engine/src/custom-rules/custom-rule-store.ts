@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ConflictError } from '../core/errors';
+import { insertedUnlessConflict } from '../core/errors';
 import type { Collection, Filter, IndexSpec, Store } from '../store/port';
 import type { Severity } from '../core/payload';
 
@@ -137,21 +137,9 @@ export class CustomRuleStore {
   insertNew(orgId: string, docs: readonly CustomRuleDoc[]): Promise<number> {
     return this.touching(orgId, async () => {
       if (docs.length === 0) return 0;
-      try {
-        await this.rules.insertMany(docs);
-        return docs.length;
-      } catch (error) {
-        if (!(error instanceof ConflictError)) throw error;
-      }
+      if (await insertedUnlessConflict(() => this.rules.insertMany(docs))) return docs.length;
       let inserted = 0;
-      for (const doc of docs) {
-        try {
-          await this.rules.insertOne(doc);
-          inserted += 1;
-        } catch (error) {
-          if (!(error instanceof ConflictError)) throw error;
-        }
-      }
+      for (const doc of docs) if (await insertedUnlessConflict(() => this.rules.insertOne(doc))) inserted += 1;
       return inserted;
     });
   }

@@ -1,21 +1,11 @@
 import type { EngineContext } from '../context/engine-context';
-import { ConflictError } from '../core/errors';
+import { insertedUnlessConflict } from '../core/errors';
 import { builtinRuleEntries } from './custom-builtin';
 import type { CustomRuleDoc } from './custom-rule-store';
 
 /** category_id of the category seeded built-in rules of `analyzer` go to. */
 export function builtinCategoryId(analyzer: string): string {
   return `built-in-${analyzer.toLowerCase()}`;
-}
-
-async function insertIgnoringDuplicate<T>(insert: () => Promise<T>): Promise<boolean> {
-  try {
-    await insert();
-    return true;
-  } catch (error) {
-    if (error instanceof ConflictError) return false;
-    throw error;
-  }
 }
 
 /**
@@ -33,7 +23,7 @@ export async function seedBuiltinRules(ctx: EngineContext, orgId: string, create
   for (const entry of entries) {
     const category = builtinCategoryId(entry.analyzer);
     if (!categories.has(category)) {
-      await insertIgnoringDuplicate(() =>
+      await insertedUnlessConflict(() =>
         ctx.stores.customRules.insertCategory({
           org_id: orgId,
           category_id: category,

@@ -1,6 +1,6 @@
 import type { Collection, Filter, IndexSpec, Store } from '../store/port';
 import type { Confidence, Severity } from '../core/payload';
-import { ConflictError } from '../core/errors';
+import { ConflictError, insertedUnlessConflict } from '../core/errors';
 import { CounterDocs, type Counts } from '../store/counters';
 import { addContribution, changeDeltas, contribution, expiredDayPaths, hourCounterId, hourKey, hoursAfter, nextUtcHour, oldestDayKey } from './finding-counts';
 
@@ -188,15 +188,7 @@ export class FindingStore {
     const docs = fresh.map((o) => newFindingDoc(orgId, o, now));
     const hourId = hourCounterId(orgId, now);
     const deltas = [...docs.map((d) => ({ id: orgId, deltas: contribution(d) })), { id: hourId, deltas: { [`n.${hourKey(now)}`]: docs.length } }];
-    const insertAll = async () => {
-      try {
-        await this.findings.insertMany(docs);
-        return true;
-      } catch (err) {
-        if (!(err instanceof ConflictError)) throw err;
-        return false;
-      }
-    };
+    const insertAll = () => insertedUnlessConflict(() => this.findings.insertMany(docs));
     if (await this.counters.track(orgId, [orgId, hourId], insertAll, (inserted) => (inserted ? deltas : []))) return docs;
     // Outside the announcement above: `observe` announces its own write.
     const created: FindingDoc[] = [];
