@@ -48,7 +48,7 @@ class Recorder {
   otherNon2xx = new Map<string, number>();
   constructor(private readonly started: number) {}
 
-  private minute(at: number = performance.now()): Map<string, number[]> {
+  private minute(at: number): Map<string, number[]> {
     const index = Math.min(MINUTES - 1, Math.floor((at - this.started) / MINUTE_MS));
     while (this.minutes.length <= index) this.minutes.push(new Map());
     return this.minutes[index];
@@ -57,13 +57,8 @@ class Recorder {
   /** Records a request timed elsewhere (a health probe's sample; NaN: the connection failed). */
   record(route: string, sample: HealthSample): void {
     this.requests += 1;
-    if (Number.isNaN(sample.ms)) {
-      this.connectionErrors += 1;
-      return;
-    }
-    const bucket = this.minute(sample.at - performance.timeOrigin);
-    bucket.set(route, [...(bucket.get(route) ?? []), sample.ms]);
-    if (sample.status >= 500) this.serverErrors += 1;
+    if (Number.isNaN(sample.ms)) this.connectionErrors += 1;
+    else this.add(route, sample.at - performance.timeOrigin, sample.ms, sample.status);
   }
 
   /** Times one request; the response body is read whole. Returns the parsed JSON (or null). */
@@ -73,15 +68,22 @@ class Recorder {
     try {
       const res = await send();
       const text = await res.text();
-      const bucket = this.minute();
-      bucket.set(route, [...(bucket.get(route) ?? []), performance.now() - started]);
-      if (res.status >= 500) this.serverErrors += 1;
-      else if (res.status >= 300) this.otherNon2xx.set(`${route} ${res.status}`, (this.otherNon2xx.get(`${route} ${res.status}`) ?? 0) + 1);
+      this.add(route, performance.now(), performance.now() - started, res.status);
       return res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : null;
     } catch {
       this.connectionErrors += 1;
       return null;
     }
+  }
+
+  /** One answered request: its latency in the bucket of the minute `at` falls in, its status counted. */
+  private add(route: string, at: number, ms: number, status: number): void {
+    const bucket = this.minute(at);
+    const latencies = bucket.get(route);
+    if (latencies) latencies.push(ms);
+    else bucket.set(route, [ms]);
+    if (status >= 500) this.serverErrors += 1;
+    else if (status >= 300) this.otherNon2xx.set(`${route} ${status}`, (this.otherNon2xx.get(`${route} ${status}`) ?? 0) + 1);
   }
 }
 
